@@ -1,0 +1,42 @@
+# One command each: `make demo` (install + run the main job), `make test` (lint + typecheck + tests).
+VENV ?= .venv
+PY := $(VENV)/bin/python
+BIN := $(VENV)/bin
+
+.PHONY: install deps demo test lint typecheck unit fix bench
+
+$(PY):
+	python3 -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+
+install: $(PY)
+	$(PY) -m pip install -q -e '.[test]'
+
+# System packages the end-to-end tests drive for real (Neovim as an LSP client).
+deps:
+	@command -v nvim >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq neovim >/dev/null; \
+	  else echo "nvim missing: the Neovim tests will be skipped (apt-get install neovim)"; fi; }
+
+demo: install
+	@bash examples/demo.sh
+
+lint: install
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+typecheck: install
+	$(BIN)/mypy
+
+unit: install
+	$(BIN)/pytest -q
+
+test: install deps lint typecheck
+	$(BIN)/pytest -q
+
+fix: install
+	$(BIN)/ruff check --fix .
+	$(BIN)/ruff format .
+
+bench: install
+	for f in bench/*.py; do $(PY) $$f || exit 1; done
