@@ -1,0 +1,81 @@
+"""`agent-ls chat --workspace DIR "message"`: one turn in the terminal, same code as the LSP."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from pygls.protocol import default_converter
+
+from server.agent import run_turn
+from server.config import Config, ConfigProblem, from_environment, merge
+from server.protocol import ChatResult, ProgressKind
+from server.providers import ProviderError, make_provider
+from server.session import ChatSession
+
+
+class StdoutSink:
+    """Prints text deltas as they arrive (unless --json); other steps go to stderr."""
+
+    def __init__(self, stream_text: bool) -> None:
+        self.stream_text = stream_text
+
+    def emit(
+        self, kind: ProgressKind, *, delta: str | None = None, data: dict[str, Any] | None = None
+    ) -> None:
+        if kind == "text" and delta and self.stream_text:
+            sys.stdout.write(delta)
+            sys.stdout.flush()
+
+
+def register(sub: Any) -> None:
+    parser = sub.add_parser("chat", help="ask once in the terminal and stream the answer")
+    parser.add_argument("message", help="what to ask")
+    parser.add_argument("--workspace", default=".", help="workspace folder (default: .)")
+    parser.add_argument("--provider", help="provider name (openai)")
+    parser.add_argument("--base-url", dest="baseUrl", help="provider base URL, e.g. …/v1")
+    parser.add_argument("--model", help="model name")
+    parser.add_argument("--json", action="store_true", help="print the final result as JSON")
+    parser.set_defaults(func=run)
+
+
+def cli_config(args: argparse.Namespace) -> tuple[Config, list[ConfigProblem]]:
+    config, problems = from_environment()
+    flags = {k: getattr(args, k) for k in ("provider", "baseUrl", "model")}
+    config, more = merge(config, {k: v for k, v in flags.items() if v}, "command line")
+    return config, problems + more
+
+
+def run(args: argparse.Namespace) -> int:
+    workspace = Path(args.workspace)
+    if not workspace.is_dir():
+        print(f"agent-ls: workspace {workspace} is not a directory", file=sys.stderr)
+        return 2
+    config, problems = cli_config(args)
+    for problem in problems:
+        print(f"agent-ls: {problem.message()}", file=sys.stderr)
+    session = ChatSession("cli")
+    sink = StdoutSink(stream_text=not args.json)
+    try:
+        outcome = asyncio.run(run_turn(make_provider(config), session, args.message, None, sink))
+    except ProviderError as exc:
+        if not args.json:
+            sys.stdout.write("\n")
+        print(f"agent-ls: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("\nagent-ls: cancelled", file=sys.stderr)
+        return 130
+    result = ChatResult(session.id, outcome.text, outcome.blocks)
+    if args.json:
+        print(json.dumps(_converter.unstructure(result), ensure_ascii=False))
+    elif not outcome.text.endswith("\n"):
+        sys.stdout.write("\n")
+    return 0
+
+
+_converter = default_converter()  # type: ignore[no-untyped-call]

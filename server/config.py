@@ -1,0 +1,139 @@
+"""Configuration: defaults < environment < initializationOptions < workspace/configuration.
+
+Every source is validated key by key: a bad value is reported (key + expected type) and the
+value from the lower-priority source is kept, so one typo never takes the server down.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, fields, replace
+from typing import Any
+
+ENV_VARS = {
+    "provider": "AGENT_LS_PROVIDER",
+    "baseUrl": "AGENT_LS_BASE_URL",
+    "model": "AGENT_LS_MODEL",
+}
+API_KEY_ENV = "AGENT_LS_API_KEY"
+
+
+@dataclass(frozen=True)
+class Config:
+    """Effective settings. Field names are the `agentLs.*` keys."""
+
+    provider: str = "openai"
+    baseUrl: str = "http://127.0.0.1:8080/v1"
+    model: str = "default"
+    apiKeyEnv: str = API_KEY_ENV
+    requestTimeout: float = 120.0
+    connectTimeout: float = 10.0
+    maxRetries: int = 3
+    retryBaseDelay: float = 0.5
+    maxTurns: int = 25
+
+    def api_key(self, environ: Mapping[str, str] | None = None) -> str | None:
+        """The secret, read on use from the environment; never stored in logs or results."""
+        env = os.environ if environ is None else environ
+        return env.get(self.apiKeyEnv) or env.get(API_KEY_ENV) or None
+
+
+def _non_empty_str(value: Any) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise ValueError("a non-empty string")
+    return value
+
+
+def _positive_float(value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
+        raise ValueError("a positive number (seconds)")
+    try:
+        number = float(value)
+    except ValueError:
+        raise ValueError("a positive number (seconds)") from None
+    if number <= 0:
+        raise ValueError("a positive number (seconds)")
+    return number
+
+
+def _non_negative_int(value: Any) -> int:
+    if isinstance(value, bool):
+        raise ValueError("a non-negative integer")
+    try:
+        number = int(value)
+    except (TypeError, ValueError):
+        raise ValueError("a non-negative integer") from None
+    if number < 0 or (isinstance(value, float) and value != number):
+        raise ValueError("a non-negative integer")
+    return number
+
+
+def _positive_int(value: Any) -> int:
+    number = _non_negative_int(value)
+    if number == 0:
+        raise ValueError("a positive integer")
+    return number
+
+
+def _non_negative_float(value: Any) -> float:
+    if value == 0 or value == "0":
+        return 0.0
+    return _positive_float(value)
+
+
+_CHECKS: dict[str, Callable[[Any], Any]] = {
+    "provider": _non_empty_str,
+    "baseUrl": _non_empty_str,
+    "model": _non_empty_str,
+    "apiKeyEnv": _non_empty_str,
+    "requestTimeout": _positive_float,
+    "connectTimeout": _positive_float,
+    "maxRetries": _non_negative_int,
+    "retryBaseDelay": _non_negative_float,
+    "maxTurns": _positive_int,
+}
+assert set(_CHECKS) == {f.name for f in fields(Config)}
+
+
+@dataclass(frozen=True)
+class ConfigProblem:
+    key: str
+    expected: str
+    got: Any
+    source: str
+
+    def message(self) -> str:
+        return (
+            f"agent-ls setting agentLs.{self.key} (from {self.source}): expected {self.expected}, "
+            f"got {self.got!r}; keeping {self.key}'s previous value."
+        )
+
+
+def merge(
+    base: Config, values: Mapping[str, Any] | None, source: str
+) -> tuple[Config, list[ConfigProblem]]:
+    """Overlay `values` on `base`; unknown keys are ignored, bad values reported and skipped."""
+    if not values:
+        return base, []
+    if not isinstance(values, Mapping):
+        return base, [ConfigProblem("(section)", "an object of settings", values, source)]
+    changes: dict[str, Any] = {}
+    problems: list[ConfigProblem] = []
+    for key, check in _CHECKS.items():
+        if key not in values or values[key] is None:
+            continue
+        try:
+            changes[key] = check(values[key])
+        except ValueError as exc:
+            problems.append(ConfigProblem(key, str(exc), values[key], source))
+    return replace(base, **changes), problems
+
+
+def from_environment(
+    environ: Mapping[str, str] | None = None,
+) -> tuple[Config, list[ConfigProblem]]:
+    """Defaults overlaid with the AGENT_LS_* environment variables."""
+    env = os.environ if environ is None else environ
+    values = {key: env[var] for key, var in ENV_VARS.items() if env.get(var)}
+    return merge(Config(), values, "environment")

@@ -1,0 +1,1 @@
+"""One module per LSP method or command; each exposes `register(server)`."""

@@ -1,0 +1,67 @@
+"""`agent/chat`: run one turn, streaming progress as `agent/chatProgress` and `$/progress`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from lsprotocol import types
+
+from server.agent import run_turn
+from server.features.configuration import settled
+from server.lsp import AgentLanguageServer, RequestFailed
+from server.protocol import AGENT_CHAT, AGENT_CHAT_PROGRESS, ChatParams, ChatProgress, ChatResult
+from server.providers import ProviderError, make_provider
+
+
+class LspSink:
+    """Sends every step to the client: always agent/chatProgress, $/progress if asked."""
+
+    def __init__(self, ls: AgentLanguageServer, session_id: str, token: int | str | None):
+        self.ls = ls
+        self.session_id = session_id
+        self.token = token
+
+    def begin(self) -> None:
+        if self.token is not None:
+            self.ls.work_done_progress.begin(
+                self.token, types.WorkDoneProgressBegin(title="agent-ls", cancellable=True)
+            )
+
+    def emit(self, kind: Any, *, delta: str | None = None, data: Any = None) -> None:
+        self.ls.protocol.notify(
+            AGENT_CHAT_PROGRESS, ChatProgress(self.session_id, kind, delta=delta, data=data)
+        )
+        if self.token is not None:
+            message = delta if kind == "text" else f"{kind}"
+            self.ls.work_done_progress.report(
+                self.token, types.WorkDoneProgressReport(message=message)
+            )
+
+    def end(self, message: str) -> None:
+        if self.token is not None:
+            self.ls.work_done_progress.end(self.token, types.WorkDoneProgressEnd(message=message))
+
+
+def register(server: AgentLanguageServer) -> None:
+    server.feature(AGENT_CHAT)(chat)
+
+
+async def chat(ls: AgentLanguageServer, params: Any) -> ChatResult:
+    request = ls.typed(params, ChatParams)
+    await settled(ls)
+    config, _ = ls.state.config()
+    session = ls.state.chat(request.session_id)
+    sink = LspSink(ls, session.id, request.work_done_token)
+    sink.begin()
+    outcome_message = "cancelled"
+    try:
+        provider = make_provider(config)
+        outcome = await run_turn(provider, session, request.message, request.context, sink)
+        outcome_message = "done"
+    except ProviderError as exc:
+        outcome_message = "failed"
+        sink.emit("error", data={"message": str(exc)})
+        raise RequestFailed(str(exc)) from None
+    finally:
+        sink.end(outcome_message)
+    return ChatResult(session.id, outcome.text, outcome.blocks)

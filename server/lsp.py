@@ -1,0 +1,100 @@
+"""The pygls server class: typed custom messages and the one state object."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any, TypeVar
+
+import attrs
+import cattrs
+from lsprotocol import types
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
+from pygls.lsp.server import LanguageServer
+from pygls.protocol import LanguageServerProtocol, default_converter
+
+from server import __version__
+from server.config import ConfigProblem
+from server.protocol import AGENT_CHAT, AGENT_STATUS
+from server.session import ServerState
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+REQUEST_FAILED = -32803  # LSP's RequestFailed: well-formed request that could not be served
+
+
+@attrs.define
+class RawRequest:
+    """A custom request whose params stay raw JSON until the handler types them.
+
+    pygls drops a message it cannot structure without answering; typing the params in the
+    handler instead gives the client an InvalidParams error that says what is wrong.
+    """
+
+    id: int | str
+    method: str
+    params: Any = None
+    jsonrpc: str = "2.0"
+
+
+def _strict_str(value: Any, _type: Any) -> str:
+    if not isinstance(value, str):
+        raise TypeError(f"expected a string, got {type(value).__name__}")
+    return value
+
+
+def params_converter() -> cattrs.Converter:
+    """pygls' converter (camelCase on the wire), but a number is never taken for a string."""
+    converter: cattrs.Converter = default_converter()  # type: ignore[no-untyped-call]
+    converter.register_structure_hook(str, _strict_str)
+    return converter
+
+
+_PARAMS = params_converter()
+
+
+class AgentProtocol(LanguageServerProtocol):
+    CUSTOM_REQUESTS = frozenset({AGENT_CHAT, AGENT_STATUS})
+
+    def get_message_type(self, method: str) -> type[Any] | None:  # type: ignore[override]
+        if method in self.CUSTOM_REQUESTS:
+            return RawRequest
+        return super().get_message_type(method)
+
+
+class RequestFailed(JsonRpcException):
+    CODE = REQUEST_FAILED
+
+
+class AgentLanguageServer(LanguageServer):
+    def __init__(self) -> None:
+        super().__init__("agent-ls", __version__, protocol_cls=AgentProtocol)
+        self.state, problems = ServerState.from_environment()
+        self.startup_problems: list[ConfigProblem] = problems
+        self.config_refresh: asyncio.Task[None] | None = None
+        self._shown: set[str] = set()
+
+    def typed(self, params: Any, cls: type[T]) -> T:
+        """Structure raw params into `cls`, or raise InvalidParams naming what is wrong."""
+        if params is None:
+            raise JsonRpcInvalidParams("missing params")
+        try:
+            return _PARAMS.structure(params, cls)
+        except (cattrs.BaseValidationError, TypeError, ValueError) as exc:
+            detail = (
+                "; ".join(cattrs.transform_error(exc))
+                if isinstance(exc, cattrs.BaseValidationError)
+                else str(exc)
+            )
+            raise JsonRpcInvalidParams(f"invalid params: {detail}") from None
+
+    def show_problems(self, problems: list[ConfigProblem]) -> None:
+        for problem in problems:
+            if problem.message() in self._shown:
+                continue
+            self._shown.add(problem.message())
+            log.warning("%s", problem.message())
+            self.window_show_message(
+                types.ShowMessageParams(type=types.MessageType.Warning, message=problem.message())
+            )

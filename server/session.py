@@ -1,0 +1,46 @@
+"""The server's one state object: configuration and the chat sessions."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from dataclasses import dataclass, field
+
+from server.config import Config, ConfigProblem, from_environment, merge
+from server.providers.base import ChatMessage
+
+
+@dataclass
+class ChatSession:
+    """One conversation; turns of the same session run one at a time."""
+
+    id: str
+    messages: list[ChatMessage] = field(default_factory=list)
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+
+
+@dataclass
+class ServerState:
+    """Configuration layers and chat sessions. Document text stays in pygls' workspace."""
+
+    env_config: Config
+    init_options: dict[str, object] = field(default_factory=dict)
+    client_settings: dict[str, object] = field(default_factory=dict)
+    chats: dict[str, ChatSession] = field(default_factory=dict)
+
+    @classmethod
+    def from_environment(cls) -> tuple[ServerState, list[ConfigProblem]]:
+        config, problems = from_environment()
+        return cls(env_config=config), problems
+
+    def config(self) -> tuple[Config, list[ConfigProblem]]:
+        """The effective configuration, highest source last, with every problem found."""
+        config, problems = merge(self.env_config, self.init_options, "initializationOptions")
+        config, more = merge(config, self.client_settings, "workspace/configuration")
+        return config, problems + more
+
+    def chat(self, session_id: str | None) -> ChatSession:
+        """The session with this id (created on first use), or a new one when None."""
+        if session_id is None:
+            session_id = uuid.uuid4().hex[:12]
+        return self.chats.setdefault(session_id, ChatSession(session_id))
