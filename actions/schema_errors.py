@@ -54,6 +54,8 @@ def describe_error(error: ErrorDetails, document: Any) -> str:
     expected = _EXPECTED.get(kind)
     if expected is not None:
         return f"{path}: expected {expected}; got {got}"
+    if kind == "string_too_short":
+        return f"{path}: must not be empty"
     if kind == "too_short":
         if ctx.get("field_type") == "List":
             count = ctx.get("min_length", 1)
