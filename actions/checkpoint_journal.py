@@ -1,0 +1,214 @@
+"""Persistent records of the checkpoint store, locks, workspace file I/O and kill points.
+
+Files in the store directory (next to the shadow `git/` directory):
+- `state.json`: the history — entries oldest first and how many are applied (the rest
+  form the redo stack). Replaced atomically (temp file + rename) under the lock.
+- `journal.json`: the write-ahead record of one undo / redo / rollback in flight: every
+  target path with its blob id before and after. Written before the first workspace file,
+  deleted after the last; opening the store rolls a leftover one forward.
+- `plans/<id>.json` + `plans/<id>.lock`: a plan in progress (pre-images recorded so far).
+  The recording process holds an flock on the `.lock` file; a journal whose lock can be
+  taken belongs to a dead process and is rolled back to its pre-images on open.
+- `lock`: flock taken around every mutation, so two processes never interleave.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import secrets
+import signal
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Literal, TypeVar
+
+from pydantic import BaseModel, ConfigDict
+
+KILL_ENV = "AGENT_LS_CHECKPOINT_KILL_AT"
+
+
+def kill_point(name: str) -> None:
+    """Crash-test hook: SIGKILL this process when AGENT_LS_CHECKPOINT_KILL_AT names `name`."""
+    if os.environ.get(KILL_ENV) == name:
+        os.kill(os.getpid(), signal.SIGKILL)
+
+
+class _Record(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+
+class PreImage(_Record):
+    path: str
+    sha: str | None  # None: the file did not exist
+    executable: bool = False
+
+
+class FileRecord(_Record):
+    path: str
+    pre: str | None
+    post: str | None
+    pre_exec: bool = False
+    post_exec: bool = False
+
+
+class Entry(_Record):
+    id: str
+    commit: str
+    time: float
+    description: str
+    session_id: str
+    files: tuple[FileRecord, ...]
+    pre_missing_dirs: tuple[str, ...] = ()
+    post_missing_dirs: tuple[str, ...] = ()
+    trees: tuple[str, ...] = ()
+
+    def objects(self) -> set[str]:
+        """Every object id this entry keeps alive."""
+        found = {self.commit, *self.trees}
+        for record in self.files:
+            found.update(sha for sha in (record.pre, record.post) if sha)
+        return found
+
+
+class StoreState(_Record):
+    version: int = 1
+    entries: tuple[Entry, ...] = ()
+    applied: int = 0  # entries[:applied] are applied, entries[applied:] can be redone
+
+
+class PlanJournal(_Record):
+    id: str
+    description: str
+    session_id: str
+    started: float
+    files: tuple[PreImage, ...] = ()
+    pre_missing_dirs: tuple[str, ...] = ()
+
+    def blobs(self) -> set[str]:
+        return {image.sha for image in self.files if image.sha}
+
+
+class Target(_Record):
+    path: str
+    before: str | None  # blob id on disk when the journal was written
+    after: str | None  # blob id to write; None deletes the file
+    executable: bool = False
+
+
+class ApplyJournal(_Record):
+    kind: Literal["undo", "redo", "rollback"]
+    checkpoint_id: str
+    targets: tuple[Target, ...]
+    missing_dirs: tuple[str, ...] = ()  # folders absent in the target state
+    applied_after: int | None = None  # new StoreState.applied, None: history unchanged
+    drop_plan: str | None = None  # plan journal to delete once done (rollback)
+
+
+# -- files of the store -----------------------------------------------------------------------
+def write_atomic(path: Path, data: bytes, *, executable: bool | None = False) -> None:
+    """Replace `path` by `data` through a temp file and rename (readers never see a half).
+
+    An existing file keeps its permission bits except the executable ones, which follow
+    `executable` (None: kept as they are).
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.agent-ls.tmp")
+    try:
+        existing = os.stat(path).st_mode & 0o7777
+    except FileNotFoundError:
+        existing = None
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o777 if executable else 0o666)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            if existing is not None:
+                keep = existing if executable is None else _with_exec(existing, executable)
+                os.fchmod(handle.fileno(), keep)
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def _with_exec(mode: int, executable: bool) -> int:
+    if not executable:
+        return mode & ~0o111
+    return mode | ((mode & 0o444) >> 2)
+
+
+_M = TypeVar("_M", bound="_Record")
+
+
+def load_model(path: Path, model: type[_M]) -> _M | None:
+    try:
+        return model.model_validate_json(path.read_bytes())
+    except FileNotFoundError:
+        return None
+
+
+def save_model(path: Path, record: _Record) -> None:
+    write_atomic(path, record.model_dump_json().encode())
+
+
+@contextlib.contextmanager
+def locked(path: Path, *, exclusive: bool = True) -> Iterator[None]:
+    """Hold an flock on `path` (created if missing) for the duration of the block."""
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)
+        yield
+    finally:
+        os.close(fd)
+
+
+def hold_lock(path: Path) -> int:
+    """Take an flock that lives as long as the returned descriptor (and the process)."""
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    return fd
+
+
+def owner_alive(path: Path) -> bool:
+    """Is some open descriptor (a live process) holding the lock on `path`?"""
+    try:
+        fd = os.open(path, os.O_RDWR)
+    except FileNotFoundError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(fd)
+    return False
+
+
+# -- workspace files --------------------------------------------------------------------------
+def read_workspace_file(workspace: Path, path: str) -> tuple[bytes | None, bool]:
+    """(content, executable) of a workspace file; (None, False) when absent."""
+    try:
+        with open(workspace / path, "rb") as handle:
+            mode = os.fstat(handle.fileno()).st_mode
+            return handle.read(), bool(mode & 0o100)
+    except (FileNotFoundError, NotADirectoryError):
+        return None, False
+
+
+def set_workspace_file(
+    workspace: Path, path: str, data: bytes | None, executable: bool | None
+) -> None:
+    """Write (atomically) or delete one workspace file."""
+    target = workspace / path
+    if data is None:
+        with contextlib.suppress(FileNotFoundError, NotADirectoryError):
+            target.unlink()
+        return
+    write_atomic(target, data, executable=executable)
+
+
+def remove_empty_dirs(workspace: Path, dirs: Iterable[str]) -> None:
+    """Remove these folders where empty, deepest first (they did not exist in the target)."""
+    for rel in sorted(set(dirs), key=lambda name: name.count("/"), reverse=True):
+        with contextlib.suppress(OSError):
+            (workspace / rel).rmdir()

@@ -1,0 +1,262 @@
+"""PlanRecorder: the checkpoint of one plan while it is being applied.
+
+`touch(path)` records a path's pre-image (blob + plan journal) before the plan writes it;
+`commit()` records the post-images and pushes the plan on the undo stack; `rollback()`
+restores every pre-image (the abort path) and records nothing. Until one of them runs, the
+plan journal under `plans/` is locked by this process, so a crash is recognised on the next
+open and rolled back.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Iterable
+from types import TracebackType
+from typing import TYPE_CHECKING
+
+from actions.checkpoint_journal import (
+    ApplyJournal,
+    Entry,
+    FileRecord,
+    PlanJournal,
+    PreImage,
+    StoreState,
+    Target,
+    hold_lock,
+    kill_point,
+    read_workspace_file,
+    save_model,
+    set_workspace_file,
+)
+from actions.checkpoint_objects import TreeItem, blob_sha
+from actions.checkpoint_types import CheckpointInfo, FileState, PlanClosed, Transition
+
+if TYPE_CHECKING:
+    from actions.checkpoints import CheckpointStore
+
+
+class PlanRecorder:
+    """Records one plan; obtained from `CheckpointStore.begin_plan`."""
+
+    def __init__(
+        self, store: CheckpointStore, plan_id: str, description: str, session_id: str
+    ) -> None:
+        self._store = store
+        self.id = plan_id
+        self._plan = PlanJournal(
+            id=plan_id, description=description, session_id=session_id, started=time.time()
+        )
+        self._journal_path, lock_path = store.plan_paths(plan_id)
+        self._lock_fd: int | None = None
+        with store.lock():
+            self._lock_fd = hold_lock(lock_path)
+            save_model(self._journal_path, self._plan)
+
+    @property
+    def paths(self) -> tuple[str, ...]:
+        """Paths recorded so far, in order."""
+        return tuple(image.path for image in self._plan.files)
+
+    @property
+    def closed(self) -> bool:
+        return self._lock_fd is None
+
+    def touch(self, path: str) -> None:
+        """Capture `path`'s pre-image before its first write (CheckpointRefused if refused)."""
+        self.touch_all([path])
+
+    def touch_all(self, paths: Iterable[str]) -> None:
+        self._check_open()
+        known = set(self.paths)
+        new = [path for path in dict.fromkeys(paths) if path not in known]
+        if not new:
+            return
+        store = self._store
+        with store.lock():
+            store.policy.check(new)
+            images: list[PreImage] = []
+            missing = set(self._plan.pre_missing_dirs)
+            try:
+                for path in new:
+                    content, executable = read_workspace_file(store.workspace, path)
+                    sha = None
+                    if content is not None:
+                        store.policy.check_size(path, len(content))
+                        sha = store.objects.write_blob(content)
+                    images.append(PreImage(path=path, sha=sha, executable=executable))
+                    missing.update(store.policy.missing_dirs(path))
+            except BaseException:
+                store.collect({image.sha for image in images if image.sha}, store.state())
+                raise
+            kill_point("touch:blobs-written")
+            self._plan = self._plan.model_copy(
+                update={
+                    "files": self._plan.files + tuple(images),
+                    "pre_missing_dirs": tuple(sorted(missing)),
+                }
+            )
+            save_model(self._journal_path, self._plan)
+        kill_point("touch:journal-written")
+
+    def write(self, path: str, content: bytes | None) -> None:
+        """touch + write `content` atomically (None deletes the file)."""
+        self.touch(path)
+        store = self._store
+        if content is not None:
+            store.policy.check_size(path, len(content))
+        with store.lock():
+            set_workspace_file(store.workspace, path, content, None)
+
+    def commit(
+        self, current_content: Callable[[str], bytes | None] | None = None
+    ) -> CheckpointInfo | None:
+        """Record post-images and push the plan on the undo stack (clears the redo stack).
+
+        Returns None, and records nothing, when no file differs from its pre-image.
+        `current_content` reads a path's post-plan content (default: the disk).
+        """
+        self._check_open()
+        store = self._store
+        with store.lock():
+            records = self._post_records(current_content)
+            if not records:
+                store.forget_plan(self.id)
+                self._close()
+                return None
+            entry = self._write_entry(records)
+            kill_point("commit:objects-written")
+            store.objects.set_ref(entry.id, entry.commit)
+            kill_point("commit:ref-written")
+            state = store.state()
+            entries = (*state.entries[: state.applied], entry)
+            dropped = state.entries[state.applied :] + entries[: -store.keep]
+            entries = entries[-store.keep :]
+            new_state = StoreState(entries=entries, applied=len(entries))
+            store.save_state(new_state)
+            kill_point("commit:state-written")
+            garbage: set[str] = set()
+            for old in dropped:
+                store.objects.delete_ref(old.id)
+                garbage |= old.objects()
+            store.forget_plan(self.id)
+            store.collect(garbage, new_state)
+            self._close()
+        return CheckpointInfo(
+            id=entry.id,
+            time=entry.time,
+            description=entry.description,
+            session_id=entry.session_id,
+            files=tuple(record.path for record in entry.files),
+            state="applied",
+        )
+
+    def rollback(self) -> Transition:
+        """Restore every touched path's pre-image on disk; the plan leaves no undo entry."""
+        self._check_open()
+        store = self._store
+        changes: list[FileState] = []
+        targets: list[Target] = []
+        with store.lock():
+            for pre in self._plan.files:
+                content, executable = read_workspace_file(store.workspace, pre.path)
+                before = None if content is None else blob_sha(content)
+                data = None if pre.sha is None else store.objects.read_blob(pre.sha)
+                changes.append(FileState(pre.path, data, pre.executable))
+                if before == pre.sha and (content is None or executable == pre.executable):
+                    continue
+                targets.append(
+                    Target(path=pre.path, before=before, after=pre.sha, executable=pre.executable)
+                )
+            journal = ApplyJournal(
+                kind="rollback",
+                checkpoint_id=self.id,
+                targets=tuple(targets),
+                missing_dirs=self._plan.pre_missing_dirs,
+                drop_plan=self.id,
+            )
+            store.apply_journal(journal)
+            self._close()
+        return Transition(self.id, tuple(changes), "rollback")
+
+    def __enter__(self) -> PlanRecorder:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        """Leaving a `with` block commits; leaving it by an exception rolls back."""
+        if self.closed:
+            return
+        if exc_type is None:
+            self.commit()
+        else:
+            self.rollback()
+
+    # -- internals ---------------------------------------------------------------------------------
+    def _check_open(self) -> None:
+        if self._lock_fd is None:
+            raise PlanClosed(f"plan {self.id} was already committed or rolled back")
+
+    def _close(self) -> None:
+        if self._lock_fd is not None:
+            os.close(self._lock_fd)
+            self._lock_fd = None
+
+    def _post_records(
+        self, current_content: Callable[[str], bytes | None] | None
+    ) -> list[FileRecord]:
+        store = self._store
+        records: list[FileRecord] = []
+        for pre in self._plan.files:
+            store.policy.check_file(pre.path)
+            content, executable = read_workspace_file(store.workspace, pre.path)
+            if current_content is not None:
+                content = current_content(pre.path)
+                executable = executable if content is not None else False
+            if content is not None:
+                store.policy.check_size(pre.path, len(content))
+            post = None if content is None else blob_sha(content)
+            if post == pre.sha and (content is None or executable == pre.executable):
+                continue
+            if content is not None:
+                store.objects.write_blob(content)
+            records.append(
+                FileRecord(
+                    path=pre.path,
+                    pre=pre.sha,
+                    post=post,
+                    pre_exec=pre.executable,
+                    post_exec=executable and content is not None,
+                )
+            )
+        return records
+
+    def _write_entry(self, records: list[FileRecord]) -> Entry:
+        store = self._store
+        now = time.time()
+        items = [TreeItem(f"pre/{r.path}", r.pre, r.pre_exec) for r in records if r.pre] + [
+            TreeItem(f"post/{r.path}", r.post, r.post_exec) for r in records if r.post
+        ]
+        tree, trees = store.objects.write_tree(items)
+        message = f"{self._plan.description}\n\nsession: {self._plan.session_id}\n" + "".join(
+            f"file: {r.path}\n" for r in records
+        )
+        commit = store.objects.write_commit(tree, message.rstrip("\n"), now)
+        post_missing: set[str] = set()
+        for record in records:
+            post_missing.update(store.policy.missing_dirs(record.path))
+        return Entry(
+            id=self.id,
+            commit=commit,
+            time=now,
+            description=self._plan.description,
+            session_id=self._plan.session_id,
+            files=tuple(records),
+            pre_missing_dirs=self._plan.pre_missing_dirs,
+            post_missing_dirs=tuple(sorted(post_missing)),
+            trees=tuple(trees),
+        )

@@ -1,0 +1,118 @@
+"""Public values and errors of the checkpoint store (see `actions.checkpoints`).
+
+The error classes derive from `CheckpointError` so a caller can catch the family; the
+LSP handlers turn them into JSON-RPC errors, the CLI into a message and exit code 1.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Literal
+
+TransitionKind = Literal["undo", "redo", "rollback"]
+
+
+@dataclass(frozen=True)
+class FileState:
+    """The content of one workspace file; `content is None` means the file is absent."""
+
+    path: str
+    content: bytes | None
+    executable: bool = False
+
+
+@dataclass(frozen=True)
+class Transition:
+    """A move of the workspace to the target state of each path a plan touched."""
+
+    checkpoint_id: str
+    changes: tuple[FileState, ...]
+    kind: TransitionKind = "undo"
+    # Paths whose current content differed from the expected one (only with force=True).
+    overridden: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class CheckpointInfo:
+    """One entry of the undo history, as listed to the user."""
+
+    id: str
+    time: float  # seconds since the epoch
+    description: str
+    session_id: str
+    files: tuple[str, ...]
+    state: Literal["applied", "undone"]
+
+    @property
+    def iso_time(self) -> str:
+        return datetime.fromtimestamp(self.time, UTC).isoformat(timespec="seconds")
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "id": self.id,
+            "time": self.iso_time,
+            "description": self.description,
+            "sessionId": self.session_id,
+            "files": list(self.files),
+            "state": self.state,
+        }
+
+
+@dataclass(frozen=True)
+class RecoveryReport:
+    """What opening the store repaired after a crash (empty when nothing was pending)."""
+
+    rolled_forward: tuple[str, ...] = ()  # undo/redo/rollback ids completed
+    rolled_back_plans: tuple[str, ...] = ()  # unfinished plans restored to their pre-image
+    skipped_paths: tuple[str, ...] = ()  # left alone: changed by someone since the crash
+
+    def __bool__(self) -> bool:
+        return bool(self.rolled_forward or self.rolled_back_plans or self.skipped_paths)
+
+
+class CheckpointError(Exception):
+    """Base of every error raised by the checkpoint store."""
+
+
+class CheckpointConflict(CheckpointError):
+    """The user changed files since the checkpoint; undo/redo would clobber their work."""
+
+    def __init__(self, action: str, paths: list[str]) -> None:
+        self.paths = paths
+        names = ", ".join(paths)
+        super().__init__(
+            f"cannot {action}: changed since the plan was applied: {names} "
+            f"(use force to {action} anyway and lose those changes)"
+        )
+
+
+class CheckpointRefused(CheckpointError):
+    """A path the store cannot snapshot (ignored, too large, outside the workspace...)."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        self.path = path
+        self.reason = reason
+        super().__init__(f"{path}: {reason}")
+
+
+class NothingToUndo(CheckpointError):
+    """The undo stack is empty."""
+
+    def __init__(self) -> None:
+        super().__init__("nothing to undo")
+
+
+class NothingToRedo(CheckpointError):
+    """The redo stack is empty (a new plan clears it)."""
+
+    def __init__(self) -> None:
+        super().__init__("nothing to redo")
+
+
+class StaleTransition(CheckpointError):
+    """The history moved (another process or session) since the transition was planned."""
+
+
+class PlanClosed(CheckpointError):
+    """The plan recorder was already committed or rolled back."""
