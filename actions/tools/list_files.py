@@ -1,0 +1,154 @@
+"""The ``list_files`` tool: every file and folder path of the workspace, ignored ones excluded.
+
+Arguments: ``{}`` for the whole workspace, or ``{"path": "/src"}`` to list one folder.
+Output, one model path per line (``/src/`` for folders, ``/src/App.jsx`` for files), in tree
+order. Rules (SPEC §5, §6):
+- .gitignore is honoured (git itself in a git work tree, else a walk with the same rules);
+- never listed: ``.git`` and the checkpoint store (denied locations), and the noise folders
+  of ``ListFilesConfig.skip_dirs`` (``node_modules``, ``__pycache__``, ``.venv``...), which
+  stay readable by explicit path;
+- secret files (``.env``...) are listed, marked ``(secret: not readable)``, so the model knows
+  why a read would be refused;
+- at most ``max_entries`` paths (default 2000); when more exist, the shallowest are shown and
+  a ``truncated: N more`` line follows.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+from typing import Any
+
+from actions.errors import ToolExecutionError
+from actions.paths import Workspace
+from actions.tools.base import Tool, ToolResult
+from actions.tools.file_listing import Listing, git_files, walk_files
+
+NAME = "list_files"
+SECRET_MARK = "  (secret: not readable)"
+
+MANIFEST = Tool(
+    name=NAME,
+    description=(
+        "List every file and folder path of the workspace (ignored files excluded). "
+        "Folders end with '/'. Optional 'path' lists only that folder."
+    ),
+    parameters={
+        "type": "object",
+        "properties": {
+            "path": {
+                "type": "string",
+                "minLength": 1,
+                "description": "A folder to list, e.g. '/src'. Default: the whole workspace.",
+            }
+        },
+        "additionalProperties": False,
+    },
+)
+
+
+@dataclass(frozen=True)
+class ListFilesConfig:
+    max_entries: int = 2000
+    scan_limit: int = 100_000
+    git_timeout: float = 20.0
+    skip_dirs: frozenset[str] = field(
+        default_factory=lambda: frozenset(
+            {
+                ".git",
+                ".hg",
+                ".svn",
+                "node_modules",
+                "__pycache__",
+                ".venv",
+                ".mypy_cache",
+                ".pytest_cache",
+                ".ruff_cache",
+                ".tox",
+            }
+        )
+    )
+
+
+class ListFiles:
+    """``list_files`` over one workspace."""
+
+    name = NAME
+
+    def __init__(self, workspace: Workspace, config: ListFilesConfig | None = None) -> None:
+        self.workspace = workspace
+        self.config = config or ListFilesConfig()
+
+    async def execute(self, args: Mapping[str, Any]) -> ToolResult:
+        folder = self.workspace.resolve(str(args.get("path", "/")), for_write=False)
+        if not folder.absolute.is_dir():
+            what = "does not exist" if not folder.absolute.exists() else "is a file, not a folder"
+            raise ToolExecutionError(f"list_files: {folder.model_path} {what}")
+        listing = await git_files(self.workspace.root, folder.relative, self.config.git_timeout)
+        if listing is None:
+            listing = await asyncio.to_thread(
+                walk_files,
+                self.workspace.root,
+                folder.relative,
+                self._skipped,
+                self.config.scan_limit,
+            )
+        return self._render(listing, folder.model_path)
+
+    def _skipped(self, relative: str) -> bool:
+        parts = PurePosixPath(relative).parts
+        return any(part in self.config.skip_dirs for part in parts) or self.workspace.is_denied(
+            relative
+        )
+
+    def _render(self, listing: Listing, shown_root: str) -> ToolResult:
+        files = [path for path in listing.files if not self._skipped(path)]
+        entries = with_folders(files, base=shown_root.strip("/"))
+        kept = shallowest(entries, self.config.max_entries)
+        hidden = len(entries) - len(kept)
+        file_set = set(files)
+        lines = [self._line(entry, entry in file_set) for entry in kept]
+        if hidden or not listing.complete:
+            more = f"{hidden}{'+' if not listing.complete else ''}"
+            lines.append(
+                f"(truncated: {more} more paths not shown; call list_files with "
+                '{"path": "/some/folder"} to list one folder)'
+            )
+        if not kept:
+            lines.append("(no files)")
+        data = {
+            "paths": ["/" + entry for entry in kept],
+            "total": len(entries),
+            "truncated": hidden,
+            "complete": listing.complete,
+            "source": listing.source,
+        }
+        return ToolResult.success("\n".join(lines), data)
+
+    def _line(self, entry: str, is_file: bool) -> str:
+        text = "/" + entry + ("" if is_file else "/")
+        if is_file and self.workspace.is_secret(entry):
+            text += SECRET_MARK
+        return text
+
+
+def with_folders(files: list[str], base: str = "") -> list[str]:
+    """The files plus every folder leading to them (below ``base``), in tree order."""
+    entries = set(files)
+    for path in files:
+        parent = PurePosixPath(path).parent
+        while str(parent) not in (".", base):
+            entries.add(str(parent))
+            parent = parent.parent
+    return sorted(entries, key=lambda entry: PurePosixPath(entry).parts)
+
+
+def shallowest(entries: list[str], limit: int) -> list[str]:
+    """At most ``limit`` entries, shallow ones first, returned in tree order."""
+    if len(entries) <= limit:
+        return entries
+    by_depth = sorted(range(len(entries)), key=lambda i: (entries[i].count("/"), i))
+    chosen = sorted(by_depth[:limit])
+    return [entries[i] for i in chosen]
