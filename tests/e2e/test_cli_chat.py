@@ -14,6 +14,7 @@ from tests.fakellm import FakeLLM
 
 AGENT_LS = str(Path(sys.executable).parent / "agent-ls")
 SECRET = "sk-test-7f3a9c1e5b"
+DEAD_URL = "http://127.0.0.1:9/v1"  # the discard port: nothing listens there
 
 
 def cli_env(llm: FakeLLM, **extra: str) -> dict[str, str]:
