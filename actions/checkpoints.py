@@ -154,8 +154,10 @@ class CheckpointStore:
     def apply(self, transition: Transition) -> Transition:
         """Write a planned undo/redo to disk (journaled) and move the history."""
         with self.lock():
-            state = self.state()
-            entry, index = self._next_entry(transition.kind, state)
+            try:
+                entry, index = self._next_entry(transition.kind, self.state())
+            except (NothingToUndo, NothingToRedo) as empty:
+                raise StaleTransition(f"{transition.kind} is stale: {empty}") from empty
             if entry.id != transition.checkpoint_id:
                 raise StaleTransition(
                     f"{transition.kind} of {transition.checkpoint_id} is stale: the history moved"
