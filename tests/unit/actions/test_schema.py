@@ -20,6 +20,7 @@ from actions.schema import (
     validate_action,
 )
 from actions.schema_errors import MAX_ERROR_LINES
+from actions.tools import Tool
 
 START = {
     "action": "start_multi_file",
@@ -215,15 +216,13 @@ def test_bounded_schema_bounds_every_string_and_array() -> None:
 
 
 def test_schema_specialised_per_tool() -> None:
-    class Manifest:
-        name = "read_file"
-        parameters = {
-            "type": "object",
-            "properties": {"path": {"type": "string"}},
-            "required": ["path"],
-        }
+    manifest = Tool(
+        "read_file",
+        "reads",
+        {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]},
+    )
 
-    schema = action_json_schema(tools=[Manifest()], bounded=True)
+    schema = action_json_schema(tools=[manifest], bounded=True)
     body = schema["oneOf"][1]["properties"]["tool_call"]["anyOf"][0]
     assert body["properties"]["function_name"] == {"const": "read_file"}
     assert body["properties"]["args"]["properties"]["path"]["maxLength"] == 256
