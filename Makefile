@@ -9,8 +9,14 @@ $(PY):
 	python3 -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 
-install: $(PY)
-	$(PY) -m pip install -q -e '.[test]'
+STAMP := $(VENV)/.installed
+
+$(STAMP): pyproject.toml | $(PY)
+	$(PY) -m pip install -q -e '.[test]' >$(VENV)/pip.log 2>&1 || { cat $(VENV)/pip.log; exit 1; }
+	$(PY) -c "import server, pytest_lsp"
+	touch $(STAMP)
+
+install: $(STAMP)
 
 # System packages the end-to-end tests drive for real (Neovim as an LSP client).
 deps:

@@ -7,7 +7,8 @@ import uuid
 from dataclasses import dataclass, field
 
 from server.config import Config, ConfigProblem, from_environment, merge
-from server.providers.base import ChatMessage
+from server.providers import make_provider
+from server.providers.base import ChatMessage, Provider
 
 
 @dataclass
@@ -27,6 +28,7 @@ class ServerState:
     init_options: dict[str, object] = field(default_factory=dict)
     client_settings: dict[str, object] = field(default_factory=dict)
     chats: dict[str, ChatSession] = field(default_factory=dict)
+    providers: dict[Config, Provider] = field(default_factory=dict)
 
     @classmethod
     def from_environment(cls) -> tuple[ServerState, list[ConfigProblem]]:
@@ -38,6 +40,13 @@ class ServerState:
         config, problems = merge(self.env_config, self.init_options, "initializationOptions")
         config, more = merge(config, self.client_settings, "workspace/configuration")
         return config, problems + more
+
+    def provider(self, config: Config) -> Provider:
+        """The provider for this configuration, kept so its connection pool is reused."""
+        if config not in self.providers:
+            self.providers.clear()
+            self.providers[config] = make_provider(config)
+        return self.providers[config]
 
     def chat(self, session_id: str | None) -> ChatSession:
         """The session with this id (created on first use), or a new one when None."""

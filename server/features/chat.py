@@ -10,7 +10,7 @@ from server.agent import run_turn
 from server.features.configuration import settled
 from server.lsp import AgentLanguageServer, RequestFailed
 from server.protocol import AGENT_CHAT, AGENT_CHAT_PROGRESS, ChatParams, ChatProgress, ChatResult
-from server.providers import ProviderError, make_provider
+from server.providers import ProviderError
 
 
 class LspSink:
@@ -55,7 +55,7 @@ async def chat(ls: AgentLanguageServer, params: Any) -> ChatResult:
     sink.begin()
     outcome_message = "cancelled"
     try:
-        provider = make_provider(config)
+        provider = ls.state.provider(config)
         outcome = await run_turn(provider, session, request.message, request.context, sink)
         outcome_message = "done"
     except ProviderError as exc:
