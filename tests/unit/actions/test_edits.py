@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from lsprotocol import types
 
 from actions.edits import FileChange, build_workspace_edit, end_position
 
 URI = "file:///ws/src/a.py"
+EXAMPLES = 2000 if os.environ.get("AGENT_LS_LONG_PROPERTIES") else 200
 
 
 def _offset(text: str, position: types.Position, encoding: str) -> int:
@@ -164,3 +169,19 @@ def test_operations_order_and_options() -> None:
 def test_create_or_update_without_content_is_a_programming_error() -> None:
     with pytest.raises(ValueError, match="needs content"):
         FileChange("a", URI, "create", None)
+
+
+_text = st.lists(st.sampled_from(["a", "é", "😀", "\n", "\r", "\r\n", "\t", " "])).map("".join)
+
+
+@settings(max_examples=EXAMPLES)
+@given(
+    before=_text,
+    after=_text,
+    encoding=st.sampled_from(["utf-8", "utf-16", "utf-32"]),
+)
+def test_whole_document_edit_is_exact(before: str, after: str, encoding: str) -> None:
+    uri = "file:///ws/f.txt"
+    change = FileChange("f.txt", uri, "update", after)
+    edit = build_workspace_edit([change], {uri: (1, before)}, position_encoding=encoding)
+    assert apply_vscode_like(before, only_text_edit(edit).edits[0], encoding) == after

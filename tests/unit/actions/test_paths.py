@@ -6,9 +6,13 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from actions.errors import PathRefused
 from actions.paths import Workspace
+
+EXAMPLES = 2000 if os.environ.get("AGENT_LS_LONG_PROPERTIES") else 200
 
 
 @pytest.fixture
@@ -205,3 +209,53 @@ def test_workspace_reached_through_a_symlinked_root(tree: Path, tmp_path: Path) 
 def test_non_string_path_is_refused(ws: Workspace) -> None:
     with pytest.raises(PathRefused, match="must be a string"):
         ws.resolve(42, for_write=False)  # type: ignore[arg-type]
+
+
+_pieces = st.sampled_from(
+    [
+        "..",
+        ".",
+        "/",
+        "\\",
+        "~",
+        ".git",
+        ".GIT",
+        "a",
+        "b c",
+        "é",
+        "\uff0f",
+        "\u2024",
+        "\x00",
+        "C:",
+        ":",
+        "//",
+        ".env",
+        "\u202e",
+        " ",
+        "src",
+        "😀",
+    ]
+)
+hostile_paths = st.lists(_pieces, max_size=8).map("".join) | st.text(max_size=40)
+
+
+@settings(max_examples=EXAMPLES, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(raw=hostile_paths, for_write=st.booleans())
+def test_resolved_paths_stay_inside_and_off_limits_stay_out(
+    tmp_path: Path, raw: str, for_write: bool
+) -> None:
+    root = tmp_path / "ws"
+    root.mkdir(exist_ok=True)
+    workspace = Workspace(root, extra_denied=[root / ".store"])
+    try:
+        resolved = workspace.resolve(raw, for_write=for_write)
+    except PathRefused:
+        return
+    absolute = Path(os.path.normpath(resolved.absolute))
+    assert absolute == root or absolute.is_relative_to(root)
+    assert absolute == root.joinpath(*[p for p in resolved.relative.split("/") if p])
+    parts = [part.casefold() for part in resolved.relative.split("/")]
+    assert ".git" not in parts
+    assert ".." not in parts
+    assert parts[0] != ".store"
+    assert "\x00" not in resolved.relative
