@@ -28,7 +28,7 @@ import os
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 from actions.errors import PathRefused
 
@@ -236,7 +236,7 @@ def _check_component(raw: str, part: str) -> None:
 
 
 def _denial_reason(relative: str, denied: Sequence[str]) -> str | None:
-    parts = PurePosixPath(relative).parts
+    parts = relative.split("/") if relative else []
     if any(part.casefold() == ".git" for part in parts):
         return "the .git folder is off limits"
     for location in denied:
@@ -246,7 +246,7 @@ def _denial_reason(relative: str, denied: Sequence[str]) -> str | None:
 
 
 def _secret_pattern(relative: str) -> str | None:
-    parts = PurePosixPath(relative).parts
+    parts = relative.split("/") if relative else []
     if not parts:
         return None
     for part in parts[:-1]:

@@ -18,7 +18,6 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from pathlib import PurePosixPath
 from typing import Any
 
 from actions.errors import ToolExecutionError
@@ -98,7 +97,7 @@ class ListFiles:
         return self._render(listing, folder.model_path)
 
     def _skipped(self, relative: str) -> bool:
-        parts = PurePosixPath(relative).parts
+        parts = relative.split("/")
         return any(part in self.config.skip_dirs for part in parts) or self.workspace.is_denied(
             relative
         )
@@ -138,11 +137,14 @@ def with_folders(files: list[str], base: str = "") -> list[str]:
     """The files plus every folder leading to them (below ``base``), in tree order."""
     entries = set(files)
     for path in files:
-        parent = PurePosixPath(path).parent
-        while str(parent) not in (".", base):
-            entries.add(str(parent))
-            parent = parent.parent
-    return sorted(entries, key=lambda entry: PurePosixPath(entry).parts)
+        cut = path.rfind("/")
+        while cut > 0:
+            folder = path[:cut]
+            if folder == base or folder in entries:
+                break
+            entries.add(folder)
+            cut = path.rfind("/", 0, cut)
+    return sorted(entries, key=lambda entry: entry.split("/"))
 
 
 def shallowest(entries: list[str], limit: int) -> list[str]:

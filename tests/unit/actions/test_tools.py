@@ -99,6 +99,17 @@ async def test_list_files_of_one_folder(project: Path) -> None:
     result = await registry_for(project).call("list_files", {"path": "/src/stores"})
     assert result.ok
     assert result.text.splitlines() == ["/src/stores/useFileStore.js"]
+    src = await registry_for(project).call("list_files", {"path": "src"})
+    assert src.text.splitlines() == ["/src/App.jsx", "/src/stores/", "/src/stores/useFileStore.js"]
+
+
+@needs_git
+async def test_workspace_in_a_subfolder_of_a_git_repo(tmp_path: Path) -> None:
+    write(tmp_path, {".gitignore": "*.tmp\n", "other/x.txt": "", "ws/a.py": "", "ws/b.tmp": ""})
+    git(tmp_path, "init", "-q")
+    result = await registry_for(tmp_path / "ws").call("list_files", {})
+    assert result.data["source"] == "git"
+    assert result.text.splitlines() == ["/a.py"]
 
 
 @needs_git
