@@ -1,3 +1,10 @@
+from parsing.blocks import ACTION_KINDS as ACTION_KINDS
+from parsing.blocks import ActionBlock as ActionBlock
+from parsing.blocks import Block as Block
+from parsing.blocks import TextBlock as TextBlock
+from parsing.blocks import ToolCallBlock as ToolCallBlock
+from parsing.classify import parse_reply as parse_reply
+from parsing.regions import Snippet as Snippet
 from parsing.result_log import ErrorCode as ErrorCode
 from parsing.result_log import ResultLogConfig as ResultLogConfig
 from parsing.result_log import ResultLogConfigError as ResultLogConfigError
@@ -5,3 +12,5 @@ from parsing.result_log import ResultLogError as ResultLogError
 from parsing.result_log import ResultRecord as ResultRecord
 from parsing.result_log import parse_result_log as parse_result_log
 from parsing.result_log import parse_result_log_async as parse_result_log_async
+from parsing.snippets import find_snippets as find_snippets
+from parsing.stream import StreamParser as StreamParser

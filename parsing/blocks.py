@@ -1,0 +1,77 @@
+"""Block types a model reply is split into (SPEC §3).
+
+A reply becomes an ordered list of blocks whose source spans tile it exactly:
+``"".join(b.text for b in blocks) == reply`` and each block's ``text`` is
+``reply[b.start:b.end]`` (offsets are code points, i.e. Python ``str`` indices).
+
+- `TextBlock`: prose, reasoning, code in other languages, JSON that is not a document.
+- `ActionBlock`: an action document (top-level object whose ``action`` is one of
+  `ACTION_KINDS`), validated later by ``actions/``.
+- `ToolCallBlock`: a tool call in the Hermes/Qwen shape ``{"name", "arguments"}`` or
+  ``{"function_name", "args"}`` (inside ``<tool_call>`` or bare/fenced).
+
+Flags on the two document blocks: ``repaired`` (the JSON was not strictly valid and was
+decoded by a repair pass), ``truncated`` (the JSON was cut off: never apply it as if
+complete), ``suspect`` (the repair may have lost characters: never apply file contents).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Final, Literal
+
+ACTION_KINDS: Final[frozenset[str]] = frozenset(
+    {"text_response", "tool_call", "start_multi_file", "continue_multi_file"}
+)
+
+Origin = Literal["bare_json", "fenced_json", "tool_call"]
+"""Where a JSON snippet was found: bare in prose, in a ``` fence, or in a <tool_call> tag."""
+
+
+@dataclass(frozen=True, slots=True)
+class TextBlock:
+    """Text shown to the user as is (never executed)."""
+
+    kind: ClassVar[Literal["text"]] = "text"
+    start: int
+    end: int
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ActionBlock:
+    """An action document (SPEC §2); ``document`` is the decoded top-level object."""
+
+    kind: ClassVar[Literal["action"]] = "action"
+    start: int
+    end: int
+    text: str
+    document: dict[str, Any] = field(hash=False)
+    repaired: bool = False
+    truncated: bool = False
+    suspect: bool = False
+    origin: Origin = "bare_json"
+
+    @property
+    def action(self) -> str:
+        """The document's ``action`` field (one of `ACTION_KINDS`)."""
+        return str(self.document["action"])
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallBlock:
+    """A tool call: ``name`` and its ``args`` object."""
+
+    kind: ClassVar[Literal["tool_call"]] = "tool_call"
+    start: int
+    end: int
+    text: str
+    name: str
+    args: dict[str, Any] = field(hash=False)
+    repaired: bool = False
+    truncated: bool = False
+    suspect: bool = False
+    origin: Origin = "bare_json"
+
+
+Block = TextBlock | ActionBlock | ToolCallBlock

@@ -1,0 +1,91 @@
+"""Classification: snippets -> blocks, and `parse_reply` (SPEC §3, second layer).
+
+Only documents count. A snippet becomes
+
+- an `ActionBlock` when its value is an object whose ``action`` is one of `ACTION_KINDS`
+  (whatever its other fields: validation happens in ``actions/``);
+- a `ToolCallBlock` when it is an object of the tool-call shape: ``name`` (string) and
+  ``arguments`` (object, or a string holding a JSON object, as OpenAI-style models send),
+  or ``function_name`` and ``args``; an ``id`` / ``type`` key may ride along. Inside a
+  ``<tool_call>`` tag, bare, or fenced alike (models that skip the wrapper);
+- text otherwise: a package.json shown to the user, ``[1]`` in prose, a list of calls.
+
+Adjacent text (prose and non-document snippets) is merged into one `TextBlock`.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from parsing.blocks import ACTION_KINDS, ActionBlock, Block, TextBlock, ToolCallBlock
+from parsing.regions import Snippet
+from parsing.snippets import Item, TextSpan, scan_reply
+
+_CALL_SHAPES = (("name", "arguments"), ("function_name", "args"))
+_CALL_EXTRAS = frozenset({"id", "type"})
+
+
+def tool_call_of(value: Any) -> tuple[str, dict[str, Any]] | None:
+    """``(name, args)`` if ``value`` has a tool-call shape, else None."""
+    if not isinstance(value, dict):
+        return None
+    for name_key, args_key in _CALL_SHAPES:
+        if name_key not in value or args_key not in value:
+            continue
+        if set(value) - {name_key, args_key} - _CALL_EXTRAS:
+            return None
+        name, args = value[name_key], value[args_key]
+        if isinstance(args, str):
+            try:
+                args = json.loads(args)
+            except ValueError:
+                return None
+        if isinstance(name, str) and name and isinstance(args, dict):
+            return name, args
+    return None
+
+
+def is_action_document(value: Any) -> bool:
+    """A top-level object whose ``action`` is one of the four kinds."""
+    return (
+        isinstance(value, dict)
+        and isinstance(value.get("action"), str)
+        and (value["action"] in ACTION_KINDS)
+    )
+
+
+def classify(snippet: Snippet, text: str) -> Block:
+    """The block a snippet becomes (``text`` is the whole reply)."""
+    source, s = text[snippet.start : snippet.end], snippet
+    if is_action_document(s.value):
+        return ActionBlock(
+            s.start, s.end, source, s.value, s.repaired, s.truncated, s.suspect, s.origin
+        )
+    call = tool_call_of(s.value)
+    if call is not None:
+        return ToolCallBlock(
+            s.start, s.end, source, call[0], call[1], s.repaired, s.truncated, s.suspect, s.origin
+        )
+    return TextBlock(snippet.start, snippet.end, source)
+
+
+def blocks_of(items: list[Item], text: str, *, merge: bool = True) -> list[Block]:
+    """Turn scanned items into blocks; adjacent text merged when ``merge``."""
+    blocks: list[Block] = []
+    for item in items:
+        if isinstance(item, TextSpan):
+            block: Block = TextBlock(item.start, item.end, text[item.start : item.end])
+        else:
+            block = classify(item, text)
+        last = blocks[-1] if blocks else None
+        if merge and isinstance(block, TextBlock) and isinstance(last, TextBlock):
+            blocks[-1] = TextBlock(last.start, block.end, last.text + block.text)
+        else:
+            blocks.append(block)
+    return blocks
+
+
+def parse_reply(text: str) -> list[Block]:
+    """Split a model reply into text, action and tool-call blocks tiling it exactly."""
+    return blocks_of(scan_reply(text), text)

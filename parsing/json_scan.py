@@ -1,0 +1,128 @@
+"""Low-level reading helpers shared by the tolerant JSON parser: the input window, strings.
+
+`Source` is the text being parsed plus what ends it: the end of the text (``eof=True``: the
+reply is complete; ``eof=False``: more may stream in, so any decision that needs a character
+past the end raises `NeedMore`) and an optional *end marker* (a closing ``` fence or
+``</tool_call>``) that ends the region when met outside a string.
+
+Strings are read with regular expressions that jump from quote to quote, so long string
+values (file contents) cost a few steps per escape, not a Python step per character.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+_WS = re.compile(r"\s*")
+_WS_COMMENTS = re.compile(r"(?:\s+|//[^\n]*|/\*[\s\S]*?(?:\*/|\Z))*")
+_DQ_RUN = re.compile(r'[^"\\]*(?:\\[\s\S][^"\\]*)*')
+_SQ_RUN = re.compile(r"[^'\\]*(?:\\[\s\S][^'\\]*)*")
+_CONTROL = re.compile(r"[\x00-\x1f]")
+_ESCAPE = re.compile(r"\\(u[0-9a-fA-F]{4}|[\s\S])")
+_BAD_ESCAPE = re.compile(r'(?<!\\)(?:\\\\)*\\(?!["\\/bfnrt]|u[0-9a-fA-F]{4})')
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_SIMPLE_ESCAPES = {
+    '"': '"',
+    "\\": "\\",
+    "/": "/",
+    "b": "\b",
+    "f": "\f",
+    "n": "\n",
+    "r": "\r",
+    "t": "\t",
+    "'": "'",
+}
+_scanstring: Callable[[str, int, bool], tuple[str, int]] = json.decoder.scanstring  # type: ignore[attr-defined]
+
+
+class NeedMore(Exception):
+    """The decision depends on text that has not arrived yet (streaming only)."""
+
+
+@dataclass
+class Source:
+    """The text, where its readable part ends, and the region's end marker."""
+
+    text: str
+    eof: bool = True
+    marker: str | None = None
+    n: int = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.n = len(self.text)
+
+    def at_end(self, i: int) -> bool:
+        """True if ``i`` is the end of the input; raises `NeedMore` there while streaming."""
+        if i < self.n:
+            return False
+        if not self.eof:
+            raise NeedMore
+        return True
+
+    def marker_at(self, i: int) -> bool:
+        """True if the region's end marker starts at ``i`` (``i < n``)."""
+        m = self.marker
+        if m is None or self.text[i] != m[0]:
+            return False
+        if self.text.startswith(m, i):
+            return True
+        if not self.eof and self.n - i < len(m) and m.startswith(self.text[i:]):
+            raise NeedMore
+        return False
+
+    def ended(self, i: int) -> bool:
+        """True at the end of the input or at the region's end marker."""
+        return self.at_end(i) or self.marker_at(i)
+
+    def skip_ws(self, i: int, comments: bool = False) -> int:
+        """Index of the first character at or after ``i`` that is not whitespace (or comment)."""
+        pattern = _WS_COMMENTS if comments else _WS
+        return pattern.match(self.text, i).end()  # type: ignore[union-attr]
+
+    def peek(self, i: int, comments: bool = True) -> str:
+        """The first character at or after ``i`` that is not whitespace (or a comment);
+        '' at the end or at the marker."""
+        j = self.skip_ws(i, comments)
+        return "" if self.ended(j) else self.text[j]
+
+
+def _unescape(match: re.Match[str]) -> str:
+    code = match.group(1)
+    if len(code) == 5:
+        return chr(int(code[1:], 16))
+    simple = _SIMPLE_ESCAPES.get(code)
+    return simple if simple is not None else "\\" + code
+
+
+def decode_segment(text: str, start: int, end: int) -> tuple[str, bool]:
+    """Decode a string body ``text[start:end]`` (no unescaped quote inside): (value, lenient).
+
+    ``lenient`` is True when the body was not valid JSON (raw control characters, unknown
+    escapes such as ``\\'``): the decoding keeps every character (an unknown escape
+    ``\\d`` stays ``\\d``, a raw newline stays a newline).
+    """
+    lenient = _CONTROL.search(text, start, end) is not None
+    if text.find("\\", start, end) < 0:
+        return text[start:end], lenient
+    if _BAD_ESCAPE.search(text, start, end) is None:
+        if end < len(text) and text[end] == '"':
+            return _scanstring(text, start, False)[0], lenient
+        if text.find('"', start, end) < 0:
+            return _scanstring(text[start:end] + '"', 0, False)[0], lenient
+    raw = _ESCAPE.sub(_unescape, text[start:end])
+    if _SURROGATE.search(raw):
+        raw = raw.encode("utf-16", "surrogatepass").decode("utf-16", "surrogatepass")
+    return raw, True
+
+
+def string_run_end(src: Source, i: int, quote: str) -> int:
+    """Index of the next unescaped ``quote`` at or after ``i`` (``n`` if none).
+
+    A lone backslash as the very last character is left out (it starts an escape whose
+    second character has not arrived).
+    """
+    pattern = _DQ_RUN if quote == '"' else _SQ_RUN
+    return pattern.match(src.text, i).end()  # type: ignore[union-attr]

@@ -1,0 +1,167 @@
+"""JSON snippets: decoding one value (strict -> our repairs -> json-repair) and the two JSON
+parsers that use it, bare JSON in prose and the JSON body of an enclosing region (a fence or a
+<tool_call> tag, see `fences` and `xml_snippets`).
+
+Decoding order for a value starting at ``{`` or ``[``:
+
+1. strict: ``json.JSONDecoder.raw_decode`` (C speed, finds the value's string-aware end);
+2. our tolerant pass (`json_tolerant`): lossless fixes, cut-off closing, unambiguous
+   heuristics — never drops a string character;
+3. only inside a ```json fence or a tool-call tag (where the model declared JSON): json-repair,
+   bounded, its output checked by the fidelity guard (`repair_fallback`).
+
+Bare JSON in prose never reaches json-repair: a ``{`` in prose that our passes cannot decode
+is prose (java code, ``{x}`` in a sentence).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from parsing.blocks import Origin
+from parsing.json_scan import NeedMore, Source
+from parsing.json_tolerant import Decoded, Rejected, parse_tolerant
+from parsing.regions import PENDING, Found, Match, NoMatch, Opaque, Snippet
+from parsing.repair_fallback import repair_last_resort
+
+
+def _no_constants(name: str) -> Any:
+    raise ValueError(f"not JSON: {name}")
+
+
+_STRICT = json.JSONDecoder(parse_constant=_no_constants)
+
+
+def decode_at(
+    text: str, i: int, *, eof: bool = True, marker: str | None = None
+) -> Decoded | Rejected:
+    """Decode the object/array starting at ``text[i]`` (raises `NeedMore` while streaming)."""
+    try:
+        value, end = _STRICT.raw_decode(text, i)
+        return Decoded(value, i, end, repaired=False, truncated=False)
+    except (ValueError, RecursionError):
+        pass
+    return parse_tolerant(text, i, eof=eof, marker=marker)
+
+
+def _snippet(span: tuple[int, int], d: Decoded, origin: Origin, suspect: bool = False) -> Snippet:
+    return Snippet(
+        span[0], span[1], d.start, d.end, origin, d.value,
+        complete=not d.truncated, repaired=d.repaired, suspect=suspect, fixes=d.fixes,
+    )  # fmt: skip
+
+
+def match_bare_at(text: str, i: int, eof: bool) -> Match:
+    """Bare JSON at ``text[i]`` (``{`` or ``[``): a snippet, or `NoMatch` with the nested
+    candidates that would fail the same way."""
+    try:
+        d = decode_at(text, i, eof=eof)
+    except NeedMore:
+        return PENDING
+    if isinstance(d, Rejected):
+        return NoMatch(tuple(p for p in d.open_starts if p != i))
+    if isinstance(d.value, dict | list) and not d.value and d.truncated and d.end - i < 3:
+        return NoMatch()  # a lone "{" or "[" at the very end: no evidence of JSON
+    return Found((_snippet((i, d.end), d, "bare_json"),), d.end)
+
+
+def match_enclosed(
+    text: str,
+    open_start: int,
+    body_start: int,
+    close: str,
+    origin: Origin,
+    eof: bool,
+    *,
+    repair: bool,
+    line_close: re.Pattern[str] | None = None,
+) -> Match:
+    """The JSON value(s) between an opener (fence, tag) and its ``close`` marker.
+
+    Values are read string-aware, so a marker inside a JSON string does not end the region.
+    The snippets tile ``[open_start, end)`` where ``end`` is past the closing marker when it
+    follows the last value (possibly after junk, when ``line_close`` finds it on a line of
+    its own), else the last value's end. Undecodable bodies become `Opaque` text (after
+    json-repair when ``repair``).
+    """
+    src = Source(text, eof, close)
+    try:
+        found: list[Decoded] = []
+        pos = body_start
+        while True:
+            v = src.skip_ws(pos, comments=True)
+            if src.ended(v) or text[v] not in "{[":
+                break
+            d = decode_at(text, v, eof=eof, marker=close)
+            if isinstance(d, Rejected):
+                if found:
+                    break
+                return _undecodable(text, open_start, v, close, origin, eof, repair)
+            found.append(d)
+            pos = d.end
+            if d.truncated:
+                break
+        if not found:
+            return Opaque(body_start, close, fence=close[0] in "`~")
+        end = _closing_end(src, pos, close, line_close)
+    except NeedMore:
+        return PENDING
+    bounds = [open_start] + [d.end for d in found[:-1]] + [max(end, found[-1].end)]
+    snippets = tuple(_snippet((bounds[k], bounds[k + 1]), d, origin) for k, d in enumerate(found))
+    return Found(snippets, bounds[-1])
+
+
+def _closing_end(src: Source, pos: int, close: str, line_close: re.Pattern[str] | None) -> int:
+    """Where the region ends after its last value at ``pos``."""
+    text = src.text
+    after = src.skip_ws(pos, comments=True)
+    if not src.at_end(after) and text.startswith(close, after):
+        return _run_end(src, after + len(close), close)
+    if line_close is not None:
+        m = line_close.search(text, pos)
+        if m is not None:
+            return _run_end(src, m.end(), close)
+    else:
+        at = text.find(close, pos)
+        if at >= 0:
+            return at + len(close)
+    src.at_end(src.n)  # the closer may still come
+    return pos
+
+
+def _run_end(src: Source, end: int, close: str) -> int:
+    """A fence closer swallows its whole run of fence characters."""
+    if close[0] not in "`~":
+        return end
+    text = src.text
+    while not src.at_end(end) and text[end] == close[0]:
+        end += 1
+    return end
+
+
+def _undecodable(
+    text: str, open_start: int, v: int, close: str, origin: Origin, eof: bool, repair: bool
+) -> Match:
+    fence = close[0] in "`~"
+    if not repair:
+        return Opaque(v, close, fence=fence)
+    at = text.find(close, v)
+    if at < 0 and not eof:
+        return PENDING
+    body_end = at if at >= 0 else len(text)
+    reading = repair_last_resort(text[v:body_end])
+    if reading is None:
+        return Opaque(v, close, fence=fence)
+    value, suspect = reading
+    end = at + len(close) if at >= 0 else body_end
+    if at >= 0 and fence:
+        try:
+            end = _run_end(Source(text, eof), end, close)
+        except NeedMore:
+            return PENDING
+    cut_off = at < 0  # no closer before the end of the reply: the body may be cut off
+    fixes = frozenset({"json_repair"})
+    d = Decoded(value, v, body_end, repaired=True, truncated=cut_off, fixes=fixes)
+    return Found((_snippet((open_start, end), d, origin, suspect),), end)

@@ -1,0 +1,443 @@
+"""Our own tolerant JSON decoder: the repairs that keep every character (SPEC §3).
+
+Runs after a strict parse failed. It decodes one outermost object or array starting at a
+given index and fixes, in one linear pass driven by regular expressions:
+
+- lossless, one right answer: trailing commas, ``//`` and ``/* */`` comments, Python
+  literals ``True/False/None``, raw newlines/tabs/control characters inside strings,
+  unknown escapes kept literally, a missing comma between an object's members;
+- cut-off input: at the end of the text (or of the fence / tag region) every open string,
+  array and object is closed and the result is flagged ``truncated``;
+- single right answer by context (flagged ``repaired``): a ``"`` inside a string that
+  cannot end it (it is not followed by ``,`` ``}`` ``]`` ``:`` in a position that makes
+  sense) is kept as a character; single-quoted strings; unquoted keys; an unquoted object
+  value (``{text: words}``); a closer run that does not match the open brackets
+  (``["Mrs."},`` or ``}]}`` for ``]}}``); a string missing its closing quote when the line
+  ends with a closer and the string would otherwise run to the end of the text.
+
+Nothing here ever drops a character of a string value, except an escape cut in half at the
+very end of a truncated text. Anything else (``{x}`` in prose, Java code) is `Rejected`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from parsing.json_scan import NeedMore, Source, decode_segment, string_run_end
+
+MAX_DEPTH: Final = 200
+"""Deeper nesting is not decoded (the region is left as text)."""
+
+_NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?")
+_LITERAL = re.compile(r"(?:true|false|null|True|False|None)(?![\w$])")
+_LITERALS: Final[dict[str, Any]] = {
+    "true": True,
+    "false": False,
+    "null": None,
+    "True": True,
+    "False": False,
+    "None": None,
+}
+_IDENT_KEY = re.compile(r"[A-Za-z_$][\w$.-]*(?=\s*:)")
+_IDENT_PARTIAL = re.compile(r"[A-Za-z_$][\w$.-]*\s*")
+_KEY_AHEAD = re.compile(r"(?:\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*'|[A-Za-z_$][\w$.-]*)\s*:")
+_KEY_PARTIAL = re.compile(
+    r"(?:\"(?:[^\"\\\n]|\\.)*\"?|'(?:[^'\\\n]|\\.)*'?|[A-Za-z_$][\w$.-]*)\s*\Z"
+)
+_UNQUOTED_STOP = re.compile(r"[,{}\[\]\n`~<]")
+_VALUE_START: Final = frozenset("\"'{[-0123456789tfnTFN")
+_CLOSER: Final = {"{": "}", "[": "]"}
+
+# parser states
+_KEY, _COLON, _VALUE, _AFTER = range(4)
+
+
+@dataclass(frozen=True, slots=True)
+class Decoded:
+    """A decoded value and the half-open index range ``[start, end)`` it was read from."""
+
+    value: Any
+    start: int
+    end: int
+    repaired: bool
+    truncated: bool
+    fixes: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True, slots=True)
+class Rejected:
+    """Not decodable at ``start``: failed at ``pos`` with brackets open at ``open_starts``."""
+
+    start: int
+    pos: int
+    open_starts: tuple[int, ...] = ()
+
+
+@dataclass
+class _Frame:
+    kind: str
+    start: int
+    container: Any
+    key: str | None = None
+    after_comma: bool = False
+
+
+class _Reject(Exception):
+    def __init__(self, pos: int) -> None:
+        self.pos = pos
+
+
+class _Cut(Exception):
+    """Restart with the string opened at ``string_start`` ended at ``pos`` (missing quote)."""
+
+    def __init__(self, string_start: int, pos: int) -> None:
+        self.string_start = string_start
+        self.pos = pos
+
+
+def parse_tolerant(
+    text: str, start: int, *, eof: bool = True, marker: str | None = None
+) -> Decoded | Rejected:
+    """Decode the object/array at ``text[start]`` tolerantly (see the module docstring).
+
+    ``marker`` ends the region (a closing fence or tag) when met outside a string; ``eof``
+    False means more text may come: raises `NeedMore` when the outcome depends on it.
+    """
+    cuts: dict[int, int] = {}
+    src = Source(text, eof, marker)
+    last_cut: int | None = None
+    for _attempt in range(4):
+        parser = _Parser(src, start, cuts)
+        try:
+            return parser.run()
+        except _Cut as cut:
+            cuts[cut.string_start] = cut.pos
+            last_cut = cut.string_start
+        except _Reject as rej:
+            if last_cut is None or cuts[last_cut] < 0:
+                return Rejected(start, rej.pos, tuple(f.start for f in parser.stack))
+            cuts[last_cut] = -1  # the missing-quote reading failed: read it as cut off
+    return Rejected(start, start)
+
+
+@dataclass
+class _Parser:
+    src: Source
+    start: int
+    cuts: dict[int, int]
+    stack: list[_Frame] = field(default_factory=list)
+    fixes: set[str] = field(default_factory=set)
+    result: Decoded | None = None
+
+    def run(self) -> Decoded:
+        text, src = self.src.text, self.src
+        state = self._open(self.start)
+        i = self.start + 1
+        while self.result is None:
+            j = src.skip_ws(i, comments=True)
+            if text.find("/", i, j) >= 0:
+                self.fixes.add("comment")
+            i = j
+            if src.ended(i):
+                return self._truncate(i)
+            if state == _VALUE:
+                i, state = self._value(i)
+            elif state == _AFTER:
+                i, state = self._after(i)
+            elif state == _KEY:
+                i, state = self._key(i)
+            else:
+                i, state = self._colon(i)
+        return self.result
+
+    # -- containers -------------------------------------------------------------------------
+    def _open(self, i: int) -> int:
+        if len(self.stack) >= MAX_DEPTH:
+            raise _Reject(i)
+        kind = self.src.text[i]
+        self.stack.append(_Frame(kind, i, {} if kind == "{" else []))
+        return _KEY if kind == "{" else _VALUE
+
+    def _add(self, value: Any) -> int:
+        top = self.stack[-1]
+        if top.kind == "{":
+            top.container[top.key] = value
+            top.key = None
+        else:
+            top.container.append(value)
+        top.after_comma = False
+        return _AFTER
+
+    def _pop(self, end: int) -> int:
+        frame = self.stack.pop()
+        if not self.stack:
+            self._finish(frame.container, end, truncated=False)
+            return _AFTER
+        return self._add(frame.container)
+
+    def _finish(self, value: Any, end: int, truncated: bool) -> None:
+        if truncated:
+            self.fixes.add("truncated")
+        fixes = frozenset(self.fixes)
+        self.result = Decoded(value, self.start, end, bool(fixes), truncated, fixes)
+
+    def _truncate(self, end: int, partial: str | None = None) -> Decoded:
+        """Close everything at ``end`` (input cut off); ``partial``: a cut-off string value."""
+        if partial is not None:
+            self._add(partial)
+        while self.stack:
+            frame = self.stack.pop()
+            if self.stack:
+                self._add(frame.container)
+            else:
+                self._finish(frame.container, end, truncated=True)
+        assert self.result is not None
+        return self.result
+
+    # -- states -----------------------------------------------------------------------------
+    def _value(self, i: int) -> tuple[int, int]:
+        text, top = self.src.text, self.stack[-1]
+        c = text[i]
+        if c in "{[":
+            return i + 1, self._open(i)
+        if c in "}]":
+            if top.kind == "[" and c == "]":
+                if not (top.after_comma or not top.container):
+                    raise _Reject(i)
+                if top.after_comma:
+                    self.fixes.add("trailing_comma")
+                return i + 1, self._pop(i + 1)
+            if top.kind == "[":
+                return self._closers(i)
+            raise _Reject(i)
+        if c in "\"'":
+            value, j = self._string(i, "o" if top.kind == "{" else "a")
+            return (j, self._add(value)) if j >= 0 else (i, _AFTER)
+        return self._scalar(i)
+
+    def _scalar(self, i: int) -> tuple[int, int]:
+        src, text = self.src, self.src.text
+        for pattern in (_NUMBER, _LITERAL):
+            m = pattern.match(text, i)
+            if m is None:
+                continue
+            src.at_end(m.end())
+            if src.peek(m.end()) in ("", ",", "}", "]", '"'):
+                token = m.group()
+                if token in ("True", "False", "None"):
+                    self.fixes.add("python_literal")
+                value = _LITERALS[token] if pattern is _LITERAL else _number(token)
+                return m.end(), self._add(value)
+        if self.stack[-1].kind != "{":
+            raise _Reject(i)
+        return self._unquoted_value(i)
+
+    def _unquoted_value(self, i: int) -> tuple[int, int]:
+        src, text, depth, j = self.src, self.src.text, 0, i
+        while True:
+            m = _UNQUOTED_STOP.search(text, j)
+            if m is None:
+                src.at_end(src.n)
+                j = src.n
+                break
+            j, ch = m.start(), m.group()
+            if ch in "{[":
+                depth += 1
+            elif ch in "}]" and depth:
+                depth -= 1
+            elif ch in "}],\n" or src.marker_at(j):
+                break
+            j += 1
+        value = text[i:j].strip()
+        if not value or depth:
+            raise _Reject(i)
+        self.fixes.add("unquoted_value")
+        return j, self._add(value)
+
+    def _key(self, i: int) -> tuple[int, int]:
+        text, top = self.src.text, self.stack[-1]
+        c = text[i]
+        if c == "}":
+            if top.after_comma:
+                self.fixes.add("trailing_comma")
+            return i + 1, self._pop(i + 1)
+        if c == "]":
+            return self._closers(i)
+        if c in "\"'":
+            key, j = self._string(i, "k")
+            if j >= 0:
+                top.key = key
+            return (j, _COLON) if j >= 0 else (i, _AFTER)
+        m = _IDENT_KEY.match(text, i)
+        if m is None:
+            if _IDENT_PARTIAL.fullmatch(text, i):
+                self.src.at_end(self.src.n)
+            raise _Reject(i)
+        self.fixes.add("unquoted_key")
+        top.key = m.group()
+        return m.end(), _COLON
+
+    def _colon(self, i: int) -> tuple[int, int]:
+        if self.src.text[i] != ":":
+            raise _Reject(i)
+        return i + 1, _VALUE
+
+    def _after(self, i: int) -> tuple[int, int]:
+        text, top = self.src.text, self.stack[-1]
+        c = text[i]
+        if c == ",":
+            top.after_comma = True
+            return i + 1, _KEY if top.kind == "{" else _VALUE
+        if c == _CLOSER[top.kind]:
+            return i + 1, self._pop(i + 1)
+        if c in "}]":
+            return self._closers(i)
+        if top.kind == "{" and c in "\"'" and self._key_ahead(i):
+            self.fixes.add("missing_comma")
+            return i, _KEY
+        raise _Reject(i)
+
+    # -- heuristics -------------------------------------------------------------------------
+    def _closers(self, i: int) -> tuple[int, int]:
+        """A run of closers that does not match the open brackets (see `_resolve_continuing`)."""
+        src, text = self.src, self.src.text
+        run: list[str] = []
+        j, last = i, i
+        while not src.ended(j) and text[j] in "}]":
+            run.append(text[j])
+            last = j + 1
+            j = src.skip_ws(j + 1)
+        self.fixes.add("mismatched_closers")
+        kinds = [f.kind for f in self.stack]
+        if not src.ended(j) and text[j] == ",":
+            keep = _resolve_continuing(kinds, run, src.peek(j + 1))
+            if keep is None:
+                raise _Reject(i)
+            while len(self.stack) > keep:
+                self._pop(last)
+            return last, _AFTER
+        root_closed = _CLOSER[kinds[0]] == run[-1]
+        while len(self.stack) > 1:
+            self._pop(last)
+        frame = self.stack.pop()
+        self._finish(frame.container, last, truncated=not root_closed)
+        return last, _AFTER
+
+    def _key_ahead(self, i: int) -> bool:
+        text = self.src.text
+        if _KEY_AHEAD.match(text, i):
+            return True
+        if _KEY_PARTIAL.match(text, i):
+            self.src.at_end(self.src.n)
+        return False
+
+    def _string(self, i: int, ctx: str) -> tuple[str, int]:
+        """Read the string opened at ``i``: (value, index after it), or ("", -1) when the text
+        ends inside it (the document is then closed as truncated).
+
+        ``ctx``: "k" key, "o" object value, "a" array element.
+        """
+        src, text, quote = self.src, self.src.text, self.src.text[i]
+        if quote == "'":
+            self.fixes.add("single_quotes")
+        cut = self.cuts.get(i, -1)
+        parts: list[str] = []
+        j = i + 1
+        while True:
+            k = string_run_end(src, j, quote)
+            if 0 <= cut <= k:
+                parts.append(decode_segment(text, j, cut)[0])
+                self.fixes.add("missing_quote")
+                return "".join(parts), cut
+            if k >= src.n or text[k] != quote:
+                src.at_end(src.n)
+                self._unterminated(i, j, k, parts, ctx)
+                return "", -1
+            value, lenient = decode_segment(text, j, k)
+            if lenient:
+                self.fixes.add("string_characters")
+            parts.append(value)
+            if ctx == "k" or self._quote_ends(k, ctx):
+                return "".join(parts), k + 1
+            self.fixes.add("inner_quotes")
+            parts.append(quote)
+            j = k + 1
+
+    def _unterminated(self, i: int, j: int, k: int, parts: list[str], ctx: str) -> None:
+        """The text ends inside the string opened at ``i`` (body resumed at ``j``)."""
+        text, marker = self.src.text, self.src.marker
+        newline = text.find("\n", i)
+        if ctx != "k" and newline >= 0 and i not in self.cuts:
+            closers = [
+                p for p in (text.find("}", i, newline), text.find("]", i, newline)) if p >= 0
+            ]
+            if closers:
+                raise _Cut(i, min(closers))
+        end = k
+        if marker is not None:
+            m = re.compile(r"\n[ \t]*" + re.escape(marker)).search(text, j)
+            if m is not None:
+                end = k = m.start()
+        parts.append(decode_segment(text, j, max(j, k))[0])
+        self._truncate(end, "".join(parts) if ctx != "k" else None)
+
+    def _quote_ends(self, k: int, ctx: str) -> bool:
+        """Does the quote at ``k`` end the string, given what follows it?"""
+        src, text = self.src, self.src.text
+        j = src.skip_ws(k + 1, comments=True)
+        if src.ended(j):
+            return True
+        c = text[j]
+        if c in "}]:":
+            return True
+        if c == ",":
+            nxt_at = src.skip_ws(j + 1)
+            if src.ended(nxt_at):
+                return True
+            nxt = text[nxt_at]
+            if ctx == "a":
+                return nxt in _VALUE_START or nxt == "]"
+            return nxt == "}" or self._key_ahead(nxt_at)
+        if ctx == "o" and c in "\"'" and "\n" in text[k + 1 : j]:
+            return self._key_ahead(j)
+        return False
+
+
+def _resolve_continuing(kinds: list[str], run: list[str], nxt: str) -> int | None:
+    """How many brackets stay open after a mismatched closer run followed by ``,``.
+
+    Two readings: each closer closes the nearest bracket of its kind (a closer was
+    forgotten: ``["Mrs."},``) or the run closes exactly ``len(run)`` brackets (closers
+    swapped: ``}]}``). The first whose remaining innermost bracket can take the element
+    that follows the comma wins.
+    """
+    sequential: list[str] | None = list(kinds)
+    for closer in run:
+        assert sequential is not None
+        opener = "{" if closer == "}" else "["
+        if opener not in sequential:
+            sequential = None
+            break
+        del sequential[len(sequential) - 1 - sequential[::-1].index(opener) :]
+    readings = [sequential, kinds[: max(0, len(kinds) - len(run))]]
+    for reading in readings:
+        if reading and _fits(reading[-1], nxt):
+            return len(reading)
+    return None
+
+
+def _fits(kind: str, nxt: str) -> bool:
+    if kind == "[":
+        return nxt in _VALUE_START or nxt == ""
+    return nxt in "\"'}" or nxt == "" or nxt.isalpha() or nxt in "_$"
+
+
+def _number(token: str) -> int | float:
+    if any(ch in token for ch in ".eE"):
+        return float(token)
+    return int(token)
+
+
+__all__ = ["MAX_DEPTH", "Decoded", "NeedMore", "Rejected", "parse_tolerant"]

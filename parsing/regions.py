@@ -1,0 +1,76 @@
+"""What a snippet parser reports at a candidate position: the snippet layer's vocabulary.
+
+A parser tried at index ``i`` of a reply answers with one of:
+
+- `Found`: one or more `Snippet` values whose spans tile ``[i, end)`` (a fence may hold
+  several JSON values);
+- `Opaque`: a region of text that is never searched for snippets (``<think>`` blocks, code
+  fences in other languages, fences or tags whose body is not decodable JSON); it ends at
+  the first ``close`` marker at or after ``search_from`` (or at the end of the reply);
+- `NoMatch`: nothing here; ``skip`` lists later candidate positions known to fail too;
+- `PENDING`: the answer depends on text not received yet (streaming only).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from parsing.blocks import Origin
+
+
+@dataclass(frozen=True, slots=True)
+class Snippet:
+    """One JSON value found in a reply.
+
+    ``start``/``end``: the span it owns in the reply (including its fence or tags);
+    ``value_start``/``value_end``: the JSON text itself. ``complete`` is False when the JSON
+    was cut off (closed by the repair pass); ``repaired`` when it was not strictly valid;
+    ``suspect`` when a repair may have lost characters of its strings.
+    """
+
+    start: int
+    end: int
+    value_start: int
+    value_end: int
+    origin: Origin
+    value: Any = field(hash=False)
+    complete: bool = True
+    repaired: bool = False
+    suspect: bool = False
+    fixes: frozenset[str] = frozenset()
+
+    @property
+    def truncated(self) -> bool:
+        """The JSON was cut off: never use it as if complete."""
+        return not self.complete
+
+
+@dataclass(frozen=True, slots=True)
+class Found:
+    snippets: tuple[Snippet, ...]
+    end: int
+
+
+@dataclass(frozen=True, slots=True)
+class Opaque:
+    search_from: int
+    close: str | None
+    """Literal closing marker; None: the region runs to the end of the reply."""
+    fence: bool = False
+    """The marker is a fence run: the region also swallows the run's further fence chars."""
+
+
+@dataclass(frozen=True, slots=True)
+class NoMatch:
+    skip: tuple[int, ...] = ()
+
+
+class _Pending:
+    def __repr__(self) -> str:
+        return "PENDING"
+
+
+PENDING: Final = _Pending()
+
+Match = Found | Opaque | NoMatch | _Pending

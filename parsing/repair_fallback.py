@@ -1,0 +1,111 @@
+"""json-repair as the last resort, bounded, and the fidelity guard that checks its output.
+
+json-repair 0.64.5 has no timeout and is quadratic on code inside strings (a 68 KB block took
+7.9 s), raises RecursionError / ValueError on deep nesting, and can silently shorten strings
+(FACTS.md; shared/corpus/json-repair-regressions). So it only runs:
+
+- on the body of a ```json fence or a <tool_call> tag that our own passes could not decode;
+- below `MAX_REPAIR_CHARS` characters and `MAX_REPAIR_BRACKETS` brackets;
+- under a time budget (`REPAIR_BUDGET_S`): a profile hook, installed for the call on the
+  current thread only, aborts it once the budget is spent;
+- with ``stream_stable=True`` (keeps trailing newlines), its exceptions caught.
+
+`lost_characters` is the fidelity guard: it compares the letters and digits of the raw text
+(escapes decoded) with those of the decoded value. A result that lost any is ``suspect``.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+import time
+from collections.abc import Callable
+from types import FrameType
+from typing import Any, Final
+
+import json_repair
+
+MAX_REPAIR_CHARS: Final = 16_000
+MAX_REPAIR_BRACKETS: Final = 400
+REPAIR_BUDGET_S: Final = 0.2
+
+_ALNUM = re.compile(r"[^\W_]")
+_ESCAPE = re.compile(r"\\(u[0-9a-fA-F]{4}|.)", re.S)
+_BRACKETS = re.compile(r"[\[{]")
+
+
+class _OutOfTime(BaseException):
+    """Raised by the profile hook; a BaseException so json-repair's handlers let it pass."""
+
+
+def repair_last_resort(body: str, budget_s: float = REPAIR_BUDGET_S) -> tuple[Any, bool] | None:
+    """json-repair's reading of ``body`` as ``(value, suspect)``, or None if refused/failed.
+
+    Only a non-empty object or array counts as a reading.
+    """
+    if len(body) > MAX_REPAIR_CHARS or len(_BRACKETS.findall(body)) > MAX_REPAIR_BRACKETS:
+        return None
+    try:
+        value = _bounded(
+            lambda: json_repair.loads(body, skip_json_loads=True, stream_stable=True), budget_s
+        )
+    except (ValueError, RecursionError, TypeError, IndexError, _OutOfTime):
+        return None
+    if not isinstance(value, dict | list) or not value:
+        return None
+    return value, lost_characters(body, value)
+
+
+def _bounded(call: Callable[[], Any], budget_s: float) -> Any:
+    deadline = time.perf_counter() + budget_s
+    calls = 0
+
+    def hook(_frame: FrameType, event: str, _arg: Any) -> None:
+        nonlocal calls
+        if event == "call":
+            calls += 1
+            if calls & 127 == 0 and time.perf_counter() > deadline:
+                raise _OutOfTime
+
+    previous = sys.getprofile()
+    sys.setprofile(hook)
+    try:
+        return call()
+    finally:
+        sys.setprofile(previous)
+
+
+def _raw_char(match: re.Match[str]) -> str:
+    code = match.group(1)
+    if len(code) == 5:
+        return chr(int(code[1:], 16))
+    return " " if code in "bfnrt" else code
+
+
+def _count(text: str) -> int:
+    return len(_ALNUM.findall(text))
+
+
+def lost_characters(raw: str, value: Any) -> bool:
+    """True if ``value`` holds fewer letters/digits than the raw JSON text it came from.
+
+    Keys, strings, numbers and literals are counted on the value side; on the raw side
+    escapes are decoded first (``\\n`` is not a letter ``n``).
+    """
+    raw_count = _count(_ESCAPE.sub(_raw_char, raw))
+    total = 0
+    stack: list[Any] = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            stack.extend(item.values())
+            total += sum(_count(str(key)) for key in item)
+        elif isinstance(item, list):
+            stack.extend(item)
+        elif isinstance(item, str):
+            total += _count(item)
+        elif item is None or isinstance(item, bool):
+            total += 5 if item is False else 4
+        else:
+            total += _count(repr(item))
+    return total < raw_count

@@ -1,0 +1,125 @@
+"""Incremental parsing of a streamed reply (SPEC §3 "Streaming").
+
+`StreamParser.feed(chunk)` returns the blocks that are decided: text as soon as it can no
+longer be the start of a snippet (a trailing ``{``, ``<tool_ca`` or ````` is held back), each
+snippet once it closes, reasoning and foreign code blocks as they stream. `close()` returns
+the rest, deciding what was still open (a cut-off document is flagged ``truncated``).
+
+Equality with `parse_reply`: for every way of chunking a reply, the streamed blocks have the
+same non-text blocks (same spans, values and flags) and the same concatenated text between
+them as ``parse_reply(whole)``; text may arrive as several consecutive `TextBlock` pieces.
+Spans are absolute offsets in the whole reply.
+
+Cost: the stream keeps only the text not yet released. While a candidate is undecided, new
+chunks are only appended and watched by a small string-aware bracket tracker; the candidate
+is re-examined when the tracker sees it may have closed (small regions) or when the pending
+text has grown by a fixed fraction, so a long document costs linear time overall. (For a
+document over 32 KB this can delay its release by up to 1/32 of its length.)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+
+from parsing.blocks import Block
+from parsing.classify import blocks_of
+from parsing.snippets import ScanState, scan
+
+_TRACK = re.compile(r"[\"\\{}\[\]`~<>]")
+_SMALL = 32_768
+
+
+class _Tracker:
+    """Watches appended text for a possible end of the pending snippet."""
+
+    def __init__(self) -> None:
+        self.in_string = False
+        self.escaped = False
+        self.depth = 0
+
+    def feed(self, chunk: str) -> bool:
+        """Scan ``chunk``; True if something outside a string may close the candidate."""
+        hit = False
+        skip = 0 if self.escaped else -1
+        self.escaped = False
+        for m in _TRACK.finditer(chunk):
+            at, c = m.start(), m.group()
+            if at == skip:
+                continue
+            if self.in_string:
+                if c == "\\":
+                    skip = at + 1
+                    self.escaped = skip == len(chunk)
+                elif c == '"':
+                    self.in_string = False
+            elif c == '"':
+                self.in_string = True
+            elif c in "{[":
+                self.depth += 1
+            elif c in "}]":
+                self.depth -= 1
+                hit = hit or self.depth <= 0
+            elif c != "\\":
+                hit = True
+        return hit
+
+
+class StreamParser:
+    """Feed a reply chunk by chunk; get blocks as soon as they are decided."""
+
+    def __init__(self) -> None:
+        self._text = ""
+        self._base = 0
+        self._new: list[str] = []
+        self._state = ScanState()
+        self._tracker: _Tracker | None = None
+        self._since = 0
+        self._pending_len = 0
+        self._closed = False
+
+    def feed(self, chunk: str) -> list[Block]:
+        """Add ``chunk`` to the reply; return the blocks now decided."""
+        if self._closed:
+            raise ValueError("feed() after close()")
+        if not chunk:
+            return []
+        self._new.append(chunk)
+        if self._tracker is not None:
+            self._since += len(chunk)
+            hit = self._tracker.feed(chunk)
+            wanted = self._since >= self._pending_len or (
+                hit and (self._pending_len < _SMALL or self._since >= self._pending_len // 32)
+            )
+            if not wanted:
+                return []
+        return self._run(eof=False)
+
+    def close(self) -> list[Block]:
+        """The reply is complete: return every remaining block."""
+        if self._closed:
+            return []
+        self._closed = True
+        return self._run(eof=True)
+
+    def _run(self, eof: bool) -> list[Block]:
+        if self._new:
+            self._text += "".join(self._new)
+            self._new.clear()
+        text, state, base = self._text, self._state, self._base
+        blocks = [
+            dataclasses.replace(b, start=b.start + base, end=b.end + base)
+            for b in blocks_of(scan(text, state, eof), text, merge=False)
+        ]
+        keep_from = max(0, state.pos - 1)  # one character of context for the next candidate
+        if keep_from:
+            self._text = text[keep_from:]
+            self._base += keep_from
+            state.shift(keep_from)
+        self._tracker = None
+        if state.pending and not eof:
+            self._tracker = _Tracker()
+            self._tracker.feed(self._text[state.search :])
+            self._pending_len = len(self._text) - state.search
+            self._since = 0
+        return blocks
