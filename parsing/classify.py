@@ -73,16 +73,23 @@ def classify(snippet: Snippet, text: str) -> Block:
 def blocks_of(items: list[Item], text: str, *, merge: bool = True) -> list[Block]:
     """Turn scanned items into blocks; adjacent text merged when ``merge``."""
     blocks: list[Block] = []
+    run_start = -1  # start of the text run being merged, -1 when none
+    run_end = 0
     for item in items:
-        if isinstance(item, TextSpan):
-            block: Block = TextBlock(item.start, item.end, text[item.start : item.end])
-        else:
-            block = classify(item, text)
-        last = blocks[-1] if blocks else None
-        if merge and isinstance(block, TextBlock) and isinstance(last, TextBlock):
-            blocks[-1] = TextBlock(last.start, block.end, last.text + block.text)
-        else:
-            blocks.append(block)
+        block = None if isinstance(item, TextSpan) else classify(item, text)
+        if block is None or isinstance(block, TextBlock):
+            if run_start < 0 or not merge:
+                if run_start >= 0:
+                    blocks.append(TextBlock(run_start, run_end, text[run_start:run_end]))
+                run_start = item.start
+            run_end = item.end
+            continue
+        if run_start >= 0:
+            blocks.append(TextBlock(run_start, run_end, text[run_start:run_end]))
+            run_start = -1
+        blocks.append(block)
+    if run_start >= 0:
+        blocks.append(TextBlock(run_start, run_end, text[run_start:run_end]))
     return blocks
 
 

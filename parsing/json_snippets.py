@@ -34,15 +34,36 @@ def _no_constants(name: str) -> Any:
 _STRICT = json.JSONDecoder(parse_constant=_no_constants)
 
 
+def strict_at(text: str, i: int) -> tuple[Any, int] | None:
+    """Strictly decode the JSON value at ``text[i]``: ``(value, end)`` or None.
+
+    ``raw_decode`` on the whole reply would cost O(i) per failure (its error computes a
+    line and column from the start of the text), so it runs on a window that grows only
+    while the failure is due to the window's own end.
+    """
+    n, width = len(text), 4096
+    while True:
+        stop = min(n, i + width)
+        window = text if i == 0 and stop == n else text[i:stop]
+        try:
+            value, end = _STRICT.raw_decode(window)
+            return value, i + end
+        except json.JSONDecodeError as exc:
+            cut = exc.msg.startswith("Unterminated string") or exc.pos >= len(window) - 6
+            if stop >= n or not cut:
+                return None
+        except (ValueError, RecursionError):
+            return None
+        width *= 4
+
+
 def decode_at(
     text: str, i: int, *, eof: bool = True, marker: str | None = None
 ) -> Decoded | Rejected:
     """Decode the object/array starting at ``text[i]`` (raises `NeedMore` while streaming)."""
-    try:
-        value, end = _STRICT.raw_decode(text, i)
-        return Decoded(value, i, end, repaired=False, truncated=False)
-    except (ValueError, RecursionError):
-        pass
+    strict = strict_at(text, i)
+    if strict is not None:
+        return Decoded(strict[0], i, strict[1], repaired=False, truncated=False)
     return parse_tolerant(text, i, eof=eof, marker=marker)
 
 
