@@ -9,6 +9,8 @@ from typing import BinaryIO
 
 from server import __version__
 from server.commands import chat as chat_command
+from server.commands import checkpoints as checkpoints_command
+from server.commands import parse_log as parse_log_command
 from server.logs import setup_logging
 
 
@@ -51,6 +53,8 @@ def build_parser() -> argparse.ArgumentParser:
     serve_parser.add_argument("--port", type=int, default=2087)
     serve_parser.set_defaults(func=serve)
     chat_command.register(sub)
+    parse_log_command.register(sub)
+    checkpoints_command.register(sub)
     return parser
 
 

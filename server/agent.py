@@ -1,21 +1,40 @@
-"""One chat turn: prompt -> provider stream -> text deltas to the user -> result.
+"""One chat turn: the agent loop (SPEC §2.5).
 
-The same code serves the LSP handler and the CLI; they differ only in their ProgressSink.
+stream a reply -> blocks -> text to the user; a tool call runs and its result goes back to
+the model; plan documents apply one file each and the model is told what remains; invalid,
+truncated or suspect documents get a precise error back (at most `max_retries` per turn).
+The same code serves the LSP handler and the CLI; they differ in their sink and applier.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
+from actions.apply import ApplyRefused
+from actions.checkpoint_types import CheckpointError
+from actions.errors import ActionError
+from actions.prompt import (
+    render_invalid_document,
+    render_plan_progress,
+    render_system_prompt,
+    render_tool_result,
+)
+from actions.schema import (
+    Action,
+    ContinueMultiFile,
+    StartMultiFile,
+    TextResponse,
+    ToolCallAction,
+    ToolCallSpec,
+    validate_action,
+)
+from actions.tools import ToolRegistry
+from parsing import ActionBlock, Block, StreamParser, TextBlock, ToolCallBlock, parse_reply
+from server.plans import FileOp, PlanFiles, PlanRun
 from server.protocol import ChatContext, ProgressKind
 from server.providers.base import ChatMessage, Provider
 from server.session import ChatSession
-
-SYSTEM_PROMPT = (
-    "You are agent-ls, a coding assistant working inside the user's editor. "
-    "Answer precisely and concisely."
-)
 
 
 class ProgressSink(Protocol):
@@ -24,10 +43,48 @@ class ProgressSink(Protocol):
     ) -> None: ...
 
 
+class AgentError(Exception):
+    """The turn cannot go on (too many invalid documents, turn limit, a refused edit)."""
+
+
+@dataclass(frozen=True)
+class Agent:
+    """What a turn works with."""
+
+    provider: Provider
+    registry: ToolRegistry
+    plans: PlanFiles | None
+    workspace_name: str
+    max_turns: int = 25
+    max_retries: int = 3
+
+
 @dataclass(frozen=True)
 class TurnOutcome:
     text: str
     blocks: list[dict[str, Any]]
+    plan: dict[str, Any] | None = None
+    checkpoint_id: str | None = None
+
+
+@dataclass
+class Turn:
+    """State of the turn in progress."""
+
+    agent: Agent
+    session_id: str
+    sink: ProgressSink
+    texts: list[str] = field(default_factory=list)
+    blocks: list[dict[str, Any]] = field(default_factory=list)
+    retries: int = 0
+    replies: int = 0
+    plan: PlanRun | None = None
+    done: bool = False
+
+    def say(self, text: str) -> None:
+        if text:
+            self.texts.append(text)
+            self.sink.emit("text", delta=text)
 
 
 def user_message(message: str, context: ChatContext | None) -> str:
@@ -44,7 +101,7 @@ def user_message(message: str, context: ChatContext | None) -> str:
 
 
 async def run_turn(
-    provider: Provider,
+    agent: Agent,
     chat: ChatSession,
     message: str,
     context: ChatContext | None,
@@ -52,18 +109,196 @@ async def run_turn(
 ) -> TurnOutcome:
     """Run one turn; the session keeps the exchange only when the turn completes."""
     async with chat.lock:
-        user = ChatMessage("user", user_message(message, context))
-        prompt = [ChatMessage("system", SYSTEM_PROMPT), *chat.messages, user]
-        pieces: list[str] = []
-        async for chunk in provider.stream_chat(prompt):
-            if chunk.text:
-                pieces.append(chunk.text)
-                sink.emit("text", delta=chunk.text)
-        text = "".join(pieces)
-        chat.messages += [user, ChatMessage("assistant", text)]
-        return TurnOutcome(text=text, blocks=blocks_of(text))
+        system = ChatMessage(
+            "system",
+            render_system_prompt(agent.registry.manifests(), workspace_name=agent.workspace_name),
+        )
+        convo = [*chat.messages, ChatMessage("user", user_message(message, context))]
+        turn = Turn(agent, chat.id, sink)
+        try:
+            for _ in range(agent.max_turns):
+                reply, blocks = await stream_reply(agent.provider, [system, *convo], turn)
+                convo.append(ChatMessage("assistant", reply))
+                feedback = await handle_reply(turn, blocks)
+                if turn.done:
+                    break
+                convo.append(ChatMessage("user", feedback))
+            else:
+                raise AgentError(f"the turn limit was reached (maxTurns={agent.max_turns})")
+            checkpoint_id = await finish_plan(turn)
+        except BaseException:
+            if turn.plan is not None and agent.plans is not None:
+                await agent.plans.rollback(turn.plan)
+            raise
+        chat.messages = convo
+        plan = turn.plan.summary() if turn.plan is not None else None
+        return TurnOutcome("".join(turn.texts), turn.blocks, plan, checkpoint_id)
 
 
-def blocks_of(text: str) -> list[dict[str, Any]]:
-    """The reply's blocks in the JSON form of `agent-ls parse`."""
-    return [{"type": "text", "start": 0, "end": len(text), "text": text}]
+async def stream_reply(
+    provider: Provider, messages: list[ChatMessage], turn: Turn
+) -> tuple[str, list[Block]]:
+    """Stream one reply; text outside documents reaches the user as it arrives."""
+    parser = StreamParser()
+    pieces: list[str] = []
+    truncated = False
+    async for chunk in provider.stream_chat(messages):
+        if chunk.text:
+            pieces.append(chunk.text)
+            emit_text_blocks(turn, parser.feed(chunk.text))
+        truncated = truncated or chunk.finish_reason == "length"
+    emit_text_blocks(turn, parser.close())
+    reply = "".join(pieces)
+    blocks = parsed(reply, truncated)
+    turn.blocks.extend(dict(block_json(b), reply=turn.replies) for b in blocks)
+    turn.replies += 1
+    return reply, blocks
+
+
+def emit_text_blocks(turn: Turn, blocks: list[Block]) -> None:
+    for block in blocks:
+        if isinstance(block, TextBlock):
+            turn.say(block.text)
+
+
+def parsed(reply: str, truncated_by_provider: bool) -> list[Block]:
+    """The reply's blocks; a reply cut off by max_tokens marks its last document truncated."""
+    blocks = parse_reply(reply)
+    if truncated_by_provider:
+        for index in range(len(blocks) - 1, -1, -1):
+            block = blocks[index]
+            if not isinstance(block, TextBlock):
+                blocks[index] = replace(block, truncated=True)
+                break
+    return blocks
+
+
+def block_json(block: Block) -> dict[str, Any]:
+    """A block in the JSON form of `agent-ls parse`."""
+    data: dict[str, Any] = {"type": block.kind, "start": block.start, "end": block.end}
+    if isinstance(block, TextBlock):
+        data["text"] = block.text
+        return data
+    if isinstance(block, ActionBlock):
+        data["document"] = block.document
+    else:
+        data["name"], data["args"] = block.name, block.args
+    data.update(repaired=block.repaired, truncated=block.truncated, suspect=block.suspect)
+    return data
+
+
+async def handle_reply(turn: Turn, blocks: list[Block]) -> str:
+    """Act on the reply's documents; returns the next message for the model."""
+    documents = [b for b in blocks if isinstance(b, ActionBlock | ToolCallBlock)]
+    if not documents:
+        turn.done = True  # no document: the reply is the final answer (SPEC §2.5)
+        return ""
+    feedback: list[str] = []
+    for index, block in enumerate(documents):
+        try:
+            action = to_action(block)
+        except ActionError as error:
+            return retry(turn, render_invalid_document(error))
+        if isinstance(action, TextResponse):
+            turn.say(action.text_response)
+            turn.done = True
+            return ""
+        if isinstance(action, ToolCallAction):
+            result = await run_tool(turn, action.tool_call)
+            ignored = len(documents) - index - 1
+            if ignored:
+                result += f"\n({ignored} later document(s) in that reply were not executed.)"
+            return result
+        feedback.append(await apply_plan_document(turn, action))
+    return feedback[-1]
+
+
+def to_action(block: ActionBlock | ToolCallBlock) -> Action:
+    """The validated action of a document block (ActionError: why it cannot be used)."""
+    if block.truncated:
+        raise ActionError(
+            "the document was cut off before its end, so nothing was applied; "
+            "send it again complete (split a large file into smaller steps if needed)"
+        )
+    if block.suspect:
+        raise ActionError(
+            "the document is malformed JSON that could not be decoded without losing "
+            "characters; send it again as valid JSON (escape quotes and newlines in strings)"
+        )
+    if isinstance(block, ToolCallBlock):
+        return ToolCallAction(
+            action="tool_call", tool_call=ToolCallSpec(function_name=block.name, args=block.args)
+        )
+    return validate_action(block.document)
+
+
+def retry(turn: Turn, message: str) -> str:
+    turn.retries += 1
+    turn.sink.emit("error", data={"message": message, "retry": turn.retries})
+    if turn.retries > turn.agent.max_retries:
+        raise AgentError(
+            f"the model sent {turn.retries} invalid documents in a row; last error: {message}"
+        )
+    return message
+
+
+async def run_tool(turn: Turn, call: ToolCallSpec) -> str:
+    turn.sink.emit("tool_call", data={"name": call.function_name, "args": call.args})
+    result = await turn.agent.registry.call(call.function_name, call.args)
+    turn.sink.emit(
+        "tool_result",
+        data={"name": call.function_name, "ok": result.ok, "text": result.text[:4000]},
+    )
+    return render_tool_result(call, result)
+
+
+async def apply_plan_document(turn: Turn, action: StartMultiFile | ContinueMultiFile) -> str:
+    plans = turn.agent.plans
+    op: FileOp
+    if plans is None:
+        return retry(turn, "no workspace folder is open, so files cannot be edited")
+    if isinstance(action, StartMultiFile):
+        if turn.plan is not None:
+            await finish_plan(turn)
+        try:
+            turn.plan = await plans.start(
+                action.plan.description, action.plan.files_to_modify, turn.session_id
+            )
+        except (ActionError, CheckpointError) as error:
+            return retry(turn, f"The plan was refused, nothing was applied: {error}")
+        turn.sink.emit(
+            "plan", data={"description": turn.plan.description, "files": turn.plan.files}
+        )
+        op = action.first_file
+    else:
+        if turn.plan is None:
+            return retry(
+                turn, "continue_multi_file without a plan: start with start_multi_file first"
+            )
+        op = action.next_file
+    plan = turn.plan
+    try:
+        path = await plans.apply(plan, op)
+    except ApplyRefused as error:
+        raise AgentError(f"the plan was rolled back: {error}") from None
+    except (ActionError, CheckpointError) as error:
+        turn.sink.emit("error", data={"message": str(error), "path": op.path})
+        progress = render_plan_progress(plan.applied, plan.remaining)
+        return f"{op.action} {op.path} was refused, nothing was written: {error}\n{progress}"
+    turn.sink.emit(
+        "file_applied",
+        data={
+            "path": path,
+            "action": op.action,
+            "message": action.message,
+            "planned": path in plan.files,
+        },
+    )
+    return render_plan_progress(plan.applied, plan.remaining)
+
+
+async def finish_plan(turn: Turn) -> str | None:
+    """Commit the plan in progress (if any); its checkpoint id."""
+    if turn.plan is None or turn.agent.plans is None or turn.plan.recorder.closed:
+        return None
+    return await turn.agent.plans.commit(turn.plan)

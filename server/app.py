@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from server.features import chat, configuration
+from server.features import chat, checkpoints, configuration, documents
 from server.lsp import AgentLanguageServer
 
 
 def build_server() -> AgentLanguageServer:
     server = AgentLanguageServer()
     configuration.register(server)
+    documents.register(server)
     chat.register(server)
+    checkpoints.register(server)
     return server

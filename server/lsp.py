@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from pathlib import Path
 from typing import Any, TypeVar
 
 import attrs
@@ -12,6 +13,7 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, default_converter
+from pygls.uris import to_fs_path
 
 from server import __version__
 from server.config import ConfigProblem
@@ -74,6 +76,7 @@ class AgentLanguageServer(LanguageServer):
         self.startup_problems: list[ConfigProblem] = problems
         self.config_refresh: asyncio.Task[None] | None = None
         self._shown: set[str] = set()
+        self.document_changed = asyncio.Condition()
 
     def typed(self, params: Any, cls: type[T]) -> T:
         """Structure raw params into `cls`, or raise InvalidParams naming what is wrong."""
@@ -88,6 +91,15 @@ class AgentLanguageServer(LanguageServer):
                 else str(exc)
             )
             raise JsonRpcInvalidParams(f"invalid params: {detail}") from None
+
+    def root(self) -> Path | None:
+        """The workspace folder agent-ls works in (the first one of a multi-root window)."""
+        for folder in self.workspace.folders.values():
+            path = to_fs_path(folder.uri)
+            if path:
+                return Path(path)
+        root = self.workspace.root_path
+        return Path(root) if root else None
 
     def show_problems(self, problems: list[ConfigProblem]) -> None:
         for problem in problems:

@@ -11,15 +11,17 @@ from typing import Any
 
 from pygls.protocol import default_converter
 
-from server.agent import run_turn
+from actions.apply import DiskApplier
+from server.agent import AgentError, run_turn
 from server.config import Config, ConfigProblem, from_environment, merge
 from server.protocol import ChatResult, ProgressKind
 from server.providers import ProviderError, make_provider
 from server.session import ChatSession
+from server.workspace import build_agent
 
 
 class StdoutSink:
-    """Prints text deltas as they arrive (unless --json); other steps go to stderr."""
+    """Prints text deltas as they arrive (unless --json); other steps, one line each, on stderr."""
 
     def __init__(self, stream_text: bool) -> None:
         self.stream_text = stream_text
@@ -27,9 +29,26 @@ class StdoutSink:
     def emit(
         self, kind: ProgressKind, *, delta: str | None = None, data: dict[str, Any] | None = None
     ) -> None:
-        if kind == "text" and delta and self.stream_text:
-            sys.stdout.write(delta)
-            sys.stdout.flush()
+        if kind == "text":
+            if delta and self.stream_text:
+                sys.stdout.write(delta)
+                sys.stdout.flush()
+            return
+        print(f"agent-ls: {step_line(kind, data or {})}", file=sys.stderr, flush=True)
+
+
+def step_line(kind: ProgressKind, data: dict[str, Any]) -> str:
+    """One line for the terminal describing an agent step."""
+    if kind == "tool_call":
+        return f"tool {data.get('name')} {json.dumps(data.get('args', {}), ensure_ascii=False)}"
+    if kind == "tool_result":
+        status = "ok" if data.get("ok") else "failed"
+        return f"tool {data.get('name')} {status}"
+    if kind == "plan":
+        return f"plan: {data.get('description')} ({', '.join(data.get('files', []))})"
+    if kind == "file_applied":
+        return f"{data.get('action')} {data.get('path')}"
+    return f"{kind}: {data.get('message', '')}"
 
 
 def register(sub: Any) -> None:
@@ -60,9 +79,11 @@ def run(args: argparse.Namespace) -> int:
         print(f"agent-ls: {problem.message()}", file=sys.stderr)
     session = ChatSession("cli")
     sink = StdoutSink(stream_text=not args.json)
+    root = workspace.resolve()
     try:
-        outcome = asyncio.run(run_turn(make_provider(config), session, args.message, None, sink))
-    except ProviderError as exc:
+        agent = build_agent(config, make_provider(config), root, DiskApplier(root))
+        outcome = asyncio.run(run_turn(agent, session, args.message, None, sink))
+    except (ProviderError, AgentError) as exc:
         if not args.json:
             sys.stdout.write("\n")
         print(f"agent-ls: {exc}", file=sys.stderr)
@@ -70,7 +91,9 @@ def run(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         print("\nagent-ls: cancelled", file=sys.stderr)
         return 130
-    result = ChatResult(session.id, outcome.text, outcome.blocks)
+    result = ChatResult(
+        session.id, outcome.text, outcome.blocks, outcome.plan, outcome.checkpoint_id
+    )
     if args.json:
         print(json.dumps(_converter.unstructure(result), ensure_ascii=False))
     elif not outcome.text.endswith("\n"):

@@ -6,11 +6,13 @@ from typing import Any
 
 from lsprotocol import types
 
-from server.agent import run_turn
+from server.agent import AgentError, run_turn
+from server.editor import EditorApplier
 from server.features.configuration import settled
 from server.lsp import AgentLanguageServer, RequestFailed
 from server.protocol import AGENT_CHAT, AGENT_CHAT_PROGRESS, ChatParams, ChatProgress, ChatResult
 from server.providers import ProviderError
+from server.workspace import build_agent
 
 
 class LspSink:
@@ -54,14 +56,16 @@ async def chat(ls: AgentLanguageServer, params: Any) -> ChatResult:
     sink = LspSink(ls, session.id, request.work_done_token)
     sink.begin()
     outcome_message = "cancelled"
+    root = ls.root()
     try:
-        provider = ls.state.provider(config)
-        outcome = await run_turn(provider, session, request.message, request.context, sink)
+        applier = EditorApplier(ls, root) if root is not None else None
+        agent = build_agent(config, ls.state.provider(config), root, applier)
+        outcome = await run_turn(agent, session, request.message, request.context, sink)
         outcome_message = "done"
-    except ProviderError as exc:
+    except (ProviderError, AgentError) as exc:
         outcome_message = "failed"
         sink.emit("error", data={"message": str(exc)})
         raise RequestFailed(str(exc)) from None
     finally:
         sink.end(outcome_message)
-    return ChatResult(session.id, outcome.text, outcome.blocks)
+    return ChatResult(session.id, outcome.text, outcome.blocks, outcome.plan, outcome.checkpoint_id)

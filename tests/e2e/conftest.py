@@ -49,6 +49,67 @@ class ChatRecorder:
         ]
 
 
+class EditorModel:
+    """What a real editor does with workspace/applyEdit, for the documents it has open.
+
+    It records every request, applies whole-document TextDocumentEdits to its buffers and
+    reports them back with didChange (as editors do); DeleteFile closes the buffer. It never
+    writes the disk: saving is not something applyEdit asks of an editor.
+    """
+
+    def __init__(self, client: LanguageClient) -> None:
+        self.client = client
+        self.buffers: dict[str, tuple[int, str]] = {}
+        self.edits: list[types.ApplyWorkspaceEditParams] = []
+        self.reject: set[str] = set()
+
+    def open(self, path: Path, text: str | None = None) -> str:
+        uri = path.as_uri()
+        text = path.read_text() if text is None else text
+        self.buffers[uri] = (1, text)
+        self.client.text_document_did_open(
+            types.DidOpenTextDocumentParams(
+                types.TextDocumentItem(uri=uri, language_id="plaintext", version=1, text=text)
+            )
+        )
+        return uri
+
+    def on_apply_edit(
+        self, params: types.ApplyWorkspaceEditParams
+    ) -> types.ApplyWorkspaceEditResult:
+        self.edits.append(params)
+        for change in params.edit.document_changes or []:
+            uri = (
+                change.text_document.uri
+                if isinstance(change, types.TextDocumentEdit)
+                else change.uri
+            )
+            if uri in self.reject:
+                return types.ApplyWorkspaceEditResult(
+                    applied=False, failure_reason=f"{uri} is locked"
+                )
+        for change in params.edit.document_changes or []:
+            if isinstance(change, types.TextDocumentEdit):
+                self._edit(change)
+            elif isinstance(change, types.DeleteFile):
+                self.buffers.pop(change.uri, None)
+        return types.ApplyWorkspaceEditResult(applied=True)
+
+    def _edit(self, change: types.TextDocumentEdit) -> None:
+        uri = change.text_document.uri
+        version, _ = self.buffers[uri]
+        assert change.text_document.version in (None, version), "stale version in the edit"
+        (edit,) = change.edits
+        assert edit.range.start == types.Position(0, 0), "agent-ls edits whole documents"
+        self.buffers[uri] = (version + 1, edit.new_text)
+        self.client.text_document_did_change(
+            types.DidChangeTextDocumentParams(
+                text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version + 1),
+                content_changes=[types.TextDocumentContentChangeWholeDocument(text=edit.new_text)],
+            )
+        )
+
+
 def as_dict(value: Any) -> Any:
     """Notification params of custom methods, as plain JSON values."""
     if hasattr(value, "_asdict"):
@@ -78,6 +139,13 @@ async def client(
         await recorder.add(params)
 
     lsp_client.feature(AGENT_CHAT_PROGRESS)(on_chat_progress)
+    editor = EditorModel(lsp_client)
+    lsp_client.editor = editor  # type: ignore[attr-defined]
+
+    def on_apply_edit(params: types.ApplyWorkspaceEditParams) -> types.ApplyWorkspaceEditResult:
+        return editor.on_apply_edit(params)
+
+    lsp_client.feature(types.WORKSPACE_APPLY_EDIT)(on_apply_edit)
     workspace = tmp_path / "ws"
     workspace.mkdir()
     lsp_client.workspace_path = workspace  # type: ignore[attr-defined]

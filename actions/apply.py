@@ -1,0 +1,71 @@
+"""Applying file writes: the `Applier` seam and the disk implementation (SPEC §7).
+
+The agent loop hands every plan file to an `Applier`. `DiskApplier` writes the disk
+atomically (the CLI, and editors that cannot apply edits); the LSP server wraps it with
+one that also updates open editor buffers. After a checkpoint store restored files on disk
+(rollback, undo, redo), `sync` brings open buffers to the same content.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+from actions.checkpoint_types import FileState
+from actions.diskio import delete_file, write_atomic
+from actions.errors import ActionError
+from actions.paths import ResolvedPath
+
+
+@dataclass(frozen=True)
+class FileWrite:
+    """The new content of one confined path; `content is None` deletes the file."""
+
+    target: ResolvedPath
+    content: str | None
+
+    @property
+    def relative(self) -> str:
+        return self.target.relative
+
+
+class ApplyRefused(ActionError):
+    """A write that must not happen (unsaved editor changes, an editor that said no)."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        self.path = path
+        self.reason = reason
+        super().__init__(f"{path}: {reason}")
+
+
+class Applier(Protocol):
+    async def apply(self, writes: Sequence[FileWrite]) -> None:
+        """Make every write visible (disk, and open buffers where there are any)."""
+        ...
+
+    async def sync(self, states: Sequence[FileState]) -> None:
+        """Disk already holds `states`: bring whatever else shows these files in line."""
+        ...
+
+
+class DiskApplier:
+    """Atomic disk writes: temp file + fsync + rename; deletions tidy emptied folders."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    async def apply(self, writes: Sequence[FileWrite]) -> None:
+        await asyncio.to_thread(self._write_all, writes)
+
+    def _write_all(self, writes: Sequence[FileWrite]) -> None:
+        for write in writes:
+            if write.content is None:
+                delete_file(write.target.absolute, stop_at=self.root)
+            else:
+                write_atomic(write.target.absolute, write.content.encode("utf-8"))
+
+    async def sync(self, states: Sequence[FileState]) -> None:
+        return None

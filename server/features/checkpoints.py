@@ -1,0 +1,79 @@
+"""`workspace/executeCommand` agent.undo, agent.redo, agent.checkpoints (SPEC §7).
+
+Undo and redo go through the same path as plans: the checkpoint store restores the disk
+(journaled, crash-safe), then the editor applier brings open buffers to the same content.
+Unsaved editor buffers count as the files' current content for the conflict check, so an
+undo never silently clobbers work that is only in the editor.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+from actions.checkpoint_types import CheckpointError, Transition
+from actions.checkpoints import CheckpointStore
+from server.editor import EditorApplier
+from server.lsp import AgentLanguageServer, RequestFailed
+from server.protocol import CMD_CHECKPOINTS, CMD_REDO, CMD_UNDO
+from server.workspace import open_store
+
+
+def register(server: AgentLanguageServer) -> None:
+    server.command(CMD_UNDO)(undo)
+    server.command(CMD_REDO)(redo)
+    server.command(CMD_CHECKPOINTS)(checkpoints)
+
+
+def _force(args: tuple[Any, ...]) -> bool:
+    options = args[0] if args else None
+    return bool(isinstance(options, dict) and options.get("force"))
+
+
+async def _store(ls: AgentLanguageServer) -> tuple[Path, CheckpointStore]:
+    root = ls.root()
+    if root is None:
+        raise RequestFailed("no workspace folder is open: there is no plan history")
+    try:
+        return root, await asyncio.to_thread(open_store, root)
+    except CheckpointError as exc:
+        raise RequestFailed(f"the checkpoint store cannot be opened: {exc}") from None
+
+
+async def _move(ls: AgentLanguageServer, kind: str, force: bool) -> dict[str, Any]:
+    root, store = await _store(ls)
+
+    def current(path: str) -> bytes | None:
+        document = ls.workspace.text_documents.get((root / path).as_uri())
+        if document is not None:
+            text: str = document.source
+            return text.encode("utf-8")
+        target = root / path
+        return target.read_bytes() if target.is_file() else None
+
+    move = store.undo if kind == "undo" else store.redo
+    try:
+        transition: Transition = await asyncio.to_thread(move, force=force, current_content=current)
+    except CheckpointError as exc:
+        raise RequestFailed(f"{kind}: {exc}") from None
+    await EditorApplier(ls, root, sync_any=True).sync(transition.changes)
+    return {
+        "checkpointId": transition.checkpoint_id,
+        "files": [{"path": c.path, "exists": c.content is not None} for c in transition.changes],
+        "overridden": list(transition.overridden),
+    }
+
+
+async def undo(ls: AgentLanguageServer, *args: Any) -> dict[str, Any]:
+    return await _move(ls, "undo", _force(args))
+
+
+async def redo(ls: AgentLanguageServer, *args: Any) -> dict[str, Any]:
+    return await _move(ls, "redo", _force(args))
+
+
+async def checkpoints(ls: AgentLanguageServer, *args: Any) -> list[dict[str, object]]:
+    _, store = await _store(ls)
+    infos = await asyncio.to_thread(store.list)
+    return [info.to_json() for info in infos]

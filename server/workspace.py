@@ -1,0 +1,31 @@
+"""Build the agent for one workspace folder: confinement, tools, checkpoints, applier."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from actions.apply import Applier
+from actions.checkpoints import CheckpointStore
+from actions.paths import Workspace
+from actions.tools import ToolRegistry, default_registry
+from server.agent import Agent
+from server.config import Config
+from server.plans import PlanFiles
+from server.providers.base import Provider
+
+
+def open_store(root: Path) -> CheckpointStore:
+    """The checkpoint store of `root` (outside the workspace; opening it recovers a crash)."""
+    return CheckpointStore(root)
+
+
+def build_agent(
+    config: Config, provider: Provider, root: Path | None, applier: Applier | None
+) -> Agent:
+    """The agent for `root`; without a folder the model can only talk (no tools, no edits)."""
+    if root is None or applier is None:
+        return Agent(provider, ToolRegistry(), None, "(no folder)", config.maxTurns)
+    store = open_store(root)
+    workspace = Workspace(root, extra_denied=[store.store_dir])
+    plans = PlanFiles(workspace, store, applier)
+    return Agent(provider, default_registry(workspace), plans, workspace.name, config.maxTurns)

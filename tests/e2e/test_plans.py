@@ -1,0 +1,257 @@
+"""The agent loop end to end: tools, a whole multi-file plan, aborts and hostile paths."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pygls.exceptions import JsonRpcException
+from pytest_lsp import LanguageClient
+
+from tests.e2e.conftest import chat
+from tests.fakellm import FakeLLM
+
+
+def doc(**document: Any) -> str:
+    return json.dumps(document)
+
+
+def fenced(**document: Any) -> str:
+    return "Here is my next step.\n```json\n" + json.dumps(document, indent=2) + "\n```\n"
+
+
+def tool(name: str, **args: Any) -> str:
+    return doc(action="tool_call", tool_call={"function_name": name, "args": args})
+
+
+def tree(root: Path) -> dict[str, str]:
+    """Every file of the work tree (the user's .git excluded) with its exact content."""
+    return {
+        p.relative_to(root).as_posix(): p.read_bytes().decode("utf-8", "surrogateescape")
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and ".git" not in p.relative_to(root).parts
+    }
+
+
+def tree_hash(root: Path) -> str:
+    return hashlib.sha256(json.dumps(tree(root), sort_keys=True).encode()).hexdigest()
+
+
+@pytest.fixture
+def project(client: LanguageClient) -> Path:
+    root: Path = client.workspace_path  # type: ignore[attr-defined]
+    (root / "src").mkdir()
+    (root / "src" / "app.py").write_text("print('v1')\n")
+    (root / "src" / "util.py").write_text("def helper():\n    return 1\n")
+    (root / "old.txt").write_text("obsolete\n")
+    return root
+
+
+NEW_MODULE = 'def greet(name: str) -> str:\n    return f"Hello, {name}!"\n'
+NEW_APP = "from src.new import greet\n\nprint(greet('world'))\n"
+
+FULL_CONVERSATION = [
+    tool("list_files"),
+    tool("read_file", paths=["/src/app.py", "src/util.py"]),
+    fenced(
+        action="start_multi_file",
+        plan={
+            "description": "Add a greeting module and use it",
+            "files_to_modify": ["/src/new.py", "/src/app.py", "/old.txt"],
+        },
+        first_file={
+            "action": "create_file",
+            "file": {"path": "/src/new.py", "content": NEW_MODULE},
+        },
+        message="Creating the module...",
+    ),
+    doc(
+        action="continue_multi_file",
+        next_file={"action": "update_file", "file": {"path": "/src/app.py", "content": NEW_APP}},
+        message="Using it in app.py",
+    ),
+    doc(
+        action="continue_multi_file",
+        next_file={"action": "delete_file", "file": {"path": "/old.txt"}},
+        message="Removing the obsolete file",
+    ),
+    doc(action="text_response", text_response="Done: greet() lives in src/new.py."),
+]
+
+
+async def test_full_plan_lists_reads_creates_updates_deletes(
+    client: LanguageClient, fakellm: FakeLLM, project: Path
+) -> None:
+    fakellm.set_script({"replies": FULL_CONVERSATION})
+    app_uri = client.editor.open(project / "src" / "app.py")  # type: ignore[attr-defined]
+    old_uri = client.editor.open(project / "old.txt")  # type: ignore[attr-defined]
+
+    result = await chat(client, "Add a greeting module")
+
+    # Files on disk.
+    assert tree(project) == {
+        "src/app.py": NEW_APP,
+        "src/new.py": NEW_MODULE,
+        "src/util.py": "def helper():\n    return 1\n",
+    }
+    # Open buffers: the edits went through applyEdit, version-checked, whole document.
+    buffers = client.editor.buffers  # type: ignore[attr-defined]
+    assert buffers[app_uri][1] == NEW_APP
+    assert old_uri not in buffers
+    kinds = [
+        type(c).__name__
+        for e in client.editor.edits
+        for c in e.edit.document_changes  # type: ignore[attr-defined]
+    ]
+    assert kinds == ["TextDocumentEdit", "DeleteFile"]
+    app_edit = client.editor.edits[0].edit.document_changes[0]  # type: ignore[attr-defined]
+    assert app_edit.text_document.version == 1
+
+    # What reached the model: tool results, then plan progress after each file.
+    bodies = [r.body["messages"] for r in fakellm.requests]
+    assert len(bodies) == 6
+    listing = bodies[1][-1]["content"]
+    assert "src/app.py" in listing
+    assert "old.txt" in listing
+    read = bodies[2][-1]["content"]
+    assert "print('v1')" in read
+    assert "def helper()" in read
+    assert "src/app.py" in bodies[3][-1]["content"]  # remaining after the first file
+    assert "complete" in bodies[5][-1]["content"].lower()
+
+    # Progress notifications, in order.
+    steps = [p["kind"] for p in client.chat.items if p["sessionId"] == result["sessionId"]]  # type: ignore[attr-defined]
+    assert [k for k in steps if k != "text"] == [
+        "tool_call",
+        "tool_result",
+        "tool_call",
+        "tool_result",
+        "plan",
+        "file_applied",
+        "file_applied",
+        "file_applied",
+    ]
+    assert "Here is my next step." in "".join(client.chat.texts(result["sessionId"]))  # type: ignore[attr-defined]
+
+    # The final result.
+    assert result["text"].endswith("Done: greet() lives in src/new.py.")
+    assert result["plan"]["applied"] == ["src/new.py", "src/app.py", "old.txt"]
+    assert result["plan"]["skipped"] == []
+    assert result["checkpointId"]
+
+
+async def test_provider_failure_mid_plan_rolls_everything_back(
+    client: LanguageClient, fakellm: FakeLLM, project: Path
+) -> None:
+    before = tree_hash(project)
+    fakellm.set_script({"replies": [FULL_CONVERSATION[2], FULL_CONVERSATION[3], {"fault": "500"}]})
+    with pytest.raises(JsonRpcException) as failure:
+        await chat(client, "Add a greeting module")
+    assert "HTTP 500" in str(failure.value)
+    assert tree_hash(project) == before
+
+
+async def test_editor_rejecting_an_edit_rolls_the_plan_back(
+    client: LanguageClient, fakellm: FakeLLM, project: Path
+) -> None:
+    before = tree_hash(project)
+    app_uri = client.editor.open(project / "src" / "app.py")  # type: ignore[attr-defined]
+    client.editor.reject.add(app_uri)  # type: ignore[attr-defined]
+    fakellm.set_script({"replies": FULL_CONVERSATION[2:]})
+    with pytest.raises(JsonRpcException) as failure:
+        await chat(client, "Add a greeting module")
+    assert "src/app.py" in str(failure.value)
+    assert "rolled back" in str(failure.value)
+    assert tree_hash(project) == before
+
+
+async def test_unsaved_editor_changes_are_never_overwritten(
+    client: LanguageClient, fakellm: FakeLLM, project: Path
+) -> None:
+    before = tree_hash(project)
+    client.editor.open(project / "src" / "app.py", text="print('my unsaved work')\n")  # type: ignore[attr-defined]
+    fakellm.set_script({"replies": FULL_CONVERSATION[2:]})
+    with pytest.raises(JsonRpcException) as failure:
+        await chat(client, "Add a greeting module")
+    assert "unsaved changes" in str(failure.value)
+    assert tree_hash(project) == before
+    assert (
+        client.editor.buffers[(project / "src" / "app.py").as_uri()][1]
+        == "print('my unsaved work')\n"
+    )  # type: ignore[attr-defined]
+
+
+async def test_hostile_paths_are_refused_and_reported_to_the_model(
+    client: LanguageClient, fakellm: FakeLLM, project: Path
+) -> None:
+    outside = project.parent / "escape.txt"
+    fakellm.set_script(
+        {
+            "replies": [
+                tool("read_file", path="../../../../etc/passwd"),
+                doc(
+                    action="start_multi_file",
+                    plan={"description": "escape", "files_to_modify": ["../escape.txt"]},
+                    first_file={
+                        "action": "create_file",
+                        "file": {"path": "../escape.txt", "content": "x"},
+                    },
+                ),
+                doc(
+                    action="start_multi_file",
+                    plan={"description": "sneak", "files_to_modify": ["/ok.txt"]},
+                    first_file={
+                        "action": "create_file",
+                        "file": {"path": "/.git/config", "content": "x"},
+                    },
+                ),
+                doc(action="text_response", text_response="I cannot do that."),
+            ]
+        }
+    )
+    result = await chat(client, "read the passwords")
+    assert not outside.exists()
+    assert not (project / ".git").exists()
+    bodies = [r.body["messages"][-1]["content"] for r in fakellm.requests[1:]]
+    assert "Error from read_file" in bodies[0]
+    assert "refused" in bodies[1].lower()
+    assert "refused" in bodies[2].lower()
+    assert result["text"] == "I cannot do that."
+    assert tree(project) == {
+        "src/app.py": "print('v1')\n",
+        "src/util.py": "def helper():\n    return 1\n",
+        "old.txt": "obsolete\n",
+    }
+
+
+async def test_invalid_documents_get_precise_errors_then_the_turn_fails(
+    client: LanguageClient, fakellm: FakeLLM, project: Path
+) -> None:
+    bad = doc(
+        action="start_multi_file",
+        plan={"description": "x", "files_to_modify": ["/a"]},
+        first_file={"action": "delete_file", "file": {"path": "/a"}},
+    )
+    fakellm.set_script({"replies": [bad]})
+    with pytest.raises(JsonRpcException) as failure:
+        await chat(client, "do it")
+    assert "invalid documents" in str(failure.value)
+    feedback = fakellm.requests[1].body["messages"][-1]["content"]
+    assert "first_file" in feedback
+    assert "create_file" in feedback
+    assert "update_file" in feedback
+    assert len(fakellm.requests) == 4  # the first try and 3 retries
+
+
+async def test_truncated_document_is_never_applied(
+    client: LanguageClient, fakellm: FakeLLM, project: Path
+) -> None:
+    cut = FULL_CONVERSATION[2][:-60]
+    fakellm.set_script({"replies": [cut, doc(action="text_response", text_response="ok")]})
+    result = await chat(client, "do it")
+    assert not (project / "src" / "new.py").exists()
+    assert "cut off" in fakellm.requests[1].body["messages"][-1]["content"]
+    assert result["text"].endswith("ok")

@@ -1,0 +1,129 @@
+"""Undo and redo of a whole plan through the LSP and the terminal, in a real git repo."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from lsprotocol import types
+from pygls.exceptions import JsonRpcException
+from pytest_lsp import LanguageClient
+
+from tests.e2e.conftest import chat
+from tests.e2e.test_plans import FULL_CONVERSATION, NEW_APP, NEW_MODULE, tree
+from tests.fakellm import FakeLLM
+
+AGENT_LS = str(Path(sys.executable).parent / "agent-ls")
+
+
+def git(root: Path, *args: str) -> str:
+    return subprocess.run(
+        ["git", *args], cwd=root, check=True, capture_output=True, text=True
+    ).stdout
+
+
+def git_state(root: Path) -> tuple[str, ...]:
+    return (
+        git(root, "status", "--porcelain", "--untracked-files=all"),
+        git(root, "rev-parse", "HEAD"),
+        git(root, "ls-files", "-s"),
+        git(root, "stash", "list"),
+        git(root, "for-each-ref"),
+    )
+
+
+@pytest.fixture
+def repo(client: LanguageClient) -> Path:
+    root: Path = client.workspace_path  # type: ignore[attr-defined]
+    (root / "src").mkdir()
+    (root / "src" / "app.py").write_text("print('v1')\n")
+    (root / "src" / "util.py").write_text("def helper():\n    return 1\n")
+    (root / "old.txt").write_text("obsolete\n")
+    git(root, "init", "-q")
+    git(root, "-c", "user.name=u", "-c", "user.email=u@x", "add", "-A")
+    git(root, "-c", "user.name=u", "-c", "user.email=u@x", "commit", "-qm", "base")
+    (root / "src" / "util.py").write_text("def helper():\n    return 2\n")
+    git(root, "add", "src/util.py")  # a staged user change
+    (root / "notes.md").write_text("my untracked notes\n")  # an untracked user file
+    return root
+
+
+async def command(client: LanguageClient, name: str, *args: object) -> object:
+    return await client.workspace_execute_command_async(
+        types.ExecuteCommandParams(command=name, arguments=list(args))
+    )
+
+
+async def test_undo_and_redo_a_plan_exactly_without_touching_the_users_git(
+    client: LanguageClient, fakellm: FakeLLM, repo: Path
+) -> None:
+    before_tree, before_git = tree(repo), git_state(repo)
+    app_uri = client.editor.open(repo / "src" / "app.py")  # type: ignore[attr-defined]
+    fakellm.set_script({"replies": FULL_CONVERSATION})
+    result = await chat(client, "Add a greeting module")
+    after_tree = tree(repo)
+    assert after_tree["src/new.py"] == NEW_MODULE
+
+    listed = await command(client, "agent.checkpoints")
+    assert listed[0]["id"] == result["checkpointId"]
+    assert listed[0]["description"] == "Add a greeting module and use it"
+    assert sorted(listed[0]["files"]) == ["old.txt", "src/app.py", "src/new.py"]
+
+    undone = await command(client, "agent.undo")
+    assert undone["checkpointId"] == result["checkpointId"]
+    assert tree(repo) == before_tree
+    assert git_state(repo) == before_git
+    assert client.editor.buffers[app_uri][1] == "print('v1')\n"  # type: ignore[attr-defined]
+
+    await command(client, "agent.redo")
+    assert tree(repo) == after_tree
+    assert client.editor.buffers[app_uri][1] == NEW_APP  # type: ignore[attr-defined]
+
+    await command(client, "agent.undo")
+    assert tree(repo) == before_tree
+    assert git_state(repo) == before_git
+    assert not any(p.name == ".git_disabled" for p in repo.rglob("*"))
+
+
+async def test_undo_refuses_to_clobber_user_changes_unless_forced(
+    client: LanguageClient, fakellm: FakeLLM, repo: Path
+) -> None:
+    fakellm.set_script({"replies": FULL_CONVERSATION})
+    await chat(client, "Add a greeting module")
+    (repo / "src" / "app.py").write_text("print('the user edited this')\n")
+
+    with pytest.raises(JsonRpcException) as refused:
+        await command(client, "agent.undo")
+    assert "src/app.py" in str(refused.value)
+    assert "force" in str(refused.value)
+    assert (repo / "src" / "new.py").exists()
+
+    await command(client, "agent.undo", {"force": True})
+    assert (repo / "src" / "app.py").read_text() == "print('v1')\n"
+    assert not (repo / "src" / "new.py").exists()
+
+
+async def test_plan_applied_in_the_editor_is_undone_from_the_terminal(
+    client: LanguageClient, fakellm: FakeLLM, repo: Path
+) -> None:
+    before_tree = tree(repo)
+    fakellm.set_script({"replies": FULL_CONVERSATION})
+    await chat(client, "Add a greeting module")
+    after_tree = tree(repo)
+
+    done = subprocess.run(
+        [AGENT_LS, "undo", "--workspace", str(repo)], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    assert tree(repo) == before_tree
+
+    await command(client, "agent.redo")  # and back from the editor
+    assert tree(repo) == after_tree
+
+
+async def test_nothing_to_undo_is_a_clear_error(client: LanguageClient) -> None:
+    with pytest.raises(JsonRpcException) as failure:
+        await command(client, "agent.undo")
+    assert "nothing to undo" in str(failure.value).lower()
