@@ -10,6 +10,7 @@ from typing import BinaryIO
 from server import __version__
 from server.commands import chat as chat_command
 from server.commands import checkpoints as checkpoints_command
+from server.commands import parse as parse_command
 from server.commands import parse_log as parse_log_command
 from server.logs import setup_logging
 
@@ -53,6 +54,7 @@ def build_parser() -> argparse.ArgumentParser:
     serve_parser.add_argument("--port", type=int, default=2087)
     serve_parser.set_defaults(func=serve)
     chat_command.register(sub)
+    parse_command.register(sub)
     parse_log_command.register(sub)
     checkpoints_command.register(sub)
     return parser
