@@ -1,26 +1,47 @@
-"""What every provider speaks: messages in, a stream of chunks out, one error type."""
+"""What every provider speaks: messages in, a stream of chunks out, one error type.
+
+Native tool calling (providers whose API has it): `stream_chat(..., tools=manifests)` sends
+the tool manifests in the provider's own form; the provider assembles the streamed call
+arguments and reports complete `NativeToolCall`s on a chunk (usually the last). The
+conversation carries them back as an assistant message with `tool_calls` and one `tool`
+message per result (`tool_call_id`).
+"""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
-from typing import Literal, Protocol
+from typing import Any, Literal, Protocol
+
+from actions.tools import Tool
 
 Role = Literal["system", "user", "assistant", "tool"]
+
+
+@dataclass(frozen=True)
+class NativeToolCall:
+    """A complete tool call from a provider's native tool API."""
+
+    id: str
+    name: str
+    arguments: dict[str, Any]
 
 
 @dataclass(frozen=True)
 class ChatMessage:
     role: Role
     content: str
+    tool_calls: tuple[NativeToolCall, ...] = ()  # assistant messages with native calls
+    tool_call_id: str | None = None  # tool messages: which call this is the result of
 
 
 @dataclass(frozen=True)
 class StreamChunk:
-    """A piece of the reply: text delta, or the end with the provider's finish reason."""
+    """A piece of the reply: text delta, native tool calls, or the end (finish reason)."""
 
     text: str = ""
     finish_reason: str | None = None
+    tool_calls: tuple[NativeToolCall, ...] = ()
 
 
 class ProviderError(Exception):
@@ -38,6 +59,11 @@ class ProviderError(Exception):
 class Provider(Protocol):
     name: str
 
-    def stream_chat(self, messages: list[ChatMessage]) -> AsyncIterator[StreamChunk]:
-        """Stream the reply to `messages`; raise ProviderError when it cannot."""
+    def stream_chat(
+        self, messages: list[ChatMessage], *, tools: Sequence[Tool] | None = None
+    ) -> AsyncIterator[StreamChunk]:
+        """Stream the reply to `messages`; raise ProviderError when it cannot.
+
+        `tools` (native tool calling) is only passed to providers whose API supports it.
+        """
         ...

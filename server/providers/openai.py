@@ -12,14 +12,16 @@ import datetime as dt
 import json
 import logging
 import random
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass, field
 from email.utils import parsedate_to_datetime
 from typing import Any
 
 import httpx
 
+from actions.tools import Tool
 from server.config import Config
-from server.providers.base import ChatMessage, ProviderError, StreamChunk
+from server.providers.base import ChatMessage, NativeToolCall, ProviderError, StreamChunk
 
 log = logging.getLogger(__name__)
 
@@ -67,12 +69,16 @@ class OpenAIProvider:
             detail = detail.replace(key, "***")
         return ProviderError(self.name, status, detail, self._hint(status))
 
-    async def stream_chat(self, messages: list[ChatMessage]) -> AsyncIterator[StreamChunk]:
-        body = {
+    async def stream_chat(
+        self, messages: list[ChatMessage], *, tools: Sequence[Tool] | None = None
+    ) -> AsyncIterator[StreamChunk]:
+        body: dict[str, Any] = {
             "model": self.config.model,
-            "messages": [{"role": m.role, "content": m.content} for m in messages],
+            "messages": [wire_message(m) for m in messages],
             "stream": True,
         }
+        if tools:
+            body["tools"] = [{"type": "function", "function": t.to_dict()} for t in tools]
         headers = {"Accept": "text/event-stream"}
         key = self.config.api_key()
         if key:
@@ -124,6 +130,7 @@ class OpenAIProvider:
 
     async def _events(self, response: httpx.Response) -> AsyncIterator[StreamChunk]:
         finished = False
+        calls = _CallAssembler()
         async for line in response.aiter_lines():
             if not line.startswith("data:"):
                 continue
@@ -140,10 +147,13 @@ class OpenAIProvider:
             if "error" in event:
                 raise self._error(response.status_code, _error_message(json.dumps(event)) or "")
             for choice in event.get("choices") or []:
-                delta = (choice.get("delta") or {}).get("content") or ""
+                delta = choice.get("delta") or {}
+                calls.add(delta.get("tool_calls") or [])
+                text = delta.get("content") or ""
                 reason = choice.get("finish_reason")
-                if delta or reason:
-                    yield StreamChunk(text=delta, finish_reason=reason)
+                if text or reason:
+                    done = calls.complete() if reason else ()
+                    yield StreamChunk(text=text, finish_reason=reason, tool_calls=done)
                 finished = finished or bool(reason)
         if not finished:
             raise _Retry(response.status_code, "the stream ended before the reply was done", None)
@@ -172,3 +182,57 @@ def _retry_after(value: str | None) -> float | None:
     except (TypeError, ValueError):
         return None
     return max(0.0, (when - dt.datetime.now(dt.UTC)).total_seconds())
+
+
+def wire_message(message: ChatMessage) -> dict[str, Any]:
+    """A message in chat-completions form, native tool calls and results included."""
+    wire: dict[str, Any] = {"role": message.role, "content": message.content}
+    if message.tool_calls:
+        wire["tool_calls"] = [
+            {
+                "id": call.id,
+                "type": "function",
+                "function": {"name": call.name, "arguments": json.dumps(call.arguments)},
+            }
+            for call in message.tool_calls
+        ]
+    if message.tool_call_id is not None:
+        wire["tool_call_id"] = message.tool_call_id
+    return wire
+
+
+@dataclass
+class _PartialCall:
+    id: str = ""
+    name: str = ""
+    arguments: list[str] = field(default_factory=list)
+
+
+class _CallAssembler:
+    """Native tool calls arrive in pieces keyed by `index`: id and name once, arguments split."""
+
+    def __init__(self) -> None:
+        self.calls: dict[int, _PartialCall] = {}
+
+    def add(self, pieces: list[dict[str, Any]]) -> None:
+        for piece in pieces:
+            call = self.calls.setdefault(int(piece.get("index", 0)), _PartialCall())
+            call.id = piece.get("id") or call.id
+            function = piece.get("function") or {}
+            call.name = function.get("name") or call.name
+            call.arguments.append(function.get("arguments") or "")
+
+    def complete(self) -> tuple[NativeToolCall, ...]:
+        done = []
+        for index in sorted(self.calls):
+            call = self.calls[index]
+            raw = "".join(call.arguments).strip() or "{}"
+            try:
+                arguments = json.loads(raw)
+            except json.JSONDecodeError:
+                arguments = {"_invalid_json": raw}
+            if not isinstance(arguments, dict):
+                arguments = {"_invalid_json": raw}
+            done.append(NativeToolCall(call.id or f"call_{index}", call.name, arguments))
+        self.calls.clear()
+        return tuple(done)
