@@ -329,9 +329,8 @@ class _Parser:
         text = self.src.text
         if _KEY_AHEAD.match(text, i):
             return True
-        if _KEY_PARTIAL.match(text, i):
-            self.src.at_end(self.src.n)
-        return False
+        # a key still being typed at the end of the text counts (it is cut off there)
+        return _KEY_PARTIAL.match(text, i) is not None and self.src.at_end(self.src.n)
 
     def _string(self, i: int, ctx: str) -> tuple[str, int]:
         """Read the string opened at ``i``: (value, index after it), or ("", -1) when the text
