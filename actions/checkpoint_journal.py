@@ -55,20 +55,13 @@ class FileRecord(_Record):
 class Entry(_Record):
     id: str
     commit: str
+    pack: str  # pack-<sum>: the pack holding this entry's blobs, trees and commit
     time: float
     description: str
     session_id: str
     files: tuple[FileRecord, ...]
     pre_missing_dirs: tuple[str, ...] = ()
     post_missing_dirs: tuple[str, ...] = ()
-    trees: tuple[str, ...] = ()
-
-    def objects(self) -> set[str]:
-        """Every object id this entry keeps alive."""
-        found = {self.commit, *self.trees}
-        for record in self.files:
-            found.update(sha for sha in (record.pre, record.post) if sha)
-        return found
 
 
 class StoreState(_Record):
@@ -103,6 +96,7 @@ class ApplyJournal(_Record):
     missing_dirs: tuple[str, ...] = ()  # folders absent in the target state
     applied_after: int | None = None  # new StoreState.applied, None: history unchanged
     drop_plan: str | None = None  # plan journal to delete once done (rollback)
+    pack: str | None = None  # where the `after` blobs are (None: loose objects)
 
 
 # -- files of the store -----------------------------------------------------------------------

@@ -1,10 +1,11 @@
 """Git object database of the checkpoint store, written directly (no git process).
 
-Loose objects are `zlib(b"<type> <size>\\0" + body)` stored at `objects/xx/<38 hex>`
+Checkpoints are packs (`checkpoint_pack`); pre-images of a plan in progress are loose
+objects. Loose objects are `zlib(b"<type> <size>\\0" + body)` stored at `objects/xx/<38 hex>`
 named by the SHA-1 of the uncompressed bytes: exactly what `git hash-object -w` writes,
 so `git cat-file`, `git fsck` and `git prune` work on the store. Writing them in-process
 costs microseconds where a `git` subprocess costs milliseconds, which is what keeps a
-checkpoint O(files touched) and fast. Refs are plain files (`refs/checkpoints/<id>`).
+checkpoint O(files touched) and fast. Refs `refs/checkpoints/<id>` live in `packed-refs`.
 """
 
 from __future__ import annotations
@@ -13,13 +14,16 @@ import hashlib
 import os
 import secrets
 import zlib
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+
+from actions.checkpoint_pack import build_pack, object_id, read_entry, read_index
 
 MODE_FILE = b"100644"
 MODE_EXEC = b"100755"
 MODE_TREE = b"40000"
+_REF_PREFIX = "refs/checkpoints/"
 
 _BARE_CONFIG = (
     "[core]\n"
@@ -34,9 +38,7 @@ _BARE_CONFIG = (
 
 def blob_sha(content: bytes) -> str:
     """The git blob id of `content` (what `git hash-object` prints)."""
-    digest = hashlib.sha1(b"blob %d\0" % len(content), usedforsecurity=False)
-    digest.update(content)
-    return digest.hexdigest()
+    return object_id(b"blob", content)
 
 
 @dataclass(frozen=True)
@@ -49,11 +51,17 @@ class TreeItem:
 
 
 class ObjectStore:
-    """The `objects/` and `refs/` of one bare git directory."""
+    """The `objects/` and `refs/` of one bare git directory.
+
+    Loose objects hold the pre-images of plans in progress; each recorded checkpoint is
+    one pack (see `checkpoint_pack`).
+    """
 
     def __init__(self, git_dir: Path) -> None:
         self.git_dir = git_dir
         self.objects = git_dir / "objects"
+        self.pack_dir = self.objects / "pack"
+        self._indexes: dict[str, dict[str, int]] = {}
 
     # -- layout ---------------------------------------------------------------------------
     def init(self) -> None:
@@ -70,13 +78,15 @@ class ObjectStore:
     def path_of(self, sha: str) -> Path:
         return self.objects / sha[:2] / sha[2:]
 
-    def has(self, sha: str) -> bool:
+    def has(self, sha: str, pack: str | None = None) -> bool:
+        if pack is not None and sha in self._index(pack):
+            return True
         return self.path_of(sha).is_file()
 
-    # -- writing ----------------------------------------------------------------------------
-    def write(self, kind: bytes, body: bytes) -> str:
-        """Store one object; returns its id. Idempotent (content addressed)."""
-        raw = b"%s %d\0%s" % (kind, len(body), body)
+    # -- loose objects ----------------------------------------------------------------------
+    def write_blob(self, content: bytes) -> str:
+        """Store one loose blob; returns its id. Idempotent (content addressed)."""
+        raw = b"blob %d\0%s" % (len(content), content)
         sha = hashlib.sha1(raw, usedforsecurity=False).hexdigest()
         target = self.path_of(sha)
         if not target.is_file():
@@ -84,93 +94,6 @@ class ObjectStore:
             _write_file_atomic(target, zlib.compress(raw), mode=0o444)
         return sha
 
-    def write_blob(self, content: bytes) -> str:
-        return self.write(b"blob", content)
-
-    def write_tree(self, items: Iterable[TreeItem]) -> tuple[str, list[str]]:
-        """Write the nested trees holding `items`; returns (root id, ids of every tree)."""
-        root: dict[str, object] = {}
-        for item in items:
-            node = root
-            *dirs, name = item.path.split("/")
-            for part in dirs:
-                child = node.setdefault(part, {})
-                assert isinstance(child, dict)
-                node = child
-            node[name] = item
-        written: list[str] = []
-        sha = self._write_node(root, written)
-        return sha, written
-
-    def _write_node(self, node: Mapping[str, object], written: list[str]) -> str:
-        entries: list[tuple[bytes, bytes, bytes]] = []
-        for name, value in node.items():
-            key = name.encode()
-            if isinstance(value, TreeItem):
-                mode = MODE_EXEC if value.executable else MODE_FILE
-                entries.append((key, mode, bytes.fromhex(value.sha)))
-            else:
-                assert isinstance(value, dict)
-                child = self._write_node(value, written)
-                entries.append((key + b"/", MODE_TREE, bytes.fromhex(child)))
-        # git orders entries by name, comparing a sub-tree's name as if it ended with "/".
-        entries.sort(key=lambda entry: entry[0])
-        body = b"".join(b"%s %s\0%s" % (mode, key.rstrip(b"/"), raw) for key, mode, raw in entries)
-        sha = self.write(b"tree", body)
-        written.append(sha)
-        return sha
-
-    def write_commit(self, tree: str, message: str, when: float) -> str:
-        stamp = b"agent-ls <agent-ls@localhost> %d +0000" % int(when)
-        body = b"tree %s\nauthor %s\ncommitter %s\n\n%s\n" % (
-            tree.encode(),
-            stamp,
-            stamp,
-            message.encode(),
-        )
-        return self.write(b"commit", body)
-
-    # -- reading ----------------------------------------------------------------------------
-    def read(self, sha: str) -> tuple[bytes, bytes]:
-        """(type, body) of a loose object; raises FileNotFoundError when absent."""
-        raw = zlib.decompress(self.path_of(sha).read_bytes())
-        header, _, body = raw.partition(b"\0")
-        kind, _, _size = header.partition(b" ")
-        return kind, body
-
-    def read_blob(self, sha: str) -> bytes:
-        kind, body = self.read(sha)
-        if kind != b"blob":
-            raise ValueError(f"object {sha} is a {kind.decode()}, not a blob")
-        return body
-
-    def reachable_from_commit(self, sha: str) -> set[str]:
-        """Every object id reachable from commit `sha` (its trees and blobs), itself included."""
-        found = {sha}
-        if not self.has(sha):
-            return found
-        _kind, body = self.read(sha)
-        tree = body.split(b"\n", 1)[0].removeprefix(b"tree ").decode()
-        found.update(self._walk_tree(tree))
-        return found
-
-    def _walk_tree(self, sha: str) -> Iterator[str]:
-        yield sha
-        if not self.has(sha):
-            return
-        _kind, body = self.read(sha)
-        pos = 0
-        while pos < len(body):
-            nul = body.index(b"\0", pos)
-            mode = body[pos:nul].split(b" ", 1)[0]
-            child = body[nul + 1 : nul + 21].hex()
-            pos = nul + 21
-            if mode == MODE_TREE:
-                yield from self._walk_tree(child)
-            else:
-                yield child
-
-    # -- deleting and refs ------------------------------------------------------------------
     def delete(self, shas: Iterable[str]) -> int:
         """Unlink these loose objects; returns how many existed."""
         count = 0
@@ -182,24 +105,115 @@ class ObjectStore:
                 continue
         return count
 
-    def ref_path(self, name: str) -> Path:
-        return self.git_dir / "refs" / "checkpoints" / name
+    # -- packs -------------------------------------------------------------------------------
+    def write_pack(self, objects: Sequence[tuple[bytes, bytes]]) -> str:
+        """Write one pack + index holding `objects` (kind, body); returns the pack's name."""
+        pack, idx, checksum = build_pack(objects)
+        name = f"pack-{checksum}"
+        _write_file_atomic(self.pack_dir / f"{name}.pack", pack, mode=0o444)
+        _write_file_atomic(self.pack_dir / f"{name}.idx", idx, mode=0o444)
+        return name
 
-    def set_ref(self, name: str, sha: str) -> None:
-        _write_file_atomic(self.ref_path(name), sha.encode() + b"\n")
+    def pack_names(self) -> set[str]:
+        return {path.stem for path in self.pack_dir.glob("pack-*.idx")}
 
-    def delete_ref(self, name: str) -> None:
-        self.ref_path(name).unlink(missing_ok=True)
+    def delete_pack(self, name: str) -> None:
+        self._indexes.pop(name, None)
+        for suffix in (".idx", ".pack", ".keep", ".rev"):
+            (self.pack_dir / f"{name}{suffix}").unlink(missing_ok=True)
 
+    def _index(self, pack: str) -> dict[str, int]:
+        if pack not in self._indexes:
+            try:
+                self._indexes[pack] = read_index(self.pack_dir / f"{pack}.idx")
+            except FileNotFoundError:
+                return {}
+        return self._indexes[pack]
+
+    # -- reading -------------------------------------------------------------------------------
+    def read(self, sha: str, pack: str | None = None) -> tuple[bytes, bytes]:
+        """(type, body) of an object in `pack` or loose; FileNotFoundError when absent."""
+        offset = None if pack is None else self._index(pack).get(sha)
+        if pack is not None and offset is not None:
+            return read_entry((self.pack_dir / f"{pack}.pack").read_bytes(), offset)
+        raw = zlib.decompress(self.path_of(sha).read_bytes())
+        header, _, body = raw.partition(b"\0")
+        kind, _, _size = header.partition(b" ")
+        return kind, body
+
+    def read_blob(self, sha: str, pack: str | None = None) -> bytes:
+        kind, body = self.read(sha, pack)
+        if kind != b"blob":
+            raise ValueError(f"object {sha} is a {kind.decode()}, not a blob")
+        return body
+
+    # -- refs (one packed-refs file: a ref costs a line, not a file) ---------------------------
     def refs(self) -> dict[str, str]:
         """Checkpoint refs: name -> commit id."""
-        folder = self.git_dir / "refs" / "checkpoints"
+        try:
+            lines = (self.git_dir / "packed-refs").read_text().splitlines()
+        except FileNotFoundError:
+            return {}
         found: dict[str, str] = {}
-        if folder.is_dir():
-            for entry in folder.iterdir():
-                if not entry.name.startswith("."):
-                    found[entry.name] = entry.read_text().strip()
+        for line in lines:
+            sha, _, ref = line.partition(" ")
+            if ref.startswith(_REF_PREFIX):
+                found[ref.removeprefix(_REF_PREFIX)] = sha
         return found
+
+    def update_refs(self, *, set_to: Mapping[str, str] = {}, delete: Iterable[str] = ()) -> None:
+        refs = self.refs()
+        refs.update(set_to)
+        for name in delete:
+            refs.pop(name, None)
+        lines = [f"{sha} {_REF_PREFIX}{name}\n" for name, sha in sorted(refs.items())]
+        text = "# pack-refs with: peeled fully-peeled sorted \n" + "".join(lines)
+        _write_file_atomic(self.git_dir / "packed-refs", text.encode())
+
+
+def tree_objects(items: Iterable[TreeItem]) -> tuple[str, list[tuple[bytes, bytes]]]:
+    """The nested trees holding `items`: (root id, [(b"tree", body), ...])."""
+    root: dict[str, object] = {}
+    for item in items:
+        node = root
+        *dirs, name = item.path.split("/")
+        for part in dirs:
+            child = node.setdefault(part, {})
+            assert isinstance(child, dict)
+            node = child
+        node[name] = item
+    built: list[tuple[bytes, bytes]] = []
+    return _tree_node(root, built), built
+
+
+def _tree_node(node: Mapping[str, object], built: list[tuple[bytes, bytes]]) -> str:
+    entries: list[tuple[bytes, bytes, bytes]] = []
+    for name, value in node.items():
+        key = name.encode()
+        if isinstance(value, TreeItem):
+            mode = MODE_EXEC if value.executable else MODE_FILE
+            entries.append((key, mode, bytes.fromhex(value.sha)))
+        else:
+            assert isinstance(value, dict)
+            child = _tree_node(value, built)
+            entries.append((key + b"/", MODE_TREE, bytes.fromhex(child)))
+    # git orders entries by name, comparing a sub-tree's name as if it ended with "/".
+    entries.sort(key=lambda entry: entry[0])
+    body = b"".join(b"%s %s\0%s" % (mode, key.rstrip(b"/"), raw) for key, mode, raw in entries)
+    built.append((b"tree", body))
+    return object_id(b"tree", body)
+
+
+def commit_object(tree: str, message: str, when: float) -> tuple[bytes, bytes]:
+    """(b"commit", body) of a parentless commit of `tree`."""
+    stamp = b"agent-ls <agent-ls@localhost> %d +0000" % int(when)
+    body = b"tree %s\nauthor %s\ncommitter %s\n\n%s\n" % (
+        tree.encode(),
+        stamp,
+        stamp,
+        message.encode(),
+    )
+    return b"commit", body
 
 
 def _write_file_atomic(path: Path, data: bytes, mode: int = 0o644) -> None:

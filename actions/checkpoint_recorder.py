@@ -29,7 +29,8 @@ from actions.checkpoint_journal import (
     save_model,
     set_workspace_file,
 )
-from actions.checkpoint_objects import TreeItem, blob_sha
+from actions.checkpoint_objects import TreeItem, blob_sha, commit_object, tree_objects
+from actions.checkpoint_pack import object_id
 from actions.checkpoint_types import CheckpointInfo, FileState, PlanClosed, Transition
 
 if TYPE_CHECKING:
@@ -87,7 +88,7 @@ class PlanRecorder:
                     images.append(PreImage(path=path, sha=sha, executable=executable))
                     missing.update(store.policy.missing_dirs(path))
             except BaseException:
-                store.collect({image.sha for image in images if image.sha}, store.state())
+                store.collect({image.sha for image in images if image.sha})
                 raise
             kill_point("touch:blobs-written")
             self._plan = self._plan.model_copy(
@@ -119,28 +120,25 @@ class PlanRecorder:
         self._check_open()
         store = self._store
         with store.lock():
-            records = self._post_records(current_content)
+            records, posts = self._post_records(current_content)
             if not records:
                 store.forget_plan(self.id)
                 self._close()
                 return None
-            entry = self._write_entry(records)
+            entry = self._write_entry(records, posts)
             kill_point("commit:objects-written")
-            store.objects.set_ref(entry.id, entry.commit)
+            store.objects.update_refs(set_to={entry.id: entry.commit})
             kill_point("commit:ref-written")
             state = store.state()
             entries = (*state.entries[: state.applied], entry)
             dropped = state.entries[state.applied :] + entries[: -store.keep]
             entries = entries[-store.keep :]
-            new_state = StoreState(entries=entries, applied=len(entries))
-            store.save_state(new_state)
+            store.save_state(StoreState(entries=entries, applied=len(entries)))
             kill_point("commit:state-written")
-            garbage: set[str] = set()
-            for old in dropped:
-                store.objects.delete_ref(old.id)
-                garbage |= old.objects()
+            store.objects.update_refs(delete=[old.id for old in dropped])
+            for pack in {old.pack for old in dropped} - {kept.pack for kept in entries}:
+                store.objects.delete_pack(pack)
             store.forget_plan(self.id)
-            store.collect(garbage, new_state)
             self._close()
         return CheckpointInfo(
             id=entry.id,
@@ -208,9 +206,11 @@ class PlanRecorder:
 
     def _post_records(
         self, current_content: Callable[[str], bytes | None] | None
-    ) -> list[FileRecord]:
+    ) -> tuple[list[FileRecord], dict[str, bytes]]:
+        """Records of the paths that changed, and the post-image contents by blob id."""
         store = self._store
         records: list[FileRecord] = []
+        posts: dict[str, bytes] = {}
         for pre in self._plan.files:
             store.policy.check_file(pre.path)
             content, executable = read_workspace_file(store.workspace, pre.path)
@@ -222,8 +222,8 @@ class PlanRecorder:
             post = None if content is None else blob_sha(content)
             if post == pre.sha and (content is None or executable == pre.executable):
                 continue
-            if content is not None:
-                store.objects.write_blob(content)
+            if post is not None and content is not None:
+                posts[post] = content
             records.append(
                 FileRecord(
                     path=pre.path,
@@ -233,30 +233,34 @@ class PlanRecorder:
                     post_exec=executable and content is not None,
                 )
             )
-        return records
+        return records, posts
 
-    def _write_entry(self, records: list[FileRecord]) -> Entry:
+    def _write_entry(self, records: list[FileRecord], posts: dict[str, bytes]) -> Entry:
+        """Write the entry's pack: pre blobs (loose until now), post blobs, trees, commit."""
         store = self._store
         now = time.time()
         items = [TreeItem(f"pre/{r.path}", r.pre, r.pre_exec) for r in records if r.pre] + [
             TreeItem(f"post/{r.path}", r.post, r.post_exec) for r in records if r.post
         ]
-        tree, trees = store.objects.write_tree(items)
-        message = f"{self._plan.description}\n\nsession: {self._plan.session_id}\n" + "".join(
-            f"file: {r.path}\n" for r in records
-        )
-        commit = store.objects.write_commit(tree, message.rstrip("\n"), now)
+        tree, trees = tree_objects(items)
+        plan = self._plan
+        message = f"{plan.description}\n\ncheckpoint: {plan.id}\nsession: {plan.session_id}\n"
+        message += "".join(f"file: {r.path}\n" for r in records)
+        commit = commit_object(tree, message.rstrip("\n"), now)
+        blobs = [store.objects.read(r.pre) for r in records if r.pre]
+        blobs += [(b"blob", content) for content in posts.values()]
+        pack = store.objects.write_pack([*blobs, *trees, commit])
         post_missing: set[str] = set()
         for record in records:
             post_missing.update(store.policy.missing_dirs(record.path))
         return Entry(
             id=self.id,
-            commit=commit,
+            commit=object_id(*commit),
+            pack=pack,
             time=now,
             description=self._plan.description,
             session_id=self._plan.session_id,
             files=tuple(records),
             pre_missing_dirs=self._plan.pre_missing_dirs,
             post_missing_dirs=tuple(sorted(post_missing)),
-            trees=tuple(trees),
         )

@@ -213,13 +213,15 @@ class CheckpointStore:
         journal_path.unlink(missing_ok=True)
         lock_path.unlink(missing_ok=True)
         if plan is not None:
-            self.collect(plan.blobs(), self.state())
+            self.collect(plan.blobs())
 
-    def collect(self, candidates: set[str], state: StoreState) -> None:
-        """Delete the candidate objects that no entry and no running plan references."""
+    def collect(self, candidates: set[str]) -> None:
+        """Delete the candidate loose objects that no running plan references.
+
+        Recorded checkpoints keep their objects in their own pack, so only the
+        pre-images of plans in progress are loose.
+        """
         live: set[str] = set()
-        for entry in state.entries:
-            live |= entry.objects()
         for journal_path in self.plans_dir.glob("*.json"):
             plan = load_model(journal_path, PlanJournal)
             if plan is not None:
@@ -276,7 +278,7 @@ class CheckpointStore:
                     record.post_exec,
                 )
             )
-            data = None if sha is None else self.objects.read_blob(sha)
+            data = None if sha is None else self.objects.read_blob(sha, entry.pack)
             changes.append(FileState(record.path, data, executable))
         if changed and not force:
             raise CheckpointConflict(kind, changed)
@@ -299,11 +301,16 @@ class CheckpointStore:
             targets=targets,
             missing_dirs=entry.pre_missing_dirs if undo else entry.post_missing_dirs,
             applied_after=index if undo else index + 1,
+            pack=entry.pack,
         )
 
     # -- the write-ahead journal -------------------------------------------------------------------
     def _apply_locked(self, journal: ApplyJournal) -> None:
-        missing = [t.after for t in journal.targets if t.after and not self.objects.has(t.after)]
+        missing = [
+            t.after
+            for t in journal.targets
+            if t.after and not self.objects.has(t.after, journal.pack)
+        ]
         if missing:
             raise CheckpointError(f"checkpoint store is missing objects {missing}: cannot apply")
         save_model(self.store_dir / "journal.json", journal)
@@ -321,7 +328,9 @@ class CheckpointStore:
                 if current != target.before:  # someone changed it since: leave it alone
                     skipped.append(target.path)
                     continue
-            data = None if target.after is None else self.objects.read_blob(target.after)
+            data = None
+            if target.after is not None:
+                data = self.objects.read_blob(target.after, journal.pack)
             set_workspace_file(self.workspace, target.path, data, target.executable)
             if number == 0:
                 kill_point("apply:file-written")
@@ -383,21 +392,20 @@ class CheckpointStore:
         return rolled_back
 
     def _drop_orphan_refs(self) -> None:
-        """Refs written by a commit that crashed before recording it, or by an unfinished GC."""
+        """Refs and packs of a commit that crashed before recording it, or of a dropped entry."""
         state = self.state()
-        known = {entry.id for entry in state.entries}
-        for name, commit in self.objects.refs().items():
-            if name not in known:
-                garbage = self.objects.reachable_from_commit(commit)
-                self.objects.delete_ref(name)
-                self.collect(garbage, state)
+        orphans = set(self.objects.refs()) - {entry.id for entry in state.entries}
+        if orphans:
+            self.objects.update_refs(delete=orphans)
+        for pack in self.objects.pack_names() - {entry.pack for entry in state.entries}:
+            self.objects.delete_pack(pack)
 
     def _git_prune(self) -> None:
         if any(owner_alive(path) for path in self.plans_dir.glob("*.lock")):
             return
         self.git(["prune", "--expire=now"])
 
-    def git(self, args: Sequence[str]) -> str:
+    def git(self, args: Sequence[str], data: bytes = b"") -> str:
         """Run git on the store (explicit GIT_DIR, its own index, no user config or hooks)."""
         env = clean_git_env(
             {
@@ -408,7 +416,7 @@ class CheckpointStore:
                 "GIT_CONFIG_GLOBAL": os.devnull,
             }
         )
-        done = run_git(args, env=env, cwd=self.store_dir)
+        done = run_git(args, env=env, cwd=self.store_dir, data=data)
         if done.returncode != 0:
             raise CheckpointError(f"git {' '.join(args)} failed: {done.stderr.decode().strip()}")
         return done.stdout.decode()

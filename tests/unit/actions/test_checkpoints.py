@@ -324,14 +324,20 @@ def test_pruning_keeps_n_plans_and_drops_their_objects(repo: Path, tmp_path: Pat
         store.undo()
     assert (repo / "f2.txt").exists()  # beyond the kept history
     assert not (repo / "f3.txt").exists()
-    objects = store.git(["count-objects", "-v"])
-    count = int(objects.split("count: ")[1].split()[0])
-    reachable = store.git(["rev-list", "--objects", "--all"]).splitlines()
-    assert count == len(reachable)  # every object left belongs to a kept plan
+    stats = dict(line.split(": ") for line in store.git(["count-objects", "-v"]).splitlines())
+    assert stats["count"] == "0"  # no loose leftovers
+    assert stats["packs"] == "3"  # one pack per kept plan
     assert len(store.git(["for-each-ref"]).splitlines()) == 3
     store.git(["fsck", "--strict", "--no-dangling"])
-    unreachable = store.git(["fsck", "--unreachable", "--no-reflogs"])
-    assert unreachable == ""
+    assert store.git(["fsck", "--unreachable", "--no-reflogs"]) == ""
+
+    def stored(text: str) -> bool:
+        sha = store.git(["hash-object", "--stdin"], text.encode()).strip()
+        done = store.git(["cat-file", "--batch-check"], sha.encode() + b"\n")
+        return "missing" not in done
+
+    assert stored("unique content 5\n")
+    assert not stored("unique content 0\n")  # the dropped plans' objects are gone
 
 
 def test_new_plan_after_undo_drops_the_redo_objects(store: CheckpointStore, repo: Path) -> None:
@@ -340,6 +346,7 @@ def test_new_plan_after_undo_drops_the_redo_objects(store: CheckpointStore, repo
     apply_plan(store, {"a.txt": b"second\n"})
     assert store.git(["fsck", "--unreachable", "--no-reflogs"]) == ""
     assert len(store.git(["for-each-ref"]).splitlines()) == 1
+    assert "packs: 1" in store.git(["count-objects", "-v"]).splitlines()
 
 
 def test_store_location_is_keyed_by_workspace_and_overridable(
@@ -373,3 +380,12 @@ def test_users_git_environment_is_not_inherited(
     assert user_git_state(repo) == before
     assert not (tmp_path / "decoy-index").exists()
     assert sorted(p.name for p in (decoy / "objects").iterdir()) == ["info", "pack"]
+
+
+def test_the_same_plan_again_after_undo_can_be_undone(store: CheckpointStore, repo: Path) -> None:
+    before = files_of(repo)
+    apply_plan(store, {"a.txt": b"", "notes.md": None})
+    store.undo()
+    apply_plan(store, {"a.txt": b"", "notes.md": None})  # same objects, same second
+    store.undo()
+    assert files_of(repo) == before
