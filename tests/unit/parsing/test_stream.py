@@ -1,0 +1,89 @@
+"""StreamParser: text is released as soon as it cannot start a snippet, snippets when they
+close, spans are absolute; close() decides what is still open."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from parsing import ActionBlock, StreamParser, TextBlock, ToolCallBlock
+
+DOC = json.dumps({"action": "text_response", "text_response": "Hi } ] ``` </tool_call>"})
+
+
+def texts(blocks: list) -> str:  # type: ignore[type-arg]
+    return "".join(b.text for b in blocks if isinstance(b, TextBlock))
+
+
+def test_prose_streams_immediately() -> None:
+    parser = StreamParser()
+    assert texts(parser.feed("Hello wor")) == "Hello wor"
+    assert texts(parser.feed("ld. ")) == "ld. "
+
+
+def test_possible_snippet_starts_are_held_back() -> None:
+    parser = StreamParser()
+    assert texts(parser.feed("See {")) == "See "
+    assert texts(parser.feed("x} and <tool_ca")) == "{x} and "
+    assert texts(parser.feed("ll> is a tag; ``")) == "<tool_call> is a tag; "
+    assert texts(parser.feed("` fence")) == ""
+    assert texts(parser.close()) == "``` fence"
+
+
+def test_snippet_released_when_it_closes_with_absolute_spans() -> None:
+    parser = StreamParser()
+    out = parser.feed("Plan:\n")
+    for ch in DOC[:-1]:
+        out += parser.feed(ch)
+    assert not [b for b in out if isinstance(b, ActionBlock)]
+    out += parser.feed(DOC[-1] + "\nbye")
+    [action] = [b for b in out if isinstance(b, ActionBlock)]
+    assert (action.start, action.end) == (6, 6 + len(DOC))
+    assert action.text == DOC
+    assert texts(out + parser.close()) == "Plan:\n\nbye"
+
+
+def test_tool_call_tag_released_after_its_closing_tag() -> None:
+    call = '<tool_call>{"name": "ls", "arguments": {"cmd": "x </tool_call>"}}'
+    parser = StreamParser()
+    assert parser.feed(call) == []
+    [block] = parser.feed("</tool_call>")
+    assert isinstance(block, ToolCallBlock)
+    assert block.args == {"cmd": "x </tool_call>"}
+
+
+def test_reasoning_streams_as_text_while_open() -> None:
+    parser = StreamParser()
+    out = parser.feed("<think>I will call {")
+    out += parser.feed('"name": "x", "arguments": {}} now')
+    assert texts(out).startswith("<think>I will call {")
+    assert not [b for b in out if not isinstance(b, TextBlock)]
+
+
+def test_close_flags_a_cut_off_document() -> None:
+    parser = StreamParser()
+    parser.feed('{"action": "start_multi_file", "message": "wri')
+    [action] = parser.close()
+    assert isinstance(action, ActionBlock)
+    assert action.truncated
+    assert action.document["message"] == "wri"
+
+
+def test_feed_after_close_is_an_error() -> None:
+    parser = StreamParser()
+    parser.close()
+    with pytest.raises(ValueError, match="after close"):
+        parser.feed("x")
+    assert parser.close() == []
+
+
+def test_long_document_in_small_chunks_is_linear_enough() -> None:
+    content = "def f():\n    return {'a': [1, 2]}\n" * 3000
+    doc = json.dumps({"action": "continue_multi_file", "next_file": {"file": {"content": content}}})
+    parser = StreamParser()
+    out = []
+    for i in range(0, len(doc), 40):
+        out += parser.feed(doc[i : i + 40])
+    [action] = [b for b in out if isinstance(b, ActionBlock)]
+    assert action.document["next_file"]["file"]["content"] == content
