@@ -28,7 +28,7 @@ from actions.checkpoints import (
     NothingToUndo,
 )
 
-EXAMPLES = int(os.environ.get("AGENT_LS_HYPOTHESIS_EXAMPLES", "20"))
+EXAMPLES = int(os.environ.get("AGENT_LS_HYPOTHESIS_EXAMPLES", "12"))
 KEEP = 4  # small, so pruning happens inside the sequences
 PATHS = ["a.txt", "notes.md", "src/b.py", "src/new/c.py", "deep/x/y/z.txt", "deep/x/w.txt"]
 GIT_ENV = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
