@@ -127,7 +127,10 @@ class PathPolicy:
             if (self.workspace / parent / ".git").exists():
                 return self.workspace / parent
             parent = parent.parent
-        return self.workspace if self._outer_repo else None
+        outer = any(
+            (folder / ".git").exists() for folder in (self.workspace, *self.workspace.parents)
+        )
+        return self.workspace if outer else None
 
     def _check_ignore(self, repo: Path, paths: list[str]) -> list[str]:
         rel = {os.path.relpath(self.workspace / path, repo): path for path in paths}

@@ -1,7 +1,8 @@
 """Public values and errors of the checkpoint store (see `actions.checkpoints`).
 
-The error classes derive from `CheckpointError` so a caller can catch the family; the
-LSP handlers turn them into JSON-RPC errors, the CLI into a message and exit code 1.
+The error classes derive from `CheckpointError` (an `ActionError`, with a `kind`) so a
+caller can catch the family; the LSP handlers turn them into JSON-RPC errors, the CLI into
+a message and exit code 1.
 """
 
 from __future__ import annotations
@@ -9,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Literal
+
+from actions.errors import ActionError
 
 TransitionKind = Literal["undo", "redo", "rollback"]
 
@@ -71,24 +74,31 @@ class RecoveryReport:
         return bool(self.rolled_forward or self.rolled_back_plans or self.skipped_paths)
 
 
-class CheckpointError(Exception):
+class CheckpointError(ActionError):
     """Base of every error raised by the checkpoint store."""
+
+    kind = "checkpoint_error"
 
 
 class CheckpointConflict(CheckpointError):
     """The user changed files since the checkpoint; undo/redo would clobber their work."""
 
+    kind = "checkpoint_conflict"
+
     def __init__(self, action: str, paths: list[str]) -> None:
         self.paths = paths
         names = ", ".join(paths)
+        since = "applied" if action == "undo" else "undone"
         super().__init__(
-            f"cannot {action}: changed since the plan was applied: {names} "
+            f"cannot {action}: changed since the plan was {since}: {names} "
             f"(use force to {action} anyway and lose those changes)"
         )
 
 
 class CheckpointRefused(CheckpointError):
     """A path the store cannot snapshot (ignored, too large, outside the workspace...)."""
+
+    kind = "checkpoint_refused"
 
     def __init__(self, path: str, reason: str) -> None:
         self.path = path
@@ -99,12 +109,16 @@ class CheckpointRefused(CheckpointError):
 class NothingToUndo(CheckpointError):
     """The undo stack is empty."""
 
+    kind = "nothing_to_undo"
+
     def __init__(self) -> None:
         super().__init__("nothing to undo")
 
 
 class NothingToRedo(CheckpointError):
     """The redo stack is empty (a new plan clears it)."""
+
+    kind = "nothing_to_redo"
 
     def __init__(self) -> None:
         super().__init__("nothing to redo")
@@ -113,6 +127,10 @@ class NothingToRedo(CheckpointError):
 class StaleTransition(CheckpointError):
     """The history moved (another process or session) since the transition was planned."""
 
+    kind = "stale_transition"
+
 
 class PlanClosed(CheckpointError):
     """The plan recorder was already committed or rolled back."""
+
+    kind = "plan_closed"

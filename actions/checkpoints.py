@@ -2,10 +2,11 @@
 
 Each workspace has a shadow store outside it (`$XDG_CACHE_HOME/agent-ls/checkpoints/<hash>`,
 or `$AGENT_LS_CHECKPOINT_DIR/<hash>`, or an explicit `store_dir`): a bare git directory
-holding, per applied plan, the pre- and post-image blobs of just the paths it touched, a
-small tree `pre/… post/…` and a commit under `refs/checkpoints/<id>`. Objects are written
-in-process (see `checkpoint_objects`), so a checkpoint costs O(files touched), and the
-user's `.git`, HEAD, index, refs and stash are never read for writing.
+holding, per applied plan, one pack with the pre- and post-image blobs of just the paths it
+touched, a small tree `pre/… post/…` and a commit, named by `refs/checkpoints/<id>`.
+Objects are written in-process (`checkpoint_objects`, `checkpoint_pack`), so a checkpoint
+costs O(files touched) and no git process; the user's `.git`, HEAD, index, refs and stash
+are never written (their ignore rules are read with `git check-ignore`).
 
 Usage (the plan executor / LSP handlers):
 

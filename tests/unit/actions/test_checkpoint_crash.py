@@ -224,3 +224,26 @@ def test_recovery_leaves_files_changed_after_the_crash_alone(repo: Path, tmp_pat
     assert (repo / "src" / "b.py").read_text() == "b\n"  # the rest was rolled forward
     assert not (repo / "new").exists()
     assert_store_clean(store)
+
+
+def test_crash_after_recording_leaves_no_pruned_pack_behind(repo: Path, tmp_path: Path) -> None:
+    store_dir = tmp_path / "store"
+    keep_one = CHILD.replace("store_dir=store_dir)", "store_dir=store_dir, keep=1)")
+    env = {**os.environ, "AGENT_LS_CHECKPOINT_KILL_AT": "commit:state-written"}
+    first = CheckpointStore(repo, store_dir=store_dir, keep=1)
+    with first.begin_plan(description="first", session_id="s") as plan:
+        plan.write("first.txt", b"1")
+    done = subprocess.run(
+        [sys.executable, "-c", keep_one, str(repo), str(store_dir), "commit"],
+        env=env,
+        capture_output=True,
+        check=False,
+    )
+    assert done.returncode == -signal.SIGKILL
+    store = CheckpointStore(repo, store_dir=store_dir, keep=1)
+    assert [i.description for i in store.list()] == ["p"]
+    assert len(list((store_dir / "git" / "objects" / "pack").glob("*.pack"))) == 1
+    assert store.git(["for-each-ref", "--format=%(refname)"]).split() == [
+        f"refs/checkpoints/{store.list()[0].id}"
+    ]
+    assert_store_clean(store)
