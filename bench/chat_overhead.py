@@ -19,13 +19,15 @@ from pygls.lsp.client import LanguageClient
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from server.agent import run_turn  # noqa: E402
-from server.config import Config  # noqa: E402
-from server.providers.openai import OpenAIProvider  # noqa: E402
-from server.session import ChatSession  # noqa: E402
-from tests.fakellm import FakeLLM  # noqa: E402
+from server.agent import Agent, run_turn
+from server.config import Config
+from server.providers.openai import OpenAIProvider
+from server.session import ChatSession
+from server.workspace import build_agent
+from tests.fakellm import FakeLLM
 
 RUNS = 30
+LATENCIES: dict[str, list[float]] = {}
 REPLY = {"content": "The quick brown fox jumps over the lazy dog. " * 20, "chunk_size": 8}
 
 
@@ -44,9 +46,9 @@ async def raw_http(llm: FakeLLM) -> float:
         return time.perf_counter() - start
 
 
-async def in_process(provider: OpenAIProvider) -> float:
+async def in_process(agent: Agent) -> float:
     start = time.perf_counter()
-    await run_turn(provider, ChatSession("bench"), "hi", None, NullSink())
+    await run_turn(agent, ChatSession("bench"), "hi", None, NullSink())
     return time.perf_counter() - start
 
 
@@ -67,6 +69,23 @@ async def over_lsp(llm: FakeLLM, runs: int) -> list[float]:
         start = time.perf_counter()
         await client.protocol.send_request_async("agent/chat", {"message": "hi"})
         times.append(time.perf_counter() - start)
+    llm.set_script({"replies": [{"content": "x" * 4000, "chunk_size": 4, "delay_ms": 5}]})
+    cancels = []
+    for index in range(runs // 3):
+        request = asyncio.ensure_future(
+            client.protocol.send_request_async(
+                "agent/chat", {"message": "slow"}, msg_id=f"c{index}"
+            )
+        )
+        await asyncio.sleep(0.1)  # let the reply start streaming
+        start = time.perf_counter()
+        client.protocol.notify(types.CANCEL_REQUEST, types.CancelParams(id=f"c{index}"))
+        try:
+            await request
+        except Exception:  # RequestCancelled is the expected answer
+            cancels.append(time.perf_counter() - start)
+    LATENCIES["cancel"] = cancels
+    llm.set_script({"replies": [REPLY]})
     await client.shutdown_async(None)
     client.exit(None)
     await client.stop()
@@ -76,8 +95,9 @@ async def over_lsp(llm: FakeLLM, runs: int) -> list[float]:
 async def main() -> None:
     with FakeLLM({"replies": [REPLY]}) as llm:
         raw = [await raw_http(llm) for _ in range(RUNS)]
-        provider = OpenAIProvider(Config(baseUrl=llm.base_url_openai, model="fake"))
-        inproc = [await in_process(provider) for _ in range(RUNS)]
+        config = Config(baseUrl=llm.base_url_openai, model="fake")
+        agent = build_agent(config, OpenAIProvider(config), None, None)
+        inproc = [await in_process(agent) for _ in range(RUNS)]
         lsp = await over_lsp(llm, RUNS)
     base = statistics.median(raw)
     print(f"one chat turn, {len(REPLY['content'])}-char reply in 8-char deltas, median of {RUNS}")
@@ -89,6 +109,11 @@ async def main() -> None:
     ):
         median = statistics.median(times)
         print(f"{name:<34}{median * 1000:>10.2f}{(median - base) * 1000:>13.2f}")
+    cancels = [t * 1000 for t in LATENCIES["cancel"]]
+    print(
+        f"$/cancelRequest -> RequestCancelled over LSP: median {statistics.median(cancels):.1f}"
+        f" ms, max {max(cancels):.1f} ms ({len(cancels)} runs, target < 200 ms)"
+    )
 
 
 if __name__ == "__main__":

@@ -8,18 +8,14 @@ The same code serves the LSP handler and the CLI; they differ in their sink and 
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from actions.apply import ApplyRefused
 from actions.checkpoint_types import CheckpointError
 from actions.errors import ActionError
-from actions.prompt import (
-    render_invalid_document,
-    render_plan_progress,
-    render_system_prompt,
-    render_tool_result,
-)
+from actions.prompt import render_invalid_document, render_plan_progress
 from actions.schema import (
     Action,
     ContinueMultiFile,
@@ -30,11 +26,14 @@ from actions.schema import (
     validate_action,
 )
 from actions.tools import ToolRegistry
+from actions.tools.adapters import ToolAdapter
 from parsing import ActionBlock, Block, StreamParser, TextBlock, ToolCallBlock, parse_reply
 from server.plans import FileOp, PlanFiles, PlanRun
 from server.protocol import ChatContext, ProgressKind
-from server.providers.base import ChatMessage, Provider
+from server.providers.base import ChatMessage, NativeToolCall, Provider
 from server.session import ChatSession
+
+JSON_ADAPTER = ToolAdapter("json")
 
 
 class ProgressSink(Protocol):
@@ -55,6 +54,7 @@ class Agent:
     registry: ToolRegistry
     plans: PlanFiles | None
     workspace_name: str
+    adapter: ToolAdapter = JSON_ADAPTER
     max_turns: int = 25
     max_retries: int = 3
 
@@ -109,15 +109,18 @@ async def run_turn(
 ) -> TurnOutcome:
     """Run one turn; the session keeps the exchange only when the turn completes."""
     async with chat.lock:
-        system = ChatMessage(
-            "system",
-            render_system_prompt(agent.registry.manifests(), workspace_name=agent.workspace_name),
-        )
+        manifests = agent.registry.manifests()
+        prompt = agent.adapter.system_prompt(manifests, workspace_name=agent.workspace_name)
+        system = ChatMessage("system", prompt)
         convo = [*chat.messages, ChatMessage("user", user_message(message, context))]
         turn = Turn(agent, chat.id, sink)
         try:
             for _ in range(agent.max_turns):
-                reply, blocks = await stream_reply(agent.provider, [system, *convo], turn)
+                reply, blocks, calls = await stream_reply(agent, [system, *convo], turn)
+                if calls:
+                    convo.append(ChatMessage("assistant", reply, tool_calls=calls))
+                    convo += await run_native_tools(turn, calls)
+                    continue
                 convo.append(ChatMessage("assistant", reply))
                 feedback = await handle_reply(turn, blocks)
                 if turn.done:
@@ -126,9 +129,8 @@ async def run_turn(
             else:
                 raise AgentError(f"the turn limit was reached (maxTurns={agent.max_turns})")
             checkpoint_id = await finish_plan(turn)
-        except BaseException:
-            if turn.plan is not None and agent.plans is not None:
-                await agent.plans.rollback(turn.plan)
+        except BaseException as failure:
+            await abandon_plan(turn, failure)
             raise
         chat.messages = convo
         plan = turn.plan.summary() if turn.plan is not None else None
@@ -136,13 +138,21 @@ async def run_turn(
 
 
 async def stream_reply(
-    provider: Provider, messages: list[ChatMessage], turn: Turn
-) -> tuple[str, list[Block]]:
+    agent: Agent, messages: list[ChatMessage], turn: Turn
+) -> tuple[str, list[Block], tuple[NativeToolCall, ...]]:
     """Stream one reply; text outside documents reaches the user as it arrives."""
     parser = StreamParser()
     pieces: list[str] = []
+    calls: list[NativeToolCall] = []
     truncated = False
-    async for chunk in provider.stream_chat(messages):
+    tools = agent.adapter.native_tools(agent.registry.manifests())
+    stream = (
+        agent.provider.stream_chat(messages, tools=tools)
+        if tools
+        else (agent.provider.stream_chat(messages))
+    )
+    async for chunk in stream:
+        calls.extend(chunk.tool_calls)
         if chunk.text:
             pieces.append(chunk.text)
             emit_text_blocks(turn, parser.feed(chunk.text))
@@ -152,7 +162,7 @@ async def stream_reply(
     blocks = parsed(reply, truncated)
     turn.blocks.extend(dict(block_json(b), reply=turn.replies) for b in blocks)
     turn.replies += 1
-    return reply, blocks
+    return reply, blocks, tuple(calls)
 
 
 def emit_text_blocks(turn: Turn, blocks: list[Block]) -> None:
@@ -249,7 +259,16 @@ async def run_tool(turn: Turn, call: ToolCallSpec) -> str:
         "tool_result",
         data={"name": call.function_name, "ok": result.ok, "text": result.text[:4000]},
     )
-    return render_tool_result(call, result)
+    return turn.agent.adapter.result_text(call, result)
+
+
+async def run_native_tools(turn: Turn, calls: tuple[NativeToolCall, ...]) -> list[ChatMessage]:
+    """Run the provider's structured tool calls; one `tool` message per result."""
+    results = []
+    for call in calls:
+        text = await run_tool(turn, ToolCallSpec(function_name=call.name, args=call.arguments))
+        results.append(ChatMessage("tool", text, tool_call_id=call.id))
+    return results
 
 
 async def apply_plan_document(turn: Turn, action: StartMultiFile | ContinueMultiFile) -> str:
@@ -295,6 +314,23 @@ async def apply_plan_document(turn: Turn, action: StartMultiFile | ContinueMulti
         },
     )
     return render_plan_progress(plan.applied, plan.remaining)
+
+
+async def abandon_plan(turn: Turn, failure: BaseException) -> None:
+    """Roll back the plan in progress (if any) and tell the user."""
+    plan = turn.plan
+    if plan is None or turn.agent.plans is None or plan.recorder.closed:
+        return
+    await turn.agent.plans.rollback(plan)
+    why = "cancelled" if isinstance(failure, asyncio.CancelledError) else "failed"
+    turn.sink.emit(
+        "error",
+        data={
+            "message": f"the turn {why}: the plan was rolled back "
+            f"({len(plan.recorder.paths)} file(s) restored)",
+            "rolledBack": list(plan.recorder.paths),
+        },
+    )
 
 
 async def finish_plan(turn: Turn) -> str | None:

@@ -7,6 +7,7 @@ value from the lower-priority source is kept, so one typo never takes the server
 from __future__ import annotations
 
 import os
+import shlex
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields, replace
 from typing import Any
@@ -15,6 +16,8 @@ ENV_VARS = {
     "provider": "AGENT_LS_PROVIDER",
     "baseUrl": "AGENT_LS_BASE_URL",
     "model": "AGENT_LS_MODEL",
+    "modelPath": "AGENT_LS_MODEL_PATH",
+    "cliCommand": "AGENT_LS_CLI_COMMAND",
 }
 API_KEY_ENV = "AGENT_LS_API_KEY"
 
@@ -32,6 +35,12 @@ class Config:
     maxRetries: int = 3
     retryBaseDelay: float = 0.5
     maxTurns: int = 25
+    maxTokens: int = 4096  # reply limit: anthropic max_tokens, ollama num_predict, local
+    modelPath: str = ""  # local: a GGUF file; "" = the bundled SmolLM2 of the `local` extra
+    contextSize: int = 8192  # local: context window (tokens)
+    cliCommand: tuple[str, ...] = ()  # cli: the agent command (argv)
+    cliTimeout: float = 600.0  # cli: seconds before the command is killed
+    toolProtocol: str = "json"  # json | xml | native: see actions/tools/adapters.py
 
     def api_key(self, environ: Mapping[str, str] | None = None) -> str | None:
         """The secret, read on use from the environment; never stored in logs or results."""
@@ -82,6 +91,31 @@ def _non_negative_float(value: Any) -> float:
     return _positive_float(value)
 
 
+def _one_of(*allowed: str) -> Callable[[Any], str]:
+    def check(value: Any) -> str:
+        if value not in allowed:
+            raise ValueError("one of " + ", ".join(allowed))
+        return str(value)
+
+    return check
+
+
+def _argv(value: Any) -> tuple[str, ...]:
+    """A command: a list of strings, or one string split like a shell does."""
+    if isinstance(value, str):
+        try:
+            value = shlex.split(value)
+        except ValueError:
+            raise ValueError("a command (a list of strings, or a shell-like string)") from None
+    if (
+        not isinstance(value, list | tuple)
+        or not value
+        or not all(isinstance(a, str) and a for a in value)
+    ):
+        raise ValueError("a command (a list of strings, or a shell-like string)")
+    return tuple(value)
+
+
 _CHECKS: dict[str, Callable[[Any], Any]] = {
     "provider": _non_empty_str,
     "baseUrl": _non_empty_str,
@@ -92,6 +126,12 @@ _CHECKS: dict[str, Callable[[Any], Any]] = {
     "maxRetries": _non_negative_int,
     "retryBaseDelay": _non_negative_float,
     "maxTurns": _positive_int,
+    "maxTokens": _positive_int,
+    "modelPath": _non_empty_str,
+    "contextSize": _positive_int,
+    "cliCommand": _argv,
+    "cliTimeout": _positive_float,
+    "toolProtocol": _one_of("json", "xml", "native"),
 }
 assert set(_CHECKS) == {f.name for f in fields(Config)}
 

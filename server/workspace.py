@@ -8,6 +8,7 @@ from actions.apply import Applier
 from actions.checkpoints import CheckpointStore
 from actions.paths import Workspace
 from actions.tools import ToolRegistry, default_registry
+from actions.tools.adapters import tool_adapter
 from server.agent import Agent
 from server.config import Config
 from server.plans import PlanFiles
@@ -23,9 +24,11 @@ def build_agent(
     config: Config, provider: Provider, root: Path | None, applier: Applier | None
 ) -> Agent:
     """The agent for `root`; without a folder the model can only talk (no tools, no edits)."""
+    adapter = tool_adapter(config.toolProtocol)
     if root is None or applier is None:
-        return Agent(provider, ToolRegistry(), None, "(no folder)", config.maxTurns)
+        return Agent(provider, ToolRegistry(), None, "(no folder)", adapter, config.maxTurns)
     store = open_store(root)
     workspace = Workspace(root, extra_denied=[store.store_dir])
     plans = PlanFiles(workspace, store, applier)
-    return Agent(provider, default_registry(workspace), plans, workspace.name, config.maxTurns)
+    registry = default_registry(workspace)
+    return Agent(provider, registry, plans, workspace.name, adapter, config.maxTurns)

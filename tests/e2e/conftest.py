@@ -165,3 +165,15 @@ async def chat(client: LanguageClient, message: str, **params: Any) -> dict[str,
     """Send agent/chat and return the result as a dict."""
     result = await client.protocol.send_request_async(AGENT_CHAT, {"message": message, **params})
     return as_dict(result)
+
+
+def start_chat(client: LanguageClient, message: str, msg_id: str) -> asyncio.Future[Any]:
+    """Send agent/chat with a known request id, so the test can cancel it."""
+    return asyncio.ensure_future(
+        client.protocol.send_request_async(AGENT_CHAT, {"message": message}, msg_id=msg_id)
+    )
+
+
+def cancel(client: LanguageClient, msg_id: str) -> None:
+    """What an editor does when the user presses Stop: $/cancelRequest."""
+    client.protocol.notify(types.CANCEL_REQUEST, types.CancelParams(id=msg_id))

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import asyncio
-
 import pytest
-from pygls.exceptions import JsonRpcException
+from pygls.exceptions import JsonRpcException, JsonRpcRequestCancelled
 from pytest_lsp import LanguageClient
 
-from tests.e2e.conftest import chat
+from tests.e2e.conftest import cancel, chat, start_chat
 from tests.fakellm import FakeLLM, last_user_message
 
 LONG_REPLY = "Streaming works: " + " ".join(f"word{i}" for i in range(40)) + "."
@@ -65,16 +63,17 @@ async def test_same_session_id_continues_the_conversation(
 async def test_cancel_stops_the_stream_and_answers_request_cancelled(
     client: LanguageClient, fakellm: FakeLLM
 ) -> None:
-    slow = {"content": "x" * 400, "chunk_size": 2, "delay_ms": 20}
+    slow = {"content": "x" * 400, "chunk_size": 2, "delay_ms": 20}  # 4 s of streaming
     fakellm.set_script({"replies": [slow]})
-    task = asyncio.ensure_future(chat(client, "talk slowly"))
+    request = start_chat(client, "talk slowly", "chat-to-cancel")
     await client.chat.wait_for(lambda items: len(items) >= 3)
-    task.cancel()
-    with pytest.raises(asyncio.CancelledError):
-        await task
-    # The server stops streaming: no more deltas arrive once the cancellation is processed.
+    cancel(client, "chat-to-cancel")
+    with pytest.raises(JsonRpcException) as cancelled:
+        await request
+    assert cancelled.value.code == JsonRpcRequestCancelled.CODE
+    # The stream stopped: the next turn's reply arrives, and the cancelled one sent no more.
     received = len(client.chat.items)
-    fakellm.set_script({"replies": ["after cancel"]})
+    fakellm.set_script({"replies": [{"content": "after cancel", "delay_ms": 100}]})
     result = await chat(client, "still there?")
     assert result["text"] == "after cancel"
     late = [p for p in client.chat.items[received:] if p["sessionId"] != result["sessionId"]]

@@ -8,10 +8,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pygls.exceptions import JsonRpcException
+from lsprotocol import types
+from pygls.exceptions import JsonRpcException, JsonRpcRequestCancelled
 from pytest_lsp import LanguageClient
 
-from tests.e2e.conftest import chat
+from tests.e2e.conftest import cancel, chat, start_chat
 from tests.fakellm import FakeLLM
 
 
@@ -255,3 +256,77 @@ async def test_truncated_document_is_never_applied(
     assert not (project / "src" / "new.py").exists()
     assert "cut off" in fakellm.requests[1].body["messages"][-1]["content"]
     assert result["text"].endswith("ok")
+
+
+async def test_native_openai_tool_calls_run_and_reach_the_model_as_tool_messages(
+    client: LanguageClient, fakellm: FakeLLM, project: Path
+) -> None:
+    client.set_configuration({"toolProtocol": "native"}, section="agentLs")
+    client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
+    fakellm.set_script(
+        {
+            "replies": [
+                {
+                    "content": "",
+                    "tool_calls": [{"name": "read_file", "arguments": {"path": "/src/app.py"}}],
+                },
+                doc(action="text_response", text_response="app.py prints v1."),
+            ]
+        }
+    )
+    result = await chat(client, "what does app.py print?")
+    assert result["text"] == "app.py prints v1."
+    first, second = (r.body for r in fakellm.requests)
+    assert [t["function"]["name"] for t in first["tools"]] == ["list_files", "read_file"]
+    call = second["messages"][-2]
+    assert call["role"] == "assistant"
+    assert call["tool_calls"][0]["function"]["name"] == "read_file"
+    tool_message = second["messages"][-1]
+    assert tool_message["role"] == "tool"
+    assert tool_message["tool_call_id"] == call["tool_calls"][0]["id"]
+    assert "print('v1')" in tool_message["content"]
+
+
+async def test_xml_tool_calls_are_run(
+    client: LanguageClient, fakellm: FakeLLM, project: Path
+) -> None:
+    client.set_configuration({"toolProtocol": "xml"}, section="agentLs")
+    client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
+    xml_call = '<tool_call>{"name": "read_file", "arguments": {"path": "/src/util.py"}}</tool_call>'
+    fakellm.set_script({"replies": [xml_call, doc(action="text_response", text_response="ok")]})
+    result = await chat(client, "read util")
+    assert result["text"] == "ok"
+    assert "<tool_call>" in fakellm.requests[0].body["messages"][0]["content"]
+    assert "def helper()" in fakellm.requests[1].body["messages"][-1]["content"]
+
+
+async def test_cancelling_mid_plan_rolls_the_plan_back(
+    client: LanguageClient, fakellm: FakeLLM, project: Path
+) -> None:
+    before = tree_hash(project)
+    slow_text = {"content": "x" * 2000, "chunk_size": 2, "delay_ms": 10}
+    fakellm.set_script({"replies": [FULL_CONVERSATION[2], slow_text]})
+    request = start_chat(client, "Add a greeting module", "plan-to-cancel")
+    await client.chat.wait_for(lambda items: any(p["kind"] == "file_applied" for p in items))  # type: ignore[attr-defined]
+    assert (project / "src" / "new.py").exists()
+    await client.chat.wait_for(lambda items: items[-1]["kind"] == "text")  # type: ignore[attr-defined]
+    cancel(client, "plan-to-cancel")
+    with pytest.raises(JsonRpcException) as cancelled:
+        await request
+    assert cancelled.value.code == JsonRpcRequestCancelled.CODE
+    await client.chat.wait_for(
+        lambda items: any("rolledBack" in (p.get("data") or {}) for p in items)
+    )  # type: ignore[attr-defined]
+    assert tree_hash(project) == before
+
+
+async def test_turn_limit_ends_the_turn_with_a_clear_error(
+    client: LanguageClient, fakellm: FakeLLM, project: Path
+) -> None:
+    client.set_configuration({"maxTurns": 3}, section="agentLs")
+    client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
+    fakellm.set_script({"replies": [tool("list_files")]})
+    with pytest.raises(JsonRpcException) as failure:
+        await chat(client, "loop forever")
+    assert "maxTurns=3" in str(failure.value)
+    assert len(fakellm.requests) == 3
