@@ -1,0 +1,173 @@
+/**
+ * The chat panel: a WebviewView in the activity bar. It turns the webview's messages into
+ * agent-ls requests (chat, stop, undo, redo, diff) and streams progress back to it.
+ */
+
+import * as vscode from "vscode";
+import { AgentClient, TurnCancelled, errorMessage } from "./client";
+import { CHECKPOINT_SCHEME } from "./constants";
+import { chatHtml, nonce } from "./html";
+import { type HostMessage, parseViewMessage } from "./messages";
+import type { ChatContext, UndoResult } from "./protocol";
+
+/** What the active editor shows: its URI, and the selection when there is one. */
+export function editorContext(editor: vscode.TextEditor | undefined): ChatContext | undefined {
+  if (!editor || editor.document.uri.scheme === CHECKPOINT_SCHEME) {
+    return undefined;
+  }
+  const context: ChatContext = { uri: editor.document.uri.toString() };
+  const selection = editor.selection;
+  if (!selection.isEmpty) {
+    context.range = {
+      start: { line: selection.start.line, character: selection.start.character },
+      end: { line: selection.end.line, character: selection.end.character },
+    };
+    context.selectionText = editor.document.getText(selection);
+  }
+  return context;
+}
+
+export function describeMove(kind: "Undo" | "Redo", result: UndoResult): string {
+  const files = result.files.map((f) => (f.exists ? f.path : `${f.path} (deleted)`)).join(", ");
+  const forced = result.overridden.length ? ` — overwrote your changes to ${result.overridden.join(", ")}` : "";
+  return `${kind} of ${result.checkpointId}: ${files || "no files"}${forced}`;
+}
+
+export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disposable {
+  private view: vscode.WebviewView | undefined;
+  private turn: vscode.CancellationTokenSource | undefined;
+  private readonly disposables: vscode.Disposable[] = [];
+
+  constructor(
+    private readonly extensionUri: vscode.Uri,
+    private readonly client: AgentClient,
+    private readonly onBusy: (busy: boolean) => void,
+  ) {}
+
+  resolveWebviewView(view: vscode.WebviewView): void {
+    this.view = view;
+    const dist = vscode.Uri.joinPath(this.extensionUri, "dist");
+    view.webview.options = { enableScripts: true, localResourceRoots: [dist] };
+    view.webview.html = chatHtml({
+      cspSource: view.webview.cspSource,
+      scriptUri: view.webview.asWebviewUri(vscode.Uri.joinPath(dist, "webview.js")).toString(),
+      styleUri: view.webview.asWebviewUri(vscode.Uri.joinPath(dist, "webview.css")).toString(),
+      nonce: nonce(),
+    });
+    this.disposables.push(
+      view.webview.onDidReceiveMessage((raw: unknown) => {
+        this.handle(raw).catch((error: unknown) => this.notice("error", errorMessage(error)));
+      }),
+      view.onDidDispose(() => {
+        this.view = undefined;
+      }),
+    );
+  }
+
+  post(message: HostMessage): void {
+    void this.view?.webview.postMessage(message);
+  }
+
+  notice(level: "info" | "error", text: string): void {
+    this.post({ type: "notice", level, text });
+  }
+
+  get busy(): boolean {
+    return this.turn !== undefined;
+  }
+
+  private async handle(raw: unknown): Promise<void> {
+    const message = parseViewMessage(raw);
+    switch (message?.type) {
+      case "ready":
+        await this.postStatus();
+        return;
+      case "send":
+        return this.send(message.text, message.sessionId);
+      case "stop":
+        this.turn?.cancel();
+        return;
+      case "undo":
+        return this.move("Undo");
+      case "redo":
+        return this.move("Redo");
+      case "openDiff":
+        await vscode.commands.executeCommand("agentLs.showCheckpointDiff", message.checkpointId, message.path);
+        return;
+      case "openFile":
+        return this.openFile(message.path);
+      default:
+        return;
+    }
+  }
+
+  async postStatus(): Promise<void> {
+    const status = await this.client.status();
+    this.post({ type: "status", ...status, serverRunning: this.client.running });
+  }
+
+  /** Run one chat turn, streaming its progress into the panel. */
+  async send(text: string, sessionId?: string): Promise<void> {
+    if (this.turn) {
+      this.notice("error", "A turn is already running: Stop it first.");
+      return;
+    }
+    const context = editorContext(vscode.window.activeTextEditor);
+    const turn = new vscode.CancellationTokenSource();
+    this.turn = turn;
+    this.onBusy(true);
+    const forward = this.client.onProgress((event) => this.post({ type: "progress", event }));
+    this.post({ type: "turnStarted", message: text, context });
+    try {
+      const result = await this.client.chat({ message: text, sessionId, context }, turn.token);
+      this.post({ type: "turnEnded", result });
+    } catch (error) {
+      if (error instanceof TurnCancelled) {
+        this.post({ type: "turnEnded", cancelled: true });
+      } else {
+        this.post({ type: "turnEnded", error: errorMessage(error) });
+      }
+    } finally {
+      forward.dispose();
+      turn.dispose();
+      this.turn = undefined;
+      this.onBusy(false);
+    }
+  }
+
+  /** Undo or redo; on a conflict, ask before forcing it over the user's changes. */
+  async move(kind: "Undo" | "Redo", force = false): Promise<void> {
+    const run = (f: boolean) => (kind === "Undo" ? this.client.undo(f) : this.client.redo(f));
+    try {
+      const result = await run(force);
+      this.notice("info", describeMove(kind, result));
+    } catch (error) {
+      const text = errorMessage(error);
+      this.notice("error", `${kind} failed: ${text}`);
+      if (!force && /conflict|changed since/i.test(text)) {
+        const choice = await vscode.window.showWarningMessage(
+          `${kind} failed: ${text}`,
+          { modal: true },
+          `${kind} anyway`,
+        );
+        if (choice) {
+          await this.move(kind, true);
+        }
+      }
+    }
+  }
+
+  private async openFile(path: string): Promise<void> {
+    const root = vscode.workspace.workspaceFolders?.[0]?.uri;
+    if (root) {
+      await vscode.window.showTextDocument(vscode.Uri.joinPath(root, path));
+    }
+  }
+
+  dispose(): void {
+    this.turn?.cancel();
+    for (const d of this.disposables) {
+      d.dispose();
+    }
+  }
+}

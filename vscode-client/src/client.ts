@@ -1,0 +1,213 @@
+/**
+ * AgentClient owns the LanguageClient talking to `agent-ls` over stdio: start, stop,
+ * restart, the custom requests (`agent/chat`, `agent/status`) and the commands
+ * (undo / redo / checkpoints), and the saving of documents the server edited.
+ */
+
+import * as vscode from "vscode";
+import {
+  type ApplyWorkspaceEditParams,
+  LSPErrorCodes,
+  type Executable,
+  LanguageClient,
+  type LanguageClientOptions,
+  ResponseError,
+  State,
+} from "vscode-languageclient/node";
+import {
+  AGENT_CHAT,
+  AGENT_CHAT_PROGRESS,
+  AGENT_STATUS,
+  CMD_CHECKPOINTS,
+  CMD_REDO,
+  CMD_UNDO,
+  CONFIG_SECTION,
+} from "./constants";
+import {
+  type ChatParams,
+  type ChatResult,
+  type CheckpointInfo,
+  type ProgressEvent,
+  type UndoResult,
+  parseChatResult,
+  parseCheckpoints,
+  parseProgress,
+  parseUndoResult,
+} from "./protocol";
+import { EditedDocuments } from "./saveEdited";
+import { resolveServerPath } from "./serverPath";
+import type { ProviderStatus } from "./statusText";
+
+export class TurnCancelled extends Error {}
+
+export type ServerStatus = ProviderStatus;
+
+/** The URIs a workspace edit changes (the documents VS Code will leave dirty). */
+export function editedUris(params: ApplyWorkspaceEditParams): string[] {
+  const uris = new Set<string>(Object.keys(params.edit.changes ?? {}));
+  for (const change of params.edit.documentChanges ?? []) {
+    if ("textDocument" in change) {
+      uris.add(change.textDocument.uri);
+    }
+  }
+  return [...uris];
+}
+
+/** A JSON-RPC error's message as the user should read it. */
+export function errorMessage(error: unknown): string {
+  if (error instanceof ResponseError || error instanceof Error) {
+    return error.message;
+  }
+  return String(error);
+}
+
+export class AgentClient implements vscode.Disposable {
+  private client: LanguageClient | undefined;
+  private readonly progressEmitter = new vscode.EventEmitter<ProgressEvent>();
+  private readonly runningEmitter = new vscode.EventEmitter<boolean>();
+  private readonly edited = new EditedDocuments();
+  private flushTimer: NodeJS.Timeout | undefined;
+  readonly onProgress = this.progressEmitter.event;
+  readonly onDidChangeRunning = this.runningEmitter.event;
+
+  constructor(private readonly output: vscode.LogOutputChannel) {}
+
+  get running(): boolean {
+    return this.client?.state === State.Running;
+  }
+
+  async start(): Promise<void> {
+    const settings = vscode.workspace.getConfiguration(CONFIG_SECTION);
+    const command = resolveServerPath(settings.get<string>("serverPath", "agent-ls"));
+    const server: Executable = { command, args: settings.get<string[]>("serverArgs", []) };
+    const options: LanguageClientOptions = {
+      documentSelector: [{ scheme: "file" }, { scheme: "untitled" }],
+      synchronize: { configurationSection: CONFIG_SECTION },
+      outputChannel: this.output,
+      middleware: {
+        workspace: {
+          handleApplyEdit: async (params, next) => {
+            this.edited.noteEdit(editedUris(params));
+            const result = await next(params, new vscode.CancellationTokenSource().token);
+            this.scheduleFlush();
+            return result;
+          },
+        },
+      },
+    };
+    const client = new LanguageClient("agentLs", "agent-ls", server, options);
+    client.onDidChangeState(() => this.runningEmitter.fire(this.running));
+    client.onNotification(AGENT_CHAT_PROGRESS, (raw: unknown) => {
+      const event = parseProgress(raw);
+      if (event) {
+        this.progressEmitter.fire(event);
+      }
+    });
+    this.client = client;
+    await client.start();
+  }
+
+  async stop(): Promise<void> {
+    const client = this.client;
+    this.client = undefined;
+    if (client?.isRunning()) {
+      await client.stop();
+    }
+    this.runningEmitter.fire(false);
+  }
+
+  async restart(): Promise<void> {
+    await this.stop();
+    await this.start();
+  }
+
+  private require(): LanguageClient {
+    if (!this.client || !this.running) {
+      throw new Error("the agent-ls server is not running (Agent: Restart Server starts it)");
+    }
+    return this.client;
+  }
+
+  /** One chat turn. Cancelling `token` sends $/cancelRequest; the promise then rejects with TurnCancelled. */
+  async chat(params: ChatParams, token: vscode.CancellationToken): Promise<ChatResult> {
+    const client = this.require();
+    try {
+      const raw: unknown = await client.sendRequest(AGENT_CHAT, params, token);
+      return parseChatResult(raw);
+    } catch (error) {
+      if (token.isCancellationRequested || (error instanceof ResponseError && error.code === LSPErrorCodes.RequestCancelled)) {
+        throw new TurnCancelled("stopped");
+      }
+      throw error;
+    } finally {
+      await this.flushEdits();
+    }
+  }
+
+  async undo(force = false): Promise<UndoResult> {
+    return this.move(CMD_UNDO, force);
+  }
+
+  async redo(force = false): Promise<UndoResult> {
+    return this.move(CMD_REDO, force);
+  }
+
+  private async move(command: string, force: boolean): Promise<UndoResult> {
+    const client = this.require();
+    try {
+      const raw: unknown = await client.sendRequest("workspace/executeCommand", {
+        command,
+        arguments: force ? [{ force: true }] : [],
+      });
+      return parseUndoResult(raw);
+    } finally {
+      await this.flushEdits();
+    }
+  }
+
+  async checkpoints(): Promise<CheckpointInfo[]> {
+    const raw: unknown = await this.require().sendRequest("workspace/executeCommand", {
+      command: CMD_CHECKPOINTS,
+      arguments: [],
+    });
+    return parseCheckpoints(raw);
+  }
+
+  /** `agent/status` when the server has it, else the provider and model from the settings. */
+  async status(): Promise<ServerStatus> {
+    const settings = vscode.workspace.getConfiguration(CONFIG_SECTION);
+    const fallback = { provider: settings.get("provider", "openai"), model: settings.get("model", "default") };
+    if (!this.running || !this.client) {
+      return fallback;
+    }
+    try {
+      const raw = (await this.client.sendRequest(AGENT_STATUS, {})) as Partial<ServerStatus> | null;
+      return {
+        provider: typeof raw?.provider === "string" ? raw.provider : fallback.provider,
+        model: typeof raw?.model === "string" ? raw.model : fallback.model,
+      };
+    } catch {
+      return fallback; // a server without agent/status answers MethodNotFound
+    }
+  }
+
+  private scheduleFlush(): void {
+    clearTimeout(this.flushTimer);
+    this.flushTimer = setTimeout(() => {
+      this.flushEdits().catch((error: unknown) => this.output.error(`save failed: ${errorMessage(error)}`));
+    }, 500);
+  }
+
+  /** Save the server-edited documents now (after a turn, an undo, a redo). */
+  async flushEdits(): Promise<string[]> {
+    clearTimeout(this.flushTimer);
+    return this.edited.flush();
+  }
+
+  dispose(): void {
+    clearTimeout(this.flushTimer);
+    void this.stop();
+    this.progressEmitter.dispose();
+    this.runningEmitter.dispose();
+  }
+}

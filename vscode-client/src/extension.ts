@@ -1,0 +1,68 @@
+/** Entry point: wires the client, the chat panel, the status bar and the commands. Nothing else. */
+
+import * as vscode from "vscode";
+import { AgentClient, errorMessage } from "./client";
+import { ChatViewProvider } from "./chatView";
+import { CheckpointContentProvider, pickCheckpoint, showCheckpointDiff } from "./checkpointView";
+import { CHAT_VIEW_ID, CHECKPOINT_SCHEME, CONFIG_SECTION, VSCODE_COMMANDS } from "./constants";
+import { AgentStatusBar } from "./statusBar";
+
+let running: AgentClient | undefined;
+
+export async function activate(context: vscode.ExtensionContext): Promise<void> {
+  const output = vscode.window.createOutputChannel("agent-ls", { log: true });
+  const client = new AgentClient(output);
+  running = client;
+  const statusBar = new AgentStatusBar();
+  const refreshStatus = async () => {
+    statusBar.update({ status: await client.status(), running: client.running });
+    await chat.postStatus();
+  };
+  const chat = new ChatViewProvider(context.extensionUri, client, (busy) => statusBar.update({ busy }));
+  const start = async (restart: boolean) => {
+    try {
+      await (restart ? client.restart() : client.start());
+    } catch (error) {
+      const message = errorMessage(error);
+      output.error(message);
+      chat.notice("error", message);
+      void vscode.window.showErrorMessage(message);
+    }
+    await refreshStatus();
+  };
+
+  context.subscriptions.push(
+    output,
+    client,
+    statusBar,
+    chat,
+    vscode.window.registerWebviewViewProvider(CHAT_VIEW_ID, chat, { webviewOptions: { retainContextWhenHidden: true } }),
+    vscode.workspace.registerTextDocumentContentProvider(CHECKPOINT_SCHEME, new CheckpointContentProvider()),
+    client.onDidChangeRunning((running) => statusBar.update({ running })),
+    vscode.commands.registerCommand(VSCODE_COMMANDS.chat, () => vscode.commands.executeCommand(`${CHAT_VIEW_ID}.focus`)),
+    vscode.commands.registerCommand(VSCODE_COMMANDS.newChat, async () => {
+      await vscode.commands.executeCommand(`${CHAT_VIEW_ID}.focus`);
+      chat.post({ type: "newChat" });
+    }),
+    vscode.commands.registerCommand(VSCODE_COMMANDS.undo, () => chat.move("Undo")),
+    vscode.commands.registerCommand(VSCODE_COMMANDS.redo, () => chat.move("Redo")),
+    vscode.commands.registerCommand(VSCODE_COMMANDS.checkpoints, () => pickCheckpoint(client)),
+    vscode.commands.registerCommand(VSCODE_COMMANDS.restartServer, () => start(true)),
+    vscode.commands.registerCommand(VSCODE_COMMANDS.showCheckpointDiff, (id: string, file: string) =>
+      showCheckpointDiff(id, file).catch((error: unknown) => chat.notice("error", errorMessage(error))),
+    ),
+    vscode.workspace.onDidChangeConfiguration(async (event) => {
+      if (event.affectsConfiguration(`${CONFIG_SECTION}.serverPath`) || event.affectsConfiguration(`${CONFIG_SECTION}.serverArgs`)) {
+        await start(true);
+      } else if (event.affectsConfiguration(CONFIG_SECTION)) {
+        await refreshStatus(); // the server itself re-reads agentLs.* (workspace/configuration)
+      }
+    }),
+  );
+  await start(false);
+}
+
+export async function deactivate(): Promise<void> {
+  await running?.stop();
+  running = undefined;
+}
