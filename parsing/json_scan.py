@@ -22,7 +22,6 @@ _DQ_RUN = re.compile(r'[^"\\]*(?:\\[\s\S][^"\\]*)*')
 _SQ_RUN = re.compile(r"[^'\\]*(?:\\[\s\S][^'\\]*)*")
 _CONTROL = re.compile(r"[\x00-\x1f]")
 _ESCAPE = re.compile(r"\\(u[0-9a-fA-F]{4}|[\s\S])")
-_BAD_ESCAPE = re.compile(r'(?<!\\)(?:\\\\)*\\(?!["\\/bfnrt]|u[0-9a-fA-F]{4})')
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _SIMPLE_ESCAPES = {
     '"': '"',
@@ -104,15 +103,17 @@ def decode_segment(text: str, start: int, end: int) -> tuple[str, bool]:
     escapes such as ``\\'``): the decoding keeps every character (an unknown escape
     ``\\d`` stays ``\\d``, a raw newline stays a newline).
     """
-    lenient = _CONTROL.search(text, start, end) is not None
     if text.find("\\", start, end) < 0:
-        return text[start:end], lenient
-    if _BAD_ESCAPE.search(text, start, end) is None:
-        if end < len(text) and text[end] == '"':
-            return _scanstring(text, start, False)[0], lenient
-        if text.find('"', start, end) < 0:
-            return _scanstring(text[start:end] + '"', 0, False)[0], lenient
-    raw = _ESCAPE.sub(_unescape, text[start:end])
+        return text[start:end], _CONTROL.search(text, start, end) is not None
+    body = text[start:end] + '"'  # decoded on its own: an error costs O(body), not O(text)
+    control = _CONTROL.search(body) is not None
+    try:
+        value, stop = _scanstring(body, 0, False)
+        if stop == len(body):
+            return value, control
+    except ValueError:
+        pass
+    raw = _ESCAPE.sub(_unescape, body[:-1])
     if _SURROGATE.search(raw):
         raw = raw.encode("utf-16", "surrogatepass").decode("utf-16", "surrogatepass")
     return raw, True

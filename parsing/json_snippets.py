@@ -23,6 +23,7 @@ from typing import Any
 from parsing.blocks import Origin
 from parsing.json_scan import NeedMore, Source
 from parsing.json_tolerant import Decoded, Rejected, parse_tolerant
+from parsing.lossless import lossless_loads
 from parsing.regions import PENDING, Found, Match, NoMatch, Opaque, Snippet
 from parsing.repair_fallback import repair_last_resort
 
@@ -41,7 +42,7 @@ def strict_at(text: str, i: int) -> tuple[Any, int] | None:
     line and column from the start of the text), so it runs on a window that grows only
     while the failure is due to the window's own end.
     """
-    n, width = len(text), 4096
+    n, width = len(text), 2048
     while True:
         stop = min(n, i + width)
         window = text if i == 0 and stop == n else text[i:stop]
@@ -54,7 +55,7 @@ def strict_at(text: str, i: int) -> tuple[Any, int] | None:
                 return None
         except (ValueError, RecursionError):
             return None
-        width *= 4
+        width *= 8
 
 
 def decode_at(
@@ -107,6 +108,9 @@ def match_enclosed(
     its own), else the last value's end. Undecodable bodies become `Opaque` text (after
     json-repair when ``repair``).
     """
+    fast = _whole_body(text, open_start, body_start, close, origin, eof)
+    if fast is not None:
+        return fast
     src = Source(text, eof, close)
     try:
         found: list[Decoded] = []
@@ -132,6 +136,42 @@ def match_enclosed(
     bounds = [open_start] + [d.end for d in found[:-1]] + [max(end, found[-1].end)]
     snippets = tuple(_snippet((bounds[k], bounds[k + 1]), d, origin) for k, d in enumerate(found))
     return Found(snippets, bounds[-1])
+
+
+def _whole_body(
+    text: str,
+    open_start: int,
+    body_start: int,
+    close: str,
+    origin: Origin,
+    eof: bool,
+) -> Found | None:
+    """Fast path: the body up to the first closer is exactly one valid JSON value (orjson).
+
+    Sound because a valid object/array ends at its own matching bracket: if the whole
+    slice parses, the string-aware reading ends at the same place.
+    """
+    at = text.find(close, body_start)
+    if at < 0:
+        return None
+    body = text[body_start:at]
+    fixed = lossless_loads(body)
+    if fixed is None:
+        return None
+    value, fixes = fixed
+    if not isinstance(value, dict | list):
+        return None
+    src = Source(text, eof)
+    try:
+        end = _run_end(src, at + len(close), close)
+    except NeedMore:
+        return None
+    v = src.skip_ws(body_start)
+    stop = at
+    while stop > v and text[stop - 1] in " \t\r\n":
+        stop -= 1
+    d = Decoded(value, v, stop, repaired=bool(fixes), truncated=False, fixes=fixes)
+    return Found((_snippet((open_start, end), d, origin),), end)
 
 
 def _closing_end(src: Source, pos: int, close: str, line_close: re.Pattern[str] | None) -> int:

@@ -29,9 +29,10 @@ from parsing.xml_snippets import match_tool_tag_at
 _CANDIDATE = re.compile(
     r"<(?:think|thinking|reasoning|tool_call|tool_use)>"
     r"|`{3,}|~{3,}"
-    r"|\{(?=\s*[\"'}A-Za-z_$])"
+    r"|\{(?=\s*(?:[\"'}]|[A-Za-z_$][\w$.-]*\s*:))"
     r"|(?<![\w\])])\[(?=\s*[-\d\"'{\[\]tfnTFN])"
 )
+_MARKER_CHARS = "<`~{["
 _HOLD = re.compile(r"(?:[{\[]\s*|<[A-Za-z_]{0,12}|`{1,2}|~{1,2})\Z")
 
 
@@ -68,6 +69,32 @@ class ScanState:
         self.skip = {p - delta for p in self.skip if p >= delta}
 
 
+class _Finder:
+    """Next candidate at or after a position: ``str.find`` per marker character (memchr
+    speed, each result cached until passed), then the full candidate pattern there."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.next_at = dict.fromkeys(_MARKER_CHARS, -1)
+
+    def next_candidate(self, pos: int) -> re.Match[str] | None:
+        text, next_at = self.text, self.next_at
+        while True:
+            best = -1
+            for char, at in next_at.items():
+                if 0 <= at < pos or at == -1:
+                    at = text.find(char, pos)
+                    next_at[char] = at if at >= 0 else -2
+                if at >= 0 and (best < 0 or at < best):
+                    best = at
+            if best < 0:
+                return None
+            m = _CANDIDATE.match(text, best)
+            if m is not None:
+                return m
+            pos = best + 1
+
+
 def match_at(text: str, i: int, token: str, eof: bool) -> Match:
     """Try the parser whose candidate ``token`` starts at ``text[i]``."""
     first = token[0]
@@ -90,12 +117,13 @@ def scan(text: str, state: ScanState, eof: bool) -> list[Item]:
     """Advance ``state`` over ``text`` and return the items released (see the docstring)."""
     items: list[Item] = []
     state.pending = False
+    finder = _Finder(text)
     while True:
         if state.close is not None:
             if not _opaque(text, state, eof, items):
                 return items
             continue
-        m = _CANDIDATE.search(text, state.search)
+        m = finder.next_candidate(state.search)
         if m is None:
             hold = None if eof else _HOLD.search(text, state.search)
             state.search = len(text) if hold is None else hold.start()
