@@ -51,7 +51,8 @@ function send(): void {
   if (!text || state.busy) {
     return;
   }
-  vscode.postMessage({ type: "send", text, sessionId: state.sessions[state.active]?.id });
+  const sessionId = state.sessions[state.active]?.id;
+  vscode.postMessage(sessionId ? { type: "send", text, sessionId } : { type: "send", text });
   input.value = "";
 }
 
