@@ -28,6 +28,8 @@ CALC = (
 FIXED = CALC.replace("return a - b", "return a + b")
 DOCUMENTED = CALC.replace("def mul(a, b):\n", 'def mul(a, b):\n    """The product of a and b."""\n')
 TESTS = "from src.calc import mul\n\n\ndef test_mul():\n    assert mul(2, 3) == 6\n"
+# Behaviour that does not depend on the editor's capabilities runs with one editor only.
+ONE_EDITOR = pytest.mark.parametrize("client", ["neovim"], indirect=True)
 SELECTION_TITLES = ["Rewrite with AI…", "Explain", "Add docstrings", "Write tests"]
 
 
@@ -59,10 +61,10 @@ def code_actions_with_commands(client: LanguageClient) -> None:
     converter = client.protocol._converter
 
     def structure(item: Any, _: type) -> types.Command | types.CodeAction:
-        kind = types.Command if isinstance(item.get("command"), str) else types.CodeAction
-        return converter.structure(item, kind)
+        if isinstance(item.get("command"), str):
+            return converter.structure(item, types.Command)
+        return converter.structure(item, types.CodeAction)
 
-    converter.register_structure_hook(types.Command | types.CodeAction, structure)
     converter.register_structure_hook(Union[types.Command, types.CodeAction], structure)  # noqa: UP007
 
 
@@ -123,6 +125,7 @@ async def test_listing_is_instant_and_offers_fixes_in_range_and_selection_action
     assert fakellm.requests == []  # listing never asks the model
 
 
+@ONE_EDITOR
 async def test_cursor_without_selection_gets_only_the_fixes_under_it(
     client: LanguageClient, fakellm: FakeLLM, calc: Path
 ) -> None:
@@ -141,6 +144,7 @@ async def test_cursor_without_selection_gets_only_the_fixes_under_it(
     assert fakellm.requests == []
 
 
+@ONE_EDITOR
 async def test_only_filter_selects_quickfixes_or_refactors(
     client: LanguageClient, calc: Path
 ) -> None:
@@ -153,6 +157,7 @@ async def test_only_filter_selects_quickfixes_or_refactors(
     assert await actions_for(client, calc, selection, [problem], only=["source"]) == []
 
 
+@ONE_EDITOR
 async def test_a_file_outside_the_workspace_can_only_be_explained(
     client: LanguageClient, fakellm: FakeLLM, tmp_path: Path
 ) -> None:
@@ -202,7 +207,7 @@ async def test_resolve_reports_progress_while_the_agent_runs(
     await client.code_action_resolve_async(titled(actions, "Add docstrings"))
 
     (token,) = set(client.progress_reports) - before
-    kinds = [r.kind for r in client.progress_reports[token]]
+    kinds = [getattr(r, "kind", None) for r in client.progress_reports[token]]
     assert kinds[0] == "begin"
     assert kinds[-1] == "end"
     assert calc.read_text() == DOCUMENTED
@@ -212,6 +217,7 @@ async def test_resolve_reports_progress_while_the_agent_runs(
     assert "def mul(a, b):\n    return a * b\n" in asked  # the selected text
 
 
+@ONE_EDITOR
 async def test_write_tests_creates_a_test_file_where_the_project_keeps_them(
     client: LanguageClient, fakellm: FakeLLM, calc: Path
 ) -> None:
@@ -243,6 +249,7 @@ async def test_write_tests_creates_a_test_file_where_the_project_keeps_them(
     assert "tests/test_add.py" in fakellm.requests[1].body["messages"][-1]["content"]
 
 
+@ONE_EDITOR
 async def test_rewrite_uses_the_instruction_the_client_put_in_data(
     client: LanguageClient, fakellm: FakeLLM, calc: Path
 ) -> None:
@@ -273,6 +280,7 @@ async def test_explain_resolves_to_the_chat_command_and_the_server_can_run_it(
     assert resolved.command is not None
     assert resolved.command.command == CMD_CHAT
     (arguments,) = resolved.command.arguments or []
+    assert isinstance(arguments, dict)
     assert "Explain" in arguments["message"]
     assert arguments["context"]["uri"] == calc.as_uri()
     assert arguments["context"]["selectionText"] == "def add(a, b):\n    return a - b\n"
@@ -288,6 +296,7 @@ async def test_explain_resolves_to_the_chat_command_and_the_server_can_run_it(
     assert calc.read_text() == CALC
 
 
+@ONE_EDITOR
 async def test_provider_failure_during_resolve_is_shown_and_changes_nothing(
     client: LanguageClient, fakellm: FakeLLM, calc: Path
 ) -> None:
@@ -303,6 +312,7 @@ async def test_provider_failure_during_resolve_is_shown_and_changes_nothing(
     assert any("HTTP 500" in m for m in errors), errors
 
 
+@ONE_EDITOR
 async def test_resolving_something_that_is_not_ours_is_invalid_params(
     client: LanguageClient,
 ) -> None:
