@@ -128,7 +128,8 @@ def wait(prompt: str) -> int:
     deadline = time.monotonic() + 30
     while not go.exists() and time.monotonic() < deadline:
         time.sleep(0.01)
-    emit(result("First part. Second part."))
+    emit(assistant(text("Second part.")))
+    emit(result("Second part."))
     return 0
 
 
