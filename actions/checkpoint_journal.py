@@ -6,7 +6,8 @@ Files in the store directory (next to the shadow `git/` directory):
 - `journal.json`: the write-ahead record of one undo / redo / rollback in flight: every
   target path with its blob id before and after. Written before the first workspace file,
   deleted after the last; opening the store rolls a leftover one forward.
-- `plans/<id>.json` + `plans/<id>.lock`: a plan in progress (pre-images recorded so far).
+- `plans/<id>.json` + `plans/<id>.lock` + `plans/<id>.<n>.pack`: a plan in progress
+  (pre-images recorded so far; their contents in one pack file per `touch` batch).
   The recording process holds an flock on the `.lock` file; a journal whose lock can be
   taken belongs to a dead process and is rolled back to its pre-images on open.
 - `lock`: flock taken around every mutation, so two processes never interleave.
@@ -42,6 +43,8 @@ class PreImage(_Record):
     path: str
     sha: str | None  # None: the file did not exist
     executable: bool = False
+    batch: str | None = None  # file under plans/ (a git pack) holding the blob
+    offset: int = 0  # of the blob in that pack
 
 
 class FileRecord(_Record):
@@ -78,9 +81,6 @@ class PlanJournal(_Record):
     files: tuple[PreImage, ...] = ()
     pre_missing_dirs: tuple[str, ...] = ()
 
-    def blobs(self) -> set[str]:
-        return {image.sha for image in self.files if image.sha}
-
 
 class Target(_Record):
     path: str
@@ -96,7 +96,7 @@ class ApplyJournal(_Record):
     missing_dirs: tuple[str, ...] = ()  # folders absent in the target state
     applied_after: int | None = None  # new StoreState.applied, None: history unchanged
     drop_plan: str | None = None  # plan journal to delete once done (rollback)
-    pack: str | None = None  # where the `after` blobs are (None: loose objects)
+    pack: str | None = None  # pack of the `after` blobs (None: the drop_plan's pre-images)
 
 
 # -- files of the store -----------------------------------------------------------------------

@@ -1,19 +1,16 @@
 """Git object database of the checkpoint store, written directly (no git process).
 
-Checkpoints are packs (`checkpoint_pack`); pre-images of a plan in progress are loose
-objects. Loose objects are `zlib(b"<type> <size>\\0" + body)` stored at `objects/xx/<38 hex>`
-named by the SHA-1 of the uncompressed bytes: exactly what `git hash-object -w` writes,
-so `git cat-file`, `git fsck` and `git prune` work on the store. Writing them in-process
-costs microseconds where a `git` subprocess costs milliseconds, which is what keeps a
+Each recorded checkpoint is one pack (`checkpoint_pack`) named by its checksum; objects
+are named by the SHA-1 of `b"<type> <size>\\0" + body` exactly as git names them, so
+`git cat-file`, `git fsck` and `git log` work on the store. Writing them in-process costs
+microseconds where a `git` subprocess costs milliseconds, which is what keeps a
 checkpoint O(files touched) and fast. Refs `refs/checkpoints/<id>` live in `packed-refs`.
 """
 
 from __future__ import annotations
 
-import hashlib
 import os
 import secrets
-import zlib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -51,11 +48,7 @@ class TreeItem:
 
 
 class ObjectStore:
-    """The `objects/` and `refs/` of one bare git directory.
-
-    Loose objects hold the pre-images of plans in progress; each recorded checkpoint is
-    one pack (see `checkpoint_pack`).
-    """
+    """The packs and refs of one bare git directory."""
 
     def __init__(self, git_dir: Path) -> None:
         self.git_dir = git_dir
@@ -75,35 +68,8 @@ class ObjectStore:
         if not config.exists():
             _write_file_atomic(config, _BARE_CONFIG.encode())
 
-    def path_of(self, sha: str) -> Path:
-        return self.objects / sha[:2] / sha[2:]
-
-    def has(self, sha: str, pack: str | None = None) -> bool:
-        if pack is not None and sha in self._index(pack):
-            return True
-        return self.path_of(sha).is_file()
-
-    # -- loose objects ----------------------------------------------------------------------
-    def write_blob(self, content: bytes) -> str:
-        """Store one loose blob; returns its id. Idempotent (content addressed)."""
-        raw = b"blob %d\0%s" % (len(content), content)
-        sha = hashlib.sha1(raw, usedforsecurity=False).hexdigest()
-        target = self.path_of(sha)
-        if not target.is_file():
-            target.parent.mkdir(exist_ok=True)
-            _write_file_atomic(target, zlib.compress(raw), mode=0o444)
-        return sha
-
-    def delete(self, shas: Iterable[str]) -> int:
-        """Unlink these loose objects; returns how many existed."""
-        count = 0
-        for sha in shas:
-            try:
-                self.path_of(sha).unlink()
-                count += 1
-            except FileNotFoundError:
-                continue
-        return count
+    def has(self, sha: str, pack: str) -> bool:
+        return sha in self._index(pack)
 
     # -- packs -------------------------------------------------------------------------------
     def write_pack(self, objects: Sequence[tuple[bytes, bytes]]) -> str:
@@ -131,18 +97,12 @@ class ObjectStore:
         return self._indexes[pack]
 
     # -- reading -------------------------------------------------------------------------------
-    def read(self, sha: str, pack: str | None = None) -> tuple[bytes, bytes]:
-        """(type, body) of an object in `pack` or loose; FileNotFoundError when absent."""
-        offset = None if pack is None else self._index(pack).get(sha)
-        if pack is not None and offset is not None:
-            return read_entry((self.pack_dir / f"{pack}.pack").read_bytes(), offset)
-        raw = zlib.decompress(self.path_of(sha).read_bytes())
-        header, _, body = raw.partition(b"\0")
-        kind, _, _size = header.partition(b" ")
-        return kind, body
-
-    def read_blob(self, sha: str, pack: str | None = None) -> bytes:
-        kind, body = self.read(sha, pack)
+    def read_blob(self, sha: str, pack: str) -> bytes:
+        """The content of blob `sha` stored in `pack`."""
+        offset = self._index(pack).get(sha)
+        if offset is None:
+            raise FileNotFoundError(f"blob {sha} is not in {pack}")
+        kind, body = read_entry((self.pack_dir / f"{pack}.pack").read_bytes(), offset)
         if kind != b"blob":
             raise ValueError(f"object {sha} is a {kind.decode()}, not a blob")
         return body

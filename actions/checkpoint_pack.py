@@ -39,20 +39,26 @@ def _entry_header(code: int, size: int) -> bytes:
     return bytes(out)
 
 
-def build_pack(objects: Sequence[tuple[bytes, bytes]]) -> tuple[bytes, bytes, str]:
-    """(pack bytes, idx bytes, pack checksum hex) holding `objects` (kind, body), deduplicated."""
+def pack_bytes(objects: Sequence[tuple[bytes, bytes]]) -> tuple[bytes, dict[str, tuple[int, int]]]:
+    """A pack holding `objects` (kind, body), deduplicated, and id -> (offset, crc32)."""
     unique: dict[str, tuple[bytes, bytes]] = {}
     for kind, body in objects:
         unique.setdefault(object_id(kind, body), (kind, body))
     pack = bytearray(b"PACK" + struct.pack(">II", 2, len(unique)))
-    located: list[tuple[bytes, int, int]] = []  # (raw id, crc32, offset)
+    where: dict[str, tuple[int, int]] = {}
     for sha, (kind, body) in unique.items():
         entry = _entry_header(TYPE_CODES[kind], len(body)) + zlib.compress(body)
-        located.append((bytes.fromhex(sha), zlib.crc32(entry), len(pack)))
+        where[sha] = (len(pack), zlib.crc32(entry))
         pack += entry
-    checksum = hashlib.sha1(pack, usedforsecurity=False).digest()
-    pack += checksum
-    located.sort()
+    pack += hashlib.sha1(pack, usedforsecurity=False).digest()
+    return bytes(pack), where
+
+
+def build_pack(objects: Sequence[tuple[bytes, bytes]]) -> tuple[bytes, bytes, str]:
+    """(pack bytes, idx bytes, pack checksum hex) holding `objects` (kind, body), deduplicated."""
+    pack, where = pack_bytes(objects)
+    checksum = pack[-20:]
+    located = sorted((bytes.fromhex(sha), crc, offset) for sha, (offset, crc) in where.items())
     fanout = [0] * 256
     for raw, _crc, _offset in located:
         fanout[raw[0]] += 1

@@ -28,9 +28,10 @@ from actions.checkpoint_journal import (
     read_workspace_file,
     save_model,
     set_workspace_file,
+    write_atomic,
 )
 from actions.checkpoint_objects import TreeItem, blob_sha, commit_object, tree_objects
-from actions.checkpoint_pack import object_id
+from actions.checkpoint_pack import object_id, pack_bytes
 from actions.checkpoint_types import CheckpointInfo, FileState, PlanClosed, Transition
 
 if TYPE_CHECKING:
@@ -41,7 +42,12 @@ class PlanRecorder:
     """Records one plan; obtained from `CheckpointStore.begin_plan`."""
 
     def __init__(
-        self, store: CheckpointStore, plan_id: str, description: str, session_id: str
+        self,
+        store: CheckpointStore,
+        plan_id: str,
+        description: str,
+        session_id: str,
+        paths: Iterable[str] = (),
     ) -> None:
         self._store = store
         self.id = plan_id
@@ -50,9 +56,17 @@ class PlanRecorder:
         )
         self._journal_path, lock_path = store.plan_paths(plan_id)
         self._lock_fd: int | None = None
+        paths = list(dict.fromkeys(paths))
+        store.policy.check(paths)
         with store.lock():
             self._lock_fd = hold_lock(lock_path)
-            save_model(self._journal_path, self._plan)
+            try:
+                self._record(paths)
+            except BaseException:
+                store.forget_plan(plan_id)
+                self._close()
+                raise
+        kill_point("touch:journal-written")
 
     @property
     def paths(self) -> tuple[str, ...]:
@@ -74,31 +88,50 @@ class PlanRecorder:
         if not new:
             return
         store = self._store
+        store.policy.check(new)
         with store.lock():
-            store.policy.check(new)
-            images: list[PreImage] = []
-            missing = set(self._plan.pre_missing_dirs)
-            try:
-                for path in new:
-                    content, executable = read_workspace_file(store.workspace, path)
-                    sha = None
-                    if content is not None:
-                        store.policy.check_size(path, len(content))
-                        sha = store.objects.write_blob(content)
-                    images.append(PreImage(path=path, sha=sha, executable=executable))
-                    missing.update(store.policy.missing_dirs(path))
-            except BaseException:
-                store.collect({image.sha for image in images if image.sha})
-                raise
-            kill_point("touch:blobs-written")
-            self._plan = self._plan.model_copy(
-                update={
-                    "files": self._plan.files + tuple(images),
-                    "pre_missing_dirs": tuple(sorted(missing)),
-                }
-            )
-            save_model(self._journal_path, self._plan)
+            self._record(new)
         kill_point("touch:journal-written")
+
+    def _record(self, paths: list[str]) -> None:
+        """Capture pre-images of `paths` into one batch file, then the plan journal."""
+        store = self._store
+        captured: list[tuple[str, bytes | None, bool]] = []
+        missing = set(self._plan.pre_missing_dirs)
+        for path in paths:
+            content, executable = read_workspace_file(store.workspace, path)
+            if content is not None:
+                store.policy.check_size(path, len(content))
+            captured.append((path, content, executable))
+            missing.update(store.policy.missing_dirs(path))
+        blobs = [(b"blob", content) for _path, content, _exec in captured if content is not None]
+        batch: str | None = None
+        where: dict[str, tuple[int, int]] = {}
+        if blobs:
+            batch = f"{self.id}.{len(self._plan.files)}.pack"
+            data, where = pack_bytes(blobs)
+            write_atomic(store.plans_dir / batch, data)
+        kill_point("touch:blobs-written")
+        images = []
+        for path, content, executable in captured:
+            sha = None if content is None else blob_sha(content)
+            offset = where[sha][0] if sha is not None else 0
+            images.append(
+                PreImage(
+                    path=path,
+                    sha=sha,
+                    executable=executable,
+                    batch=batch if sha else None,
+                    offset=offset,
+                )
+            )
+        self._plan = self._plan.model_copy(
+            update={
+                "files": self._plan.files + tuple(images),
+                "pre_missing_dirs": tuple(sorted(missing)),
+            }
+        )
+        save_model(self._journal_path, self._plan)
 
     def write(self, path: str, content: bytes | None) -> None:
         """touch + write `content` atomically (None deletes the file)."""
@@ -159,7 +192,7 @@ class PlanRecorder:
             for pre in self._plan.files:
                 content, executable = read_workspace_file(store.workspace, pre.path)
                 before = None if content is None else blob_sha(content)
-                data = None if pre.sha is None else store.objects.read_blob(pre.sha)
+                data = store.read_pre(pre)
                 changes.append(FileState(pre.path, data, pre.executable))
                 if before == pre.sha and (content is None or executable == pre.executable):
                     continue
@@ -247,7 +280,12 @@ class PlanRecorder:
         message = f"{plan.description}\n\ncheckpoint: {plan.id}\nsession: {plan.session_id}\n"
         message += "".join(f"file: {r.path}\n" for r in records)
         commit = commit_object(tree, message.rstrip("\n"), now)
-        blobs = [store.objects.read(r.pre) for r in records if r.pre]
+        blobs: list[tuple[bytes, bytes]] = []
+        changed = {record.path for record in records}
+        for image in self._plan.files:
+            content = store.read_pre(image) if image.path in changed else None
+            if content is not None:
+                blobs.append((b"blob", content))
         blobs += [(b"blob", content) for content in posts.values()]
         pack = store.objects.write_pack([*blobs, *trees, commit])
         post_missing: set[str] = set()

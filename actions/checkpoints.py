@@ -34,6 +34,7 @@ from actions.checkpoint_journal import (
     ApplyJournal,
     Entry,
     PlanJournal,
+    PreImage,
     StoreState,
     Target,
     kill_point,
@@ -46,6 +47,7 @@ from actions.checkpoint_journal import (
     set_workspace_file,
 )
 from actions.checkpoint_objects import ObjectStore, blob_sha
+from actions.checkpoint_pack import read_entry
 from actions.checkpoint_paths import PathPolicy, clean_git_env, run_git
 from actions.checkpoint_recorder import PlanRecorder
 from actions.checkpoint_types import (
@@ -130,13 +132,7 @@ class CheckpointStore:
         self, *, description: str, session_id: str, paths: Sequence[str] = ()
     ) -> PlanRecorder:
         """Start recording a plan; pre-images of `paths` are captured now."""
-        recorder = PlanRecorder(self, secrets.token_hex(6), description, session_id)
-        try:
-            recorder.touch_all(paths)
-        except BaseException:
-            recorder.rollback()
-            raise
-        return recorder
+        return PlanRecorder(self, secrets.token_hex(6), description, session_id, paths)
 
     def plan_undo(
         self, *, force: bool = False, current_content: ContentReader | None = None
@@ -186,9 +182,9 @@ class CheckpointStore:
         return infos[::-1]
 
     def prune(self) -> None:
-        """Ask git to drop unreachable objects (leftovers of a crash); a no-op while a plan runs."""
+        """Delete refs, packs and plan files that no history entry or running plan uses."""
         with self.lock():
-            self._git_prune()
+            self._drop_orphans()
 
     # -- internals shared with PlanRecorder ---------------------------------------------------
     def lock(self, *, exclusive: bool = True) -> AbstractContextManager[None]:
@@ -208,26 +204,21 @@ class CheckpointStore:
         return self.plans_dir / f"{plan_id}.json", self.plans_dir / f"{plan_id}.lock"
 
     def forget_plan(self, plan_id: str) -> None:
-        """Delete a finished plan's journal and the blobs no one else keeps."""
+        """Delete a finished plan's journal, lock and pre-image files."""
         journal_path, lock_path = self.plan_paths(plan_id)
-        plan = load_model(journal_path, PlanJournal)
+        for batch in self.plans_dir.glob(f"{plan_id}.*.pack"):
+            batch.unlink(missing_ok=True)
         journal_path.unlink(missing_ok=True)
         lock_path.unlink(missing_ok=True)
-        if plan is not None:
-            self.collect(plan.blobs())
 
-    def collect(self, candidates: set[str]) -> None:
-        """Delete the candidate loose objects that no running plan references.
-
-        Recorded checkpoints keep their objects in their own pack, so only the
-        pre-images of plans in progress are loose.
-        """
-        live: set[str] = set()
-        for journal_path in self.plans_dir.glob("*.json"):
-            plan = load_model(journal_path, PlanJournal)
-            if plan is not None:
-                live |= plan.blobs()
-        self.objects.delete(candidates - live)
+    def read_pre(self, image: PreImage) -> bytes | None:
+        """The pre-image content recorded for one path of a running plan."""
+        if image.sha is None or image.batch is None:
+            return None
+        kind, body = read_entry((self.plans_dir / image.batch).read_bytes(), image.offset)
+        if kind != b"blob":
+            raise CheckpointError(f"plan file {image.batch} is damaged")
+        return body
 
     def apply_journal(self, journal: ApplyJournal) -> None:
         self._apply_locked(journal)
@@ -307,20 +298,25 @@ class CheckpointStore:
 
     # -- the write-ahead journal -------------------------------------------------------------------
     def _apply_locked(self, journal: ApplyJournal) -> None:
-        missing = [
-            t.after
-            for t in journal.targets
-            if t.after and not self.objects.has(t.after, journal.pack)
-        ]
+        blobs = self._blob_reader(journal)
+        missing = [t.after for t in journal.targets if t.after and not blobs.has(t.after)]
         if missing:
             raise CheckpointError(f"checkpoint store is missing objects {missing}: cannot apply")
         save_model(self.store_dir / "journal.json", journal)
         kill_point("apply:journal-written")
         self._run_journal(journal, recovering=False)
 
+    def _blob_reader(self, journal: ApplyJournal) -> _Blobs:
+        if journal.pack is not None:
+            return _Blobs(self, journal.pack, {})
+        plan = load_model(self.plan_paths(journal.drop_plan or "")[0], PlanJournal)
+        images = {} if plan is None else {i.sha: i for i in plan.files if i.sha}
+        return _Blobs(self, None, images)
+
     def _run_journal(self, journal: ApplyJournal, *, recovering: bool) -> builtins.list[str]:
         """Bring every target to its `after` state, then the history; idempotent."""
         skipped: builtins.list[str] = []
+        blobs = self._blob_reader(journal)
         for number, target in enumerate(journal.targets):
             if recovering:
                 current = self.disk_sha(target.path)
@@ -329,9 +325,7 @@ class CheckpointStore:
                 if current != target.before:  # someone changed it since: leave it alone
                     skipped.append(target.path)
                     continue
-            data = None
-            if target.after is not None:
-                data = self.objects.read_blob(target.after, journal.pack)
+            data = None if target.after is None else blobs.read(target.after)
             set_workspace_file(self.workspace, target.path, data, target.executable)
             if number == 0:
                 kill_point("apply:file-written")
@@ -355,9 +349,7 @@ class CheckpointStore:
             skipped += self._run_journal(journal, recovering=True)
             forward.append(journal.checkpoint_id)
         back = self._recover_plans()
-        self._drop_orphan_refs()
-        if back:
-            self._git_prune()
+        self._drop_orphans()
         return RecoveryReport(tuple(forward), tuple(back), tuple(skipped))
 
     def _recover_plans(self) -> builtins.list[str]:
@@ -392,19 +384,18 @@ class CheckpointStore:
             rolled_back.append(plan_id)
         return rolled_back
 
-    def _drop_orphan_refs(self) -> None:
-        """Refs and packs of a commit that crashed before recording it, or of a dropped entry."""
+    def _drop_orphans(self) -> None:
+        """Refs, packs and pre-image files left by a crash (e.g. after recording, before GC)."""
         state = self.state()
         orphans = set(self.objects.refs()) - {entry.id for entry in state.entries}
         if orphans:
             self.objects.update_refs(delete=orphans)
         for pack in self.objects.pack_names() - {entry.pack for entry in state.entries}:
             self.objects.delete_pack(pack)
-
-    def _git_prune(self) -> None:
-        if any(owner_alive(path) for path in self.plans_dir.glob("*.lock")):
-            return
-        self.git(["prune", "--expire=now"])
+        for leftover in [*self.plans_dir.glob("*.pack"), *self.plans_dir.glob("*.lock")]:
+            journal_path, lock_path = self.plan_paths(leftover.name.split(".")[0])
+            if not journal_path.exists() and not owner_alive(lock_path):
+                leftover.unlink(missing_ok=True)
 
     def git(self, args: Sequence[str], data: bytes = b"") -> str:
         """Run git on the store (explicit GIT_DIR, its own index, no user config or hooks)."""
@@ -432,3 +423,28 @@ def _info(entry: Entry, applied: bool) -> CheckpointInfo:
         files=tuple(record.path for record in entry.files),
         state="applied" if applied else "undone",
     )
+
+
+class _Blobs:
+    """Where the `after` blobs of a journal are: an entry's pack or a plan's pre-images."""
+
+    def __init__(
+        self, store: CheckpointStore, pack: str | None, images: dict[str, PreImage]
+    ) -> None:
+        self._store = store
+        self._pack = pack
+        self._images = images
+
+    def has(self, sha: str) -> bool:
+        if self._pack is not None:
+            return self._store.objects.has(sha, self._pack)
+        image = self._images.get(sha)
+        return image is not None and (self._store.plans_dir / str(image.batch)).is_file()
+
+    def read(self, sha: str) -> bytes:
+        if self._pack is not None:
+            return self._store.objects.read_blob(sha, self._pack)
+        content = self._store.read_pre(self._images[sha])
+        if content is None:
+            raise CheckpointError(f"pre-image {sha} is missing")
+        return content
