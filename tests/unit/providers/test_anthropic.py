@@ -8,7 +8,7 @@ import pytest
 
 from server.config import Config
 from server.providers.anthropic import AnthropicProvider, wire_messages
-from server.providers.base import ChatMessage, NativeToolCall, ProviderError
+from server.providers.base import ChatMessage, NativeToolCall, ProviderError, StreamChunk
 from tests.fakellm import FakeLLM
 from tests.unit.providers.conftest import READ_FILE, ask, collect
 
@@ -51,9 +51,10 @@ async def test_streams_text_and_sends_the_messages_api_request(llm: FakeLLM) -> 
 
 
 async def test_tool_use_blocks_become_assembled_native_calls(llm: FakeLLM) -> None:
-    arguments = {"path": "src/app.py", "note": "ünïcode \"quoted\""}
+    arguments = {"path": "src/app.py", "note": 'ünïcode "quoted"'}
     call = {"name": "read_file", "arguments": arguments}
-    llm.set_script({"replies": [{"content": "Let me look.", "tool_calls": [call], "chunk_size": 5}]})
+    reply_spec = {"content": "Let me look.", "tool_calls": [call], "chunk_size": 5}
+    llm.set_script({"replies": [reply_spec]})
     reply = await collect(provider(llm), ask("Open app.py"), tools=[READ_FILE])
     assert reply.text == "Let me look."
     assert reply.finish_reason == "tool_calls"
@@ -131,7 +132,8 @@ async def test_500_forever_fails_after_the_retries_with_a_hint(llm: FakeLLM) -> 
     with pytest.raises(ProviderError) as failure:
         await collect(provider(llm), ask("hello"))
     assert failure.value.status == 500
-    assert "anthropic" in str(failure.value) and "Hint:" in str(failure.value)
+    assert "anthropic" in str(failure.value)
+    assert "Hint:" in str(failure.value)
     assert len(llm.requests) == 3  # first try + maxRetries=2
 
 
@@ -147,11 +149,16 @@ async def test_401_is_not_retried_and_names_the_key_variable(llm: FakeLLM) -> No
 
 async def test_a_stream_dropped_after_text_is_a_final_error(llm: FakeLLM) -> None:
     llm.set_script({"replies": [{"content": "partial answer here", "fault": "drop_mid_stream"}]})
-    chunks = []
-    with pytest.raises(ProviderError):
+    chunks: list[StreamChunk] = []
+
+    async def consume() -> None:
         async for chunk in provider(llm).stream_chat(ask("hello")):
             chunks.append(chunk)
-    assert chunks and "".join(c.text for c in chunks) != "partial answer here"
+
+    with pytest.raises(ProviderError):
+        await consume()
+    assert chunks
+    assert "".join(c.text for c in chunks) != "partial answer here"
     assert len(llm.requests) == 1  # text reached the user: no retry
 
 

@@ -8,14 +8,15 @@ from pathlib import Path
 import pytest
 
 from server.config import Config
-from server.providers.base import ProviderError
+from server.providers.base import ProviderError, StreamChunk
 from server.providers.cli import CliProvider
 from tests.fakecli import command
 from tests.unit.providers.conftest import ask, collect
 
 
 def provider(workspace: Path, argv: list[str], timeout: float = 60.0) -> CliProvider:
-    return CliProvider(Config(provider="cli", cliCommand=tuple(argv), cliTimeout=timeout), workspace)
+    config = Config(provider="cli", cliCommand=tuple(argv), cliTimeout=timeout)
+    return CliProvider(config, workspace)
 
 
 def alive(pid: int) -> bool:
@@ -80,7 +81,8 @@ async def test_a_crash_reports_the_exit_status_and_stderr(tmp_path: Path) -> Non
     with pytest.raises(ProviderError) as failure:
         await collect(provider(tmp_path, command("crash")), ask("hi"))
     message = str(failure.value)
-    assert "empty_logs" in message and "exit status 3" in message
+    assert "empty_logs" in message
+    assert "exit status 3" in message
     assert "fatal: not logged in" in message
 
 
@@ -104,10 +106,14 @@ async def test_timeout_kills_the_whole_process_group(
     monkeypatch.setenv("FAKECLI_PIDS", str(pids))
     # The timeout is long enough for the command to start its child and write the pids.
     cli = provider(tmp_path, command("sleep"), timeout=1.5)
-    chunks = []
-    with pytest.raises(ProviderError) as failure:
+    chunks: list[StreamChunk] = []
+
+    async def consume() -> None:
         async for chunk in cli.stream_chat(ask("forever")):
             chunks.append(chunk)
+
+    with pytest.raises(ProviderError) as failure:
+        await consume()
     assert "did not finish within 1.5s" in str(failure.value)
     assert "".join(c.text for c in chunks) == "Working on it..."
     agent, child = map(int, pids.read_text().split())
@@ -128,7 +134,8 @@ async def test_cancellation_kills_the_whole_process_group(
 
     task = asyncio.ensure_future(consume())
     agent, child = map(int, (await wait_for_file(pids)).split())
-    assert alive(agent) and alive(child)
+    assert alive(agent)
+    assert alive(child)
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task

@@ -7,7 +7,7 @@ import json
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 
@@ -95,7 +95,8 @@ async def test_500_forever_is_a_clear_error(llm: FakeLLM) -> None:
     llm.set_script({"replies": [{"fault": "500"}]})
     with pytest.raises(ProviderError) as failure:
         await collect(provider(llm.url), ask("hello"))
-    assert failure.value.status == 500 and failure.value.provider == "ollama"
+    assert failure.value.status == 500
+    assert failure.value.provider == "ollama"
     assert "fakellm: scripted error 500" in str(failure.value)
     assert len(llm.requests) == 3
 
@@ -139,7 +140,7 @@ async def test_cancelling_a_stream_leaves_the_provider_usable(llm: FakeLLM) -> N
 class _NoToolsHandler(BaseHTTPRequestHandler):
     """An Ollama whose model cannot use tools: 400 when `tools` is sent, else one answer."""
 
-    bodies: list[dict[str, Any]] = []
+    bodies: ClassVar[list[dict[str, Any]]] = []
 
     def log_message(self, format: str, *args: Any) -> None:
         pass
@@ -148,7 +149,8 @@ class _NoToolsHandler(BaseHTTPRequestHandler):
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         type(self).bodies.append(body)
         if "tools" in body:
-            data = json.dumps({"error": "registry.ollama.ai/library/gemma:2b does not support tools"})
+            refusal = "registry.ollama.ai/library/gemma:2b does not support tools"
+            data = json.dumps({"error": refusal})
             status = 400
         else:
             line = {"message": {"role": "assistant", "content": "no tools here"}, "done": True}
