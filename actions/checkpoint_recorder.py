@@ -32,6 +32,7 @@ from actions.checkpoint_journal import (
 )
 from actions.checkpoint_objects import TreeItem, blob_sha, commit_object, tree_objects
 from actions.checkpoint_pack import object_id, pack_bytes
+from actions.checkpoint_recovery import apply_journal
 from actions.checkpoint_types import CheckpointInfo, FileState, PlanClosed, Transition
 
 if TYPE_CHECKING:
@@ -206,7 +207,7 @@ class PlanRecorder:
                 missing_dirs=self._plan.pre_missing_dirs,
                 drop_plan=self.id,
             )
-            store.apply_journal(journal)
+            apply_journal(store, journal)
             self._close()
         return Transition(self.id, tuple(changes), "rollback")
 

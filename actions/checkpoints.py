@@ -33,23 +33,19 @@ from pathlib import Path
 from actions.checkpoint_journal import (
     ApplyJournal,
     Entry,
-    PlanJournal,
     PreImage,
     StoreState,
     Target,
-    kill_point,
     load_model,
     locked,
-    owner_alive,
     read_workspace_file,
-    remove_empty_dirs,
     save_model,
-    set_workspace_file,
 )
 from actions.checkpoint_objects import ObjectStore, blob_sha
 from actions.checkpoint_pack import read_entry
 from actions.checkpoint_paths import PathPolicy, clean_git_env, run_git
 from actions.checkpoint_recorder import PlanRecorder
+from actions.checkpoint_recovery import apply_journal, drop_orphans, recover
 from actions.checkpoint_types import (
     CheckpointConflict,
     CheckpointError,
@@ -125,7 +121,7 @@ class CheckpointStore:
             marker = self.store_dir / "workspace"
             if not marker.exists():
                 marker.write_text(str(self.workspace) + "\n")
-            self.last_recovery = self._recover()
+            self.last_recovery = recover(self)
 
     # -- public operations ----------------------------------------------------------------------
     def begin_plan(
@@ -159,7 +155,7 @@ class CheckpointStore:
                 raise StaleTransition(
                     f"{transition.kind} of {transition.checkpoint_id} is stale: the history moved"
                 )
-            self._apply_locked(self._journal_for(transition.kind, entry, index))
+            apply_journal(self, self._journal_for(transition.kind, entry, index))
         return transition
 
     def undo(
@@ -184,7 +180,7 @@ class CheckpointStore:
     def prune(self) -> None:
         """Delete refs, packs and plan files that no history entry or running plan uses."""
         with self.lock():
-            self._drop_orphans()
+            drop_orphans(self)
 
     # -- internals shared with PlanRecorder ---------------------------------------------------
     def lock(self, *, exclusive: bool = True) -> AbstractContextManager[None]:
@@ -220,16 +216,13 @@ class CheckpointStore:
             raise CheckpointError(f"plan file {image.batch} is damaged")
         return body
 
-    def apply_journal(self, journal: ApplyJournal) -> None:
-        self._apply_locked(journal)
-
     # -- undo / redo ------------------------------------------------------------------------------
     def _move(
         self, kind: TransitionKind, force: bool, current_content: ContentReader | None
     ) -> Transition:
         with self.lock():
             transition, entry, index = self._plan(kind, self.state(), force, current_content)
-            self._apply_locked(self._journal_for(kind, entry, index))
+            apply_journal(self, self._journal_for(kind, entry, index))
         return transition
 
     def _next_entry(self, kind: TransitionKind, state: StoreState) -> tuple[Entry, int]:
@@ -296,107 +289,6 @@ class CheckpointStore:
             pack=entry.pack,
         )
 
-    # -- the write-ahead journal -------------------------------------------------------------------
-    def _apply_locked(self, journal: ApplyJournal) -> None:
-        blobs = self._blob_reader(journal)
-        missing = [t.after for t in journal.targets if t.after and not blobs.has(t.after)]
-        if missing:
-            raise CheckpointError(f"checkpoint store is missing objects {missing}: cannot apply")
-        save_model(self.store_dir / "journal.json", journal)
-        kill_point("apply:journal-written")
-        self._run_journal(journal, recovering=False)
-
-    def _blob_reader(self, journal: ApplyJournal) -> _Blobs:
-        if journal.pack is not None:
-            return _Blobs(self, journal.pack, {})
-        plan = load_model(self.plan_paths(journal.drop_plan or "")[0], PlanJournal)
-        images = {} if plan is None else {i.sha: i for i in plan.files if i.sha}
-        return _Blobs(self, None, images)
-
-    def _run_journal(self, journal: ApplyJournal, *, recovering: bool) -> builtins.list[str]:
-        """Bring every target to its `after` state, then the history; idempotent."""
-        skipped: builtins.list[str] = []
-        blobs = self._blob_reader(journal)
-        for number, target in enumerate(journal.targets):
-            if recovering:
-                current = self.disk_sha(target.path)
-                if current == target.after:
-                    continue
-                if current != target.before:  # someone changed it since: leave it alone
-                    skipped.append(target.path)
-                    continue
-            data = None if target.after is None else blobs.read(target.after)
-            set_workspace_file(self.workspace, target.path, data, target.executable)
-            if number == 0:
-                kill_point("apply:file-written")
-        remove_empty_dirs(self.workspace, journal.missing_dirs)
-        kill_point("apply:files-written")
-        if journal.applied_after is not None:
-            state = self.state()
-            self.save_state(state.model_copy(update={"applied": journal.applied_after}))
-            kill_point("apply:state-written")
-        if journal.drop_plan is not None:
-            self.forget_plan(journal.drop_plan)
-        (self.store_dir / "journal.json").unlink(missing_ok=True)
-        return skipped
-
-    # -- recovery ---------------------------------------------------------------------------
-    def _recover(self) -> RecoveryReport:
-        forward: builtins.list[str] = []
-        skipped: builtins.list[str] = []
-        journal = load_model(self.store_dir / "journal.json", ApplyJournal)
-        if journal is not None:
-            skipped += self._run_journal(journal, recovering=True)
-            forward.append(journal.checkpoint_id)
-        back = self._recover_plans()
-        self._drop_orphans()
-        return RecoveryReport(tuple(forward), tuple(back), tuple(skipped))
-
-    def _recover_plans(self) -> builtins.list[str]:
-        """Roll back plans whose process died before commit (an aborted plan leaves nothing)."""
-        done = {entry.id for entry in self.state().entries}
-        rolled_back: builtins.list[str] = []
-        for journal_path in sorted(self.plans_dir.glob("*.json")):
-            plan_id = journal_path.stem
-            if owner_alive(self.plan_paths(plan_id)[1]):
-                continue
-            plan = load_model(journal_path, PlanJournal)
-            if plan is None or plan_id in done:
-                self.forget_plan(plan_id)
-                continue
-            targets = tuple(
-                Target(
-                    path=pre.path,
-                    before=self.disk_sha(pre.path),
-                    after=pre.sha,
-                    executable=pre.executable,
-                )
-                for pre in plan.files
-            )
-            rollback = ApplyJournal(
-                kind="rollback",
-                checkpoint_id=plan_id,
-                targets=targets,
-                missing_dirs=plan.pre_missing_dirs,
-                drop_plan=plan_id,
-            )
-            self._apply_locked(rollback)
-            rolled_back.append(plan_id)
-        return rolled_back
-
-    def _drop_orphans(self) -> None:
-        """Refs, packs and pre-image files left by a crash (e.g. after recording, before GC)."""
-        state = self.state()
-        orphans = set(self.objects.refs()) - {entry.id for entry in state.entries}
-        if orphans:
-            self.objects.update_refs(delete=orphans)
-        for pack in self.objects.pack_names() - {entry.pack for entry in state.entries}:
-            self.objects.delete_pack(pack)
-        for leftover in [*self.plans_dir.glob("*.pack"), *self.plans_dir.glob("*.lock")]:
-            journal_path, lock_path = self.plan_paths(leftover.name.split(".")[0])
-            if not journal_path.exists() and not owner_alive(lock_path):
-                leftover.unlink(missing_ok=True)
-
     def git(self, args: Sequence[str], data: bytes = b"") -> str:
         """Run git on the store (explicit GIT_DIR, its own index, no user config or hooks)."""
         env = clean_git_env(
@@ -423,28 +315,3 @@ def _info(entry: Entry, applied: bool) -> CheckpointInfo:
         files=tuple(record.path for record in entry.files),
         state="applied" if applied else "undone",
     )
-
-
-class _Blobs:
-    """Where the `after` blobs of a journal are: an entry's pack or a plan's pre-images."""
-
-    def __init__(
-        self, store: CheckpointStore, pack: str | None, images: dict[str, PreImage]
-    ) -> None:
-        self._store = store
-        self._pack = pack
-        self._images = images
-
-    def has(self, sha: str) -> bool:
-        if self._pack is not None:
-            return self._store.objects.has(sha, self._pack)
-        image = self._images.get(sha)
-        return image is not None and (self._store.plans_dir / str(image.batch)).is_file()
-
-    def read(self, sha: str) -> bytes:
-        if self._pack is not None:
-            return self._store.objects.read_blob(sha, self._pack)
-        content = self._store.read_pre(self._images[sha])
-        if content is None:
-            raise CheckpointError(f"pre-image {sha} is missing")
-        return content
