@@ -318,9 +318,9 @@ def summary(label: str, outcome: TurnOutcome) -> str:
     if len(text) > SHOWN_ANSWER_CHARS:
         text = text[: SHOWN_ANSWER_CHARS - 1] + "…"
     if outcome.plan is None:
-        return f"{label}: {text}" if text else f"{label}: no answer and no change."
+        return f"{label} — {text}" if text else f"{label} — no answer and no change."
     changed = ", ".join(outcome.plan.get("applied", [])) or "nothing"
-    head = f"{label}: changed {changed} (undo: {CMD_UNDO})"
+    head = f"{label} — changed {changed} (undo: {CMD_UNDO})"
     return f"{head}\n{text}" if text else head
 
 
