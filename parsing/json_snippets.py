@@ -75,14 +75,62 @@ def _snippet(span: tuple[int, int], d: Decoded, origin: Origin, suspect: bool = 
     )  # fmt: skip
 
 
+_OBJECT_START = re.compile(
+    r"""\{\s*(?:\}|(?:"[^"\\]*(?:\\[\s\S][^"\\]*)*"|'[^'\\]*(?:\\[\s\S][^'\\]*)*'"""
+    r"""|[A-Za-z_$][\w$.-]*)(?:\s|//[^\n]*|/\*[\s\S]*?\*/)*:)"""
+)
+_OBJECT_PREFIX = re.compile(
+    r"""\{\s*(?:"[^"\\]*(?:\\[\s\S][^"\\]*)*"?|'[^'\\]*(?:\\[\s\S][^'\\]*)*'?"""
+    r"""|[A-Za-z_$][\w$.-]*)?(?:\s|//[^\n]*|/\*[\s\S]*?(?:\*/)?|/)*\\?"""
+)
+_STRUCTURE = re.compile(r'["\\\[\]{}]')
+
+
+def _balanced_end(text: str, i: int) -> int:
+    """End of the bracket region opened at ``i`` (string-aware, linear), or -1 if unclosed."""
+    depth, in_string, skip = 0, False, -1
+    for m in _STRUCTURE.finditer(text, i):
+        at, c = m.start(), m.group()
+        if at == skip:
+            continue
+        if in_string:
+            if c == "\\":
+                skip = at + 1
+            elif c == '"':
+                in_string = False
+        elif c == '"':
+            in_string = True
+        elif c in "[{":
+            depth += 1
+        elif c in "]}":
+            depth -= 1
+            if depth == 0:
+                return at + 1
+    return -1
+
+
 def match_bare_at(text: str, i: int, eof: bool) -> Match:
     """Bare JSON at ``text[i]`` (``{`` or ``[``): a snippet, or `NoMatch` with the nested
-    candidates that would fail the same way."""
+    candidates that would fail the same way.
+
+    An object must start like one (``{}`` or a key then ``:``); a region nested deeper than
+    `MAX_DEPTH` is text up to its balancing bracket.
+    """
+    if text[i] == "{" and _OBJECT_START.match(text, i) is None:
+        prefix = _OBJECT_PREFIX.match(text, i)
+        if not eof and prefix is not None and prefix.end() == len(text):
+            return PENDING
+        return NoMatch()
     try:
         d = decode_at(text, i, eof=eof)
     except NeedMore:
         return PENDING
     if isinstance(d, Rejected):
+        if d.too_deep:
+            end = _balanced_end(text, i)
+            if end < 0 and not eof:
+                return PENDING
+            return NoMatch(resume=end if end >= 0 else len(text))
         return NoMatch(tuple(p for p in d.open_starts if p != i))
     if isinstance(d.value, dict | list) and not d.value and d.truncated and d.end - i < 3:
         return NoMatch()  # a lone "{" or "[" at the very end: no evidence of JSON

@@ -73,6 +73,7 @@ class Rejected:
     start: int
     pos: int
     open_starts: tuple[int, ...] = ()
+    too_deep: bool = False
 
 
 @dataclass
@@ -85,8 +86,9 @@ class _Frame:
 
 
 class _Reject(Exception):
-    def __init__(self, pos: int) -> None:
+    def __init__(self, pos: int, too_deep: bool = False) -> None:
         self.pos = pos
+        self.too_deep = too_deep
 
 
 class _Cut(Exception):
@@ -117,7 +119,8 @@ def parse_tolerant(
             last_cut = cut.string_start
         except _Reject as rej:
             if last_cut is None or cuts[last_cut] < 0:
-                return Rejected(start, rej.pos, tuple(f.start for f in parser.stack))
+                opened = tuple(f.start for f in parser.stack)
+                return Rejected(start, rej.pos, opened, rej.too_deep)
             cuts[last_cut] = -1  # the missing-quote reading failed: read it as cut off
     return Rejected(start, start)
 
@@ -155,7 +158,7 @@ class _Parser:
     # -- containers -------------------------------------------------------------------------
     def _open(self, i: int) -> int:
         if len(self.stack) >= MAX_DEPTH:
-            raise _Reject(i)
+            raise _Reject(i, too_deep=True)
         kind = self.src.text[i]
         self.stack.append(_Frame(kind, i, {} if kind == "{" else []))
         return _KEY if kind == "{" else _VALUE

@@ -64,6 +64,8 @@ class Opaque:
 @dataclass(frozen=True, slots=True)
 class NoMatch:
     skip: tuple[int, ...] = ()
+    resume: int = -1
+    """When >= 0: everything before it is text (a bracket region nested too deep)."""
 
 
 class _Pending:

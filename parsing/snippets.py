@@ -79,7 +79,10 @@ class _Finder:
 
     def next_candidate(self, pos: int) -> re.Match[str] | None:
         text, next_at = self.text, self.next_at
+        misses = 0
         while True:
+            if misses > 8:  # dense marker characters that are not candidates ("{{{{"):
+                return _CANDIDATE.search(text, pos)  # the regex engine's own loop is faster
             best = -1
             for char, at in next_at.items():
                 if 0 <= at < pos or at == -1:
@@ -93,6 +96,7 @@ class _Finder:
             if m is not None:
                 return m
             pos = best + 1
+            misses += 1
 
 
 def match_at(text: str, i: int, token: str, eof: bool) -> Match:
@@ -140,7 +144,7 @@ def scan(text: str, state: ScanState, eof: bool) -> list[Item]:
             return items
         if isinstance(res, NoMatch):
             state.skip.update(res.skip)
-            state.search = i + 1
+            state.search = max(i + 1, res.resume)
         elif isinstance(res, Opaque):
             state.close, state.fence, state.search = res.close, res.fence, res.search_from
         elif isinstance(res, Found):

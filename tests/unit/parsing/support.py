@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from parsing import Block, TextBlock
 from parsing.fences import match_fence_at, match_reasoning_at
 from parsing.json_snippets import match_bare_at
-from parsing.regions import Found, Opaque
+from parsing.regions import Found, NoMatch, Opaque
 from parsing.snippets import _CANDIDATE, Item, TextSpan
 from parsing.xml_snippets import match_tool_tag_at
 
@@ -104,6 +104,9 @@ def _naive_find(text: str, lo: int, hi: int, kind: str) -> Found | None:
             res = match_bare_at(text, i, True) if kind == "bare" else None
         if isinstance(res, Opaque):
             i = _opaque_end(text, res)
+            continue
+        if isinstance(res, NoMatch) and res.resume > i:
+            i = res.resume
             continue
         if isinstance(res, Found) and res.end <= hi:
             if (token[0] == "<" and kind == "xml") or (token[0] in "`~" and kind == "fence"):
