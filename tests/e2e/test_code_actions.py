@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+import asyncio
+import sys
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any, Union
 
 import pytest
+import pytest_lsp
 from lsprotocol import types
-from pygls.exceptions import JsonRpcException
-from pytest_lsp import LanguageClient
+from pygls.exceptions import JsonRpcException, JsonRpcRequestCancelled
+from pytest_lsp import ClientServerConfig, LanguageClient
 
 from server.protocol import CMD_CHAT, CMD_UNDO
+from tests.e2e.conftest import settings_for
 from tests.e2e.test_plans import doc, tool
 from tests.fakellm import FakeLLM, last_user_message
 
@@ -53,8 +58,7 @@ def plan_updating(path: str, content: str, then: str) -> list[str]:
     ]
 
 
-@pytest.fixture(autouse=True)
-def code_actions_with_commands(client: LanguageClient) -> None:
+def tell_code_actions_from_commands(client: LanguageClient) -> None:
     """lsprotocol structures every listed item that has a `command` key as a bare Command,
     dropping a CodeAction's kind and data; a Command's `command` is a string, a CodeAction's
     an object. The test client tells them apart the way editors do."""
@@ -85,6 +89,7 @@ async def actions_for(
     diagnostics: list[types.Diagnostic] | None = None,
     only: list[str] | None = None,
 ) -> list[types.CodeAction]:
+    tell_code_actions_from_commands(client)
     result = await client.text_document_code_action_async(
         types.CodeActionParams(
             text_document=types.TextDocumentIdentifier(uri=path.as_uri()),
@@ -321,3 +326,82 @@ async def test_resolving_something_that_is_not_ours_is_invalid_params(
             types.CodeAction(title="x", data={"action": "dance", "uri": "file:///x"})
         )
     assert "invalid params" in str(failure.value)
+
+
+@ONE_EDITOR
+async def test_cancelling_the_resolve_stops_the_turn_and_rolls_the_fix_back(
+    client: LanguageClient, fakellm: FakeLLM, calc: Path
+) -> None:
+    (action,) = await actions_for(client, calc, rng(4, 0, 4, 0), [diagnostic(4, "bad")])
+    slow = {"content": "x" * 2000, "chunk_size": 2, "delay_ms": 10}
+    fakellm.set_script({"replies": [plan_updating("/src/calc.py", FIXED, "")[0], slow]})
+    request = asyncio.ensure_future(
+        client.protocol.send_request_async(  # type: ignore[no-untyped-call]
+            types.CODE_ACTION_RESOLVE, action, msg_id="fix-1"
+        )
+    )
+    chat = client.chat  # type: ignore[attr-defined]
+    await chat.wait_for(lambda items: any(p["kind"] == "file_applied" for p in items))
+    await chat.wait_for(lambda items: items[-1]["kind"] == "text")
+    assert calc.read_text() == FIXED  # the plan's file was applied before the cancel
+
+    client.protocol.notify(types.CANCEL_REQUEST, types.CancelParams(id="fix-1"))
+
+    with pytest.raises(JsonRpcException) as cancelled:
+        await request
+    assert cancelled.value.code == JsonRpcRequestCancelled.CODE
+    await chat.wait_for(lambda items: any("rolledBack" in (p.get("data") or {}) for p in items))
+    assert calc.read_text() == CALC
+
+
+@pytest_lsp.fixture(  # type: ignore[untyped-decorator]
+    config=ClientServerConfig(server_command=[sys.executable, "-m", "server"])
+)
+async def plain_client(
+    lsp_client: LanguageClient, fakellm: FakeLLM, tmp_path: Path
+) -> AsyncIterator[None]:
+    """An editor that lists code actions but cannot resolve them (no data/resolve support)."""
+    workspace = tmp_path / "plain"
+    workspace.mkdir()
+    lsp_client.workspace_path = workspace  # type: ignore[attr-defined]
+    literals = types.ClientCodeActionLiteralOptions(
+        code_action_kind=types.ClientCodeActionKindOptions(value_set=["quickfix", "refactor"])
+    )
+    await lsp_client.initialize_session(
+        types.InitializeParams(
+            capabilities=types.ClientCapabilities(
+                text_document=types.TextDocumentClientCapabilities(
+                    code_action=types.CodeActionClientCapabilities(
+                        code_action_literal_support=literals
+                    )
+                ),
+            ),
+            root_uri=workspace.as_uri(),
+            initialization_options={"agentLs": settings_for(fakellm)},
+        )
+    )
+    yield
+    await lsp_client.shutdown_session()
+
+
+async def test_an_editor_that_cannot_resolve_gets_commands_the_server_runs(
+    plain_client: LanguageClient, fakellm: FakeLLM
+) -> None:
+    root: Path = plain_client.workspace_path  # type: ignore[attr-defined]
+    calc = root / "calc.py"
+    calc.write_text(CALC)
+    actions = await actions_for(plain_client, calc, rng(3, 0, 5, 0), [diagnostic(4, "bad")])
+    assert [a.title for a in actions] == ["Ask AI to fix: bad", *SELECTION_TITLES]
+    assert all(a.command is not None and a.command.command == CMD_CHAT for a in actions)
+    assert fakellm.requests == []
+
+    fakellm.set_script({"replies": plan_updating("/calc.py", FIXED, "Fixed.")})
+    command = actions[0].command
+    assert command is not None
+    await plain_client.workspace_execute_command_async(
+        types.ExecuteCommandParams(command=command.command, arguments=command.arguments)
+    )
+
+    assert calc.read_text() == FIXED
+    assert "/calc.py, line 5 (pyright): bad" in last_user_message(fakellm.requests[0])
+    assert any("changed calc.py" in m.message for m in plain_client.messages)
