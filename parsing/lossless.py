@@ -21,6 +21,7 @@ import orjson
 MAX_FIXES: Final = 12
 
 _CONTROL = re.compile(r"[\x00-\x1f]")
+_BIG_INT = re.compile(r"\d{19,}")
 _STRING_REST = re.compile(r'[^"\\]*(?:\\[\s\S][^"\\]*)*')
 _LITERAL = re.compile(r"(True|False|None)(?![\w$])")
 _COMMENT = re.compile(r"//[^\n]*|/\*[\s\S]*?\*/")
@@ -52,6 +53,8 @@ def _fix(body: str, pos: int, msg: str) -> tuple[str, str] | None:
 
 def lossless_loads(body: str) -> tuple[Any, frozenset[str]] | None:
     """``(value, fixes)`` if ``body`` is one JSON value once lossless fixes are applied."""
+    if _BIG_INT.search(body):
+        return None  # orjson would read integers past 64 bits as floats
     fixes: set[str] = set()
     for _round in range(MAX_FIXES + 1):
         try:

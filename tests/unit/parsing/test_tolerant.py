@@ -8,6 +8,7 @@ import pytest
 
 from parsing.json_scan import NeedMore
 from parsing.json_tolerant import MAX_DEPTH, Decoded, Rejected, parse_tolerant
+from parsing.lossless import lossless_loads
 from parsing.repair_fallback import lost_characters
 
 REPAIRS: list[tuple[str, Any, str, bool]] = [
@@ -116,3 +117,32 @@ def test_marker_inside_a_string_does_not_end_the_body() -> None:
     assert isinstance(result, Decoded)
     assert result.value == {"cmd": "echo </tool_call> ok"}
     assert not result.truncated
+
+
+@pytest.mark.parametrize(
+    ("body", "value", "fixes"),
+    [
+        ('{"a": 1,}', {"a": 1}, {"trailing_comma"}),
+        ('{"a": True, "b": [None, False,],}', {"a": True, "b": [None, False]}, None),
+        ('{"a": "x\ny\tz", "b": "q\nr"}', {"a": "x\ny\tz", "b": "q\nr"}, {"string_characters"}),
+        ('{"a": 1 // c\n, "b": /* x */ 2}', {"a": 1, "b": 2}, {"comment"}),
+        ('{"s": "True, // not a comment,}"}', {"s": "True, // not a comment,}"}, set()),
+    ],
+)
+def test_lossless_fixes_at_orjson_error_positions(
+    body: str, value: Any, fixes: set[str] | None
+) -> None:
+    result = lossless_loads(body)
+    assert result is not None
+    assert result[0] == value
+    assert result[1] == (fixes if fixes is not None else {"trailing_comma", "python_literal"})
+    tolerant = parse_tolerant(body, 0)
+    assert isinstance(tolerant, Decoded)
+    assert tolerant.value == value  # both passes read these fixes identically
+
+
+@pytest.mark.parametrize(
+    "body", ['{"a": "x" "b"}', "{'a': 1}", '{"a": "cut', '{"n": 123456789012345678901234}']
+)
+def test_lossless_pass_leaves_the_rest_to_the_tolerant_parser(body: str) -> None:
+    assert lossless_loads(body) is None
