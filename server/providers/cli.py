@@ -103,7 +103,8 @@ class _Run:
                 drain.cancel()
                 await _kill_group(process)
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(drain, 1.0)  # stderr after the exit, for error messages
+            async with asyncio.timeout(1.0):
+                await drain  # stderr after the exit, for error messages
         async for chunk in self._reply(process.returncode):
             yield chunk
 
@@ -129,10 +130,12 @@ class _Run:
         self, process: asyncio.subprocess.Process, deadline: float
     ) -> AsyncIterator[str]:
         assert process.stdout is not None
-        loop = asyncio.get_running_loop()
         while True:
             try:
-                raw = await asyncio.wait_for(process.stdout.readline(), deadline - loop.time())
+                # asyncio.timeout, not wait_for: 3.11's wait_for can swallow a cancellation
+                # that arrives as the line does, and the command would outlive its caller.
+                async with asyncio.timeout_at(deadline):
+                    raw = await process.stdout.readline()
             except TimeoutError:
                 raise self._timeout() from None
             except ValueError:  # a line over LINE_LIMIT: keep going without it
@@ -147,9 +150,9 @@ class _Run:
                 yield text
 
     async def _wait(self, process: asyncio.subprocess.Process, deadline: float) -> None:
-        loop = asyncio.get_running_loop()
         try:
-            await asyncio.wait_for(process.wait(), max(deadline - loop.time(), 0.001))
+            async with asyncio.timeout_at(deadline):
+                await process.wait()
         except TimeoutError:
             raise self._timeout() from None
 
@@ -235,7 +238,8 @@ async def _kill_group(process: asyncio.subprocess.Process) -> None:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(process.pid, sig)
         try:
-            await asyncio.wait_for(asyncio.shield(process.wait()), KILL_GRACE)
+            async with asyncio.timeout(KILL_GRACE):
+                await process.wait()
             if sig == signal.SIGTERM:
                 with contextlib.suppress(ProcessLookupError, PermissionError):
                     os.killpg(process.pid, signal.SIGKILL)  # children that ignored SIGTERM
