@@ -81,7 +81,7 @@ class Request:
     """What the model is asked, and the editor context sent with it."""
 
     message: str
-    context: ChatContext
+    context: ChatContext | None
 
 
 def register(server: AgentLanguageServer) -> None:
@@ -263,10 +263,8 @@ async def resolve_code_action(
 async def chat_command(ls: AgentLanguageServer, *args: Any) -> ChatResult:
     """`agent.chat {message, context?, sessionId?}` for clients without a chat panel."""
     params = ls.typed(args[0] if args else None, ChatParams)
-    context = params.context or ChatContext("")
-    session_id, outcome = await run_and_show(
-        ls, "agent-ls", Request(params.message, context), params.session_id
-    )
+    request = Request(params.message, params.context)
+    session_id, outcome = await run_and_show(ls, "agent-ls", request, params.session_id)
     return ChatResult(session_id, outcome.text, outcome.blocks, outcome.plan, outcome.checkpoint_id)
 
 
@@ -284,8 +282,7 @@ async def run_and_show(
     try:
         applier = EditorApplier(ls, root) if root is not None else None
         agent = build_agent(config, ls.state.provider(config), root, applier)
-        context = request.context if request.context.uri else None
-        outcome = await run_turn(agent, session, request.message, context, sink)
+        outcome = await run_turn(agent, session, request.message, request.context, sink)
         ending = "done"
     except (ProviderError, AgentError) as exc:
         ending = "failed"
