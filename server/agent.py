@@ -27,7 +27,8 @@ from actions.schema import (
 )
 from actions.tools import ToolRegistry
 from actions.tools.adapters import ToolAdapter
-from parsing import ActionBlock, Block, StreamParser, TextBlock, ToolCallBlock, parse_reply
+from parsing import ActionBlock, Block, StreamParser, TextBlock, ToolCallBlock
+from parsing.blocks import block_record, merge_text
 from server.plans import FileOp, PlanFiles, PlanRun
 from server.protocol import ChatContext, ProgressKind
 from server.providers.base import ChatMessage, NativeToolCall, Provider
@@ -134,6 +135,8 @@ async def run_turn(
             raise
         chat.messages = convo
         plan = turn.plan.summary() if turn.plan is not None else None
+        if plan is not None and plan["skipped"]:
+            sink.emit("plan", data=plan)  # ended early: the user sees what was skipped
         return TurnOutcome("".join(turn.texts), turn.blocks, plan, checkpoint_id)
 
 
@@ -143,58 +146,39 @@ async def stream_reply(
     """Stream one reply; text outside documents reaches the user as it arrives."""
     parser = StreamParser()
     pieces: list[str] = []
+    blocks: list[Block] = []
     calls: list[NativeToolCall] = []
     truncated = False
     tools = agent.adapter.native_tools(agent.registry.manifests())
-    stream = (
-        agent.provider.stream_chat(messages, tools=tools)
-        if tools
-        else (agent.provider.stream_chat(messages))
-    )
-    async for chunk in stream:
+    async for chunk in agent.provider.stream_chat(messages, tools=tools):
         calls.extend(chunk.tool_calls)
         if chunk.text:
             pieces.append(chunk.text)
-            emit_text_blocks(turn, parser.feed(chunk.text))
+            blocks += show_text(turn, parser.feed(chunk.text))
         truncated = truncated or chunk.finish_reason == "length"
-    emit_text_blocks(turn, parser.close())
-    reply = "".join(pieces)
-    blocks = parsed(reply, truncated)
-    turn.blocks.extend(dict(block_json(b), reply=turn.replies) for b in blocks)
+    blocks = merge_text(blocks + show_text(turn, parser.close()))
+    if truncated:
+        mark_last_document_truncated(blocks)
+    turn.blocks.extend(dict(block_record(b), reply=turn.replies) for b in blocks)
     turn.replies += 1
-    return reply, blocks, tuple(calls)
+    return "".join(pieces), blocks, tuple(calls)
 
 
-def emit_text_blocks(turn: Turn, blocks: list[Block]) -> None:
+def show_text(turn: Turn, blocks: list[Block]) -> list[Block]:
+    """Text reaches the user as soon as the parser releases it."""
     for block in blocks:
         if isinstance(block, TextBlock):
             turn.say(block.text)
-
-
-def parsed(reply: str, truncated_by_provider: bool) -> list[Block]:
-    """The reply's blocks; a reply cut off by max_tokens marks its last document truncated."""
-    blocks = parse_reply(reply)
-    if truncated_by_provider:
-        for index in range(len(blocks) - 1, -1, -1):
-            block = blocks[index]
-            if not isinstance(block, TextBlock):
-                blocks[index] = replace(block, truncated=True)
-                break
     return blocks
 
 
-def block_json(block: Block) -> dict[str, Any]:
-    """A block in the JSON form of `agent-ls parse`."""
-    data: dict[str, Any] = {"type": block.kind, "start": block.start, "end": block.end}
-    if isinstance(block, TextBlock):
-        data["text"] = block.text
-        return data
-    if isinstance(block, ActionBlock):
-        data["document"] = block.document
-    else:
-        data["name"], data["args"] = block.name, block.args
-    data.update(repaired=block.repaired, truncated=block.truncated, suspect=block.suspect)
-    return data
+def mark_last_document_truncated(blocks: list[Block]) -> None:
+    """The provider cut the reply (max tokens): its last document cannot be complete."""
+    for index in range(len(blocks) - 1, -1, -1):
+        block = blocks[index]
+        if not isinstance(block, TextBlock):
+            blocks[index] = replace(block, truncated=True)
+            return
 
 
 async def handle_reply(turn: Turn, blocks: list[Block]) -> str:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from server.features import chat, checkpoints, configuration, documents
+from server.features import chat, checkpoints, code_actions, configuration, documents
 from server.lsp import AgentLanguageServer
 
 
@@ -12,4 +12,5 @@ def build_server() -> AgentLanguageServer:
     documents.register(server)
     chat.register(server)
     checkpoints.register(server)
+    code_actions.register(server)
     return server

@@ -19,8 +19,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from parsing import Block, Snippet, TextBlock, find_snippets, parse_reply
-from parsing.blocks import ActionBlock
+from parsing import Snippet, find_snippets, parse_reply
+from parsing.blocks import block_record
 
 
 def register(sub: Any) -> None:
@@ -30,21 +30,6 @@ def register(sub: Any) -> None:
         "--snippets", action="store_true", help="print every JSON value found instead"
     )
     parser.set_defaults(func=run)
-
-
-def block_json(block: Block) -> dict[str, Any]:
-    """The JSON-lines record of one block."""
-    record: dict[str, Any] = {"type": block.kind, "start": block.start, "end": block.end}
-    if isinstance(block, TextBlock):
-        record["text"] = block.text
-        record.update(repaired=False, truncated=False, suspect=False)
-        return record
-    if isinstance(block, ActionBlock):
-        record["document"] = block.document
-    else:
-        record["name"], record["args"] = block.name, block.args
-    record.update(repaired=block.repaired, truncated=block.truncated, suspect=block.suspect)
-    return record
 
 
 def snippet_json(snippet: Snippet) -> dict[str, Any]:
@@ -80,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
     if args.snippets:
         records = [snippet_json(s) for s in find_snippets(text)]
     else:
-        records = [block_json(b) for b in parse_reply(text)]
+        records = [block_record(b) for b in parse_reply(text)]
     out = sys.stdout
     for record in records:
         line = json.dumps(record, ensure_ascii=False)

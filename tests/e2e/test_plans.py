@@ -330,3 +330,18 @@ async def test_turn_limit_ends_the_turn_with_a_clear_error(
         await chat(client, "loop forever")
     assert "maxTurns=3" in str(failure.value)
     assert len(fakellm.requests) == 3
+
+
+async def test_text_response_mid_plan_ends_it_and_reports_skipped_files(
+    client: LanguageClient, fakellm: FakeLLM, project: Path
+) -> None:
+    stop = doc(action="text_response", text_response="Stopping after the first file.")
+    fakellm.set_script({"replies": [FULL_CONVERSATION[2], stop]})
+    result = await chat(client, "Add a greeting module")
+    assert result["plan"]["applied"] == ["src/new.py"]
+    assert result["plan"]["skipped"] == ["src/app.py", "old.txt"]
+    assert (project / "src" / "new.py").read_text() == NEW_MODULE
+    assert (project / "src" / "app.py").read_text() == "print('v1')\n"
+    plans = [p["data"] for p in client.chat.items if p["kind"] == "plan"]  # type: ignore[attr-defined]
+    assert plans[-1]["skipped"] == ["src/app.py", "old.txt"]
+    assert result["checkpointId"]  # the applied part is one undo step
