@@ -1,0 +1,80 @@
+"""`agent-ls doctor`: which provider would answer, why, and whether it does.
+
+Reads the same environment and flags as `agent-ls chat`, resolves the provider (settings >
+environment > detected local servers > embedded model) and sends it a tiny request.
+Exit status 0 when the provider answers, 1 otherwise.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from server.config import Config, ConfigProblem, from_environment, merge
+from server.providers import make_provider
+from server.providers.base import Provider
+from server.resolve import StatusReport, provider_status
+
+FLAGS = ("provider", "baseUrl", "model")
+
+
+def register(sub: Any) -> None:
+    parser = sub.add_parser("doctor", help="show which provider answers, why, and test it")
+    parser.add_argument("--workspace", default=".", help="workspace folder (default: .)")
+    parser.add_argument("--provider", help="provider name (openai, anthropic, ollama, local, cli)")
+    parser.add_argument("--base-url", dest="baseUrl", help="provider base URL")
+    parser.add_argument("--model", help="model name")
+    parser.add_argument("--json", action="store_true", help="print the report as JSON")
+    parser.add_argument("--no-check", action="store_true", help="do not send a test request")
+    parser.set_defaults(func=run)
+
+
+def doctor_config(args: argparse.Namespace) -> tuple[Config, set[str], list[ConfigProblem]]:
+    config, problems = from_environment()
+    flags = {k: getattr(args, k) for k in FLAGS if getattr(args, k)}
+    config, more = merge(config, flags, "command line")
+    return config, set(flags), problems + more
+
+
+def render(report: StatusReport) -> str:
+    """The report for a terminal, one fact per line."""
+    lines = [f"provider:  {report.provider or '(none)'}"]
+    if report.model:
+        lines.append(f"model:     {report.model}")
+    if report.base_url:
+        lines.append(f"base URL:  {report.base_url}")
+    lines.append(f"why:       {report.reason}")
+    if report.reachable is None:
+        lines.append("answers:   not checked")
+    else:
+        lines.append(f"answers:   {'yes' if report.reachable else 'NO'} ({report.detail})")
+    lines.append("looked at:")
+    lines += [f"  {'*' if c.chosen else '-'} {c.source}: {c.detail}" for c in report.candidates]
+    return "\n".join(lines)
+
+
+def run(args: argparse.Namespace) -> int:
+    workspace = Path(args.workspace)
+    if not workspace.is_dir():
+        print(f"agent-ls: workspace {workspace} is not a directory", file=sys.stderr)
+        return 2
+    config, explicit, problems = doctor_config(args)
+    for problem in problems:
+        print(f"agent-ls: {problem.message()}", file=sys.stderr)
+    root = workspace.resolve()
+
+    def provider_for(chosen: Config) -> Provider:
+        return make_provider(chosen, root)
+
+    report = asyncio.run(
+        provider_status(config, explicit, provider_for=provider_for, check=not args.no_check)
+    )
+    if args.json:
+        print(json.dumps(report.to_json(), ensure_ascii=False))
+    else:
+        print(render(report))
+    return 0 if report.reachable or (args.no_check and report.provider) else 1

@@ -1,0 +1,29 @@
+"""`agent/status`: which provider answers chat requests, why, and whether it answers now.
+
+Params (optional): `{"check": false}` skips the test request (`reachable` is then null).
+Result: `{provider, model, reason, reachable, detail, baseUrl, candidates}`, the same facts
+`agent-ls doctor` prints. The test request goes through the server's cached provider, so a
+local model loaded for it stays loaded for the chat that follows.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from server.features.configuration import settled
+from server.lsp import AgentLanguageServer
+from server.protocol import AGENT_STATUS
+from server.resolve import explicit_keys, provider_status
+
+
+def register(server: AgentLanguageServer) -> None:
+    server.feature(AGENT_STATUS)(status)
+
+
+async def status(ls: AgentLanguageServer, params: Any) -> dict[str, Any]:
+    await settled(ls)
+    config, _ = ls.state.config()
+    explicit = explicit_keys(ls.state.init_options, ls.state.client_settings)
+    check = not (isinstance(params, dict) and params.get("check") is False)
+    report = await provider_status(config, explicit, provider_for=ls.state.provider, check=check)
+    return report.to_json()
