@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.e2e.conversations import FULL_CONVERSATION, NEW_APP, NEW_MODULE, tree
 from tests.fakellm import FakeLLM
 
 AGENT_LS = str(Path(sys.executable).parent / "agent-ls")
@@ -146,3 +147,42 @@ def test_missing_workspace_is_a_usage_error(fakellm: FakeLLM, tmp_path: Path) ->
     done = run_chat(fakellm, "--workspace", str(tmp_path / "nope"), "hi")
     assert done.returncode == 2
     assert "not a directory" in done.stderr
+
+
+def test_cli_plan_is_applied_on_disk_and_undone_and_redone_from_the_terminal(
+    fakellm: FakeLLM, tmp_path: Path
+) -> None:
+    workspace = tmp_path / "ws"
+    (workspace / "src").mkdir(parents=True)
+    (workspace / "src" / "app.py").write_text("print('v1')\n")
+    (workspace / "src" / "util.py").write_text("def helper():\n    return 1\n")
+    (workspace / "old.txt").write_text("obsolete\n")
+    subprocess.run(["git", "init", "-q"], cwd=workspace, check=True)
+    (workspace / "untracked.md").write_text("mine\n")
+    before = tree(workspace)
+    fakellm.set_script({"replies": FULL_CONVERSATION})
+
+    done = run_chat(fakellm, "--workspace", str(workspace), "Add a greeting module")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.rstrip().endswith("Done: greet() lives in src/new.py.")
+    assert "create_file src/new.py" in done.stderr  # steps are reported on stderr
+    after = tree(workspace)
+    assert after["src/new.py"] == NEW_MODULE
+    assert after["src/app.py"] == NEW_APP
+    assert "old.txt" not in after
+
+    def cli(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [AGENT_LS, *args, "--workspace", str(workspace)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+
+    listed = cli("checkpoints", "--json")
+    assert json.loads(listed.stdout)[0]["description"] == "Add a greeting module and use it"
+    assert cli("undo").returncode == 0
+    assert tree(workspace) == before
+    assert cli("redo").returncode == 0
+    assert tree(workspace) == after
+    assert cli("redo").returncode == 1  # nothing left to redo: a clear refusal

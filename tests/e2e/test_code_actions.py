@@ -16,7 +16,7 @@ from pytest_lsp import ClientServerConfig, LanguageClient
 
 from server.protocol import CMD_CHAT, CMD_UNDO
 from tests.e2e.conftest import settings_for
-from tests.e2e.test_plans import doc, tool
+from tests.e2e.conversations import doc, tool
 from tests.fakellm import FakeLLM, last_user_message
 
 CALC = (

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.test_plans import FULL_CONVERSATION, NEW_APP, NEW_MODULE
+from tests.e2e.conversations import FULL_CONVERSATION, NEW_APP, NEW_MODULE
 from tests.fakellm import FakeLLM
 
 NVIM = shutil.which("nvim")

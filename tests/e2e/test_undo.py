@@ -12,7 +12,7 @@ from pygls.exceptions import JsonRpcException
 from pytest_lsp import LanguageClient
 
 from tests.e2e.conftest import chat
-from tests.e2e.test_plans import FULL_CONVERSATION, NEW_APP, NEW_MODULE, tree
+from tests.e2e.conversations import FULL_CONVERSATION, NEW_APP, NEW_MODULE, tree
 from tests.fakellm import FakeLLM
 
 AGENT_LS = str(Path(sys.executable).parent / "agent-ls")
