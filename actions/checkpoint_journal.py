@@ -18,13 +18,14 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
-import secrets
 import signal
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict
+
+from actions.diskio import write_atomic
 
 KILL_ENV = "AGENT_LS_CHECKPOINT_KILL_AT"
 
@@ -100,37 +101,6 @@ class ApplyJournal(_Record):
 
 
 # -- files of the store -----------------------------------------------------------------------
-def write_atomic(path: Path, data: bytes, *, executable: bool | None = False) -> None:
-    """Replace `path` by `data` through a temp file and rename (readers never see a half).
-
-    An existing file keeps its permission bits except the executable ones, which follow
-    `executable` (None: kept as they are).
-    """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.agent-ls.tmp")
-    try:
-        existing = os.stat(path).st_mode & 0o7777
-    except FileNotFoundError:
-        existing = None
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o777 if executable else 0o666)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            if existing is not None:
-                keep = existing if executable is None else _with_exec(existing, executable)
-                os.fchmod(handle.fileno(), keep)
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-
-
-def _with_exec(mode: int, executable: bool) -> int:
-    if not executable:
-        return mode & ~0o111
-    return mode | ((mode & 0o444) >> 2)
-
-
 _M = TypeVar("_M", bound="_Record")
 
 
@@ -142,7 +112,7 @@ def load_model(path: Path, model: type[_M]) -> _M | None:
 
 
 def save_model(path: Path, record: _Record) -> None:
-    write_atomic(path, record.model_dump_json().encode())
+    write_atomic(path, record.model_dump_json().encode(), durable=False)
 
 
 @contextlib.contextmanager
@@ -198,7 +168,7 @@ def set_workspace_file(
         with contextlib.suppress(FileNotFoundError, NotADirectoryError):
             target.unlink()
         return
-    write_atomic(target, data, executable=executable)
+    write_atomic(target, data, executable=executable, durable=False)
 
 
 def remove_empty_dirs(workspace: Path, dirs: Iterable[str]) -> None:

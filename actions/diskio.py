@@ -20,29 +20,41 @@ import stat
 from pathlib import Path
 
 
-def write_atomic(path: Path, data: bytes) -> None:
-    """Replace ``path`` with ``data`` atomically (temp file + fsync + rename)."""
+def write_atomic(
+    path: Path, data: bytes, *, executable: bool | None = None, durable: bool = True
+) -> None:
+    """Replace ``path`` with ``data`` atomically (temp file + rename; fsync when ``durable``).
+
+    An existing file keeps its permission bits, except the executable ones when
+    ``executable`` is given (True sets them where read is allowed, False clears them); a new
+    file gets 0o666 or 0o777 less the umask. ``durable=False`` skips the fsyncs: still atomic
+    against a killed process, not against a power cut (the checkpoint store's choice).
+    """
     target = Path(os.path.realpath(path)) if path.is_symlink() else path
     target.parent.mkdir(parents=True, exist_ok=True)
     try:
         mode: int | None = stat.S_IMODE(os.stat(target).st_mode)
     except FileNotFoundError:
         mode = None
+    if mode is not None and executable is not None:
+        mode = (mode | ((mode & 0o444) >> 2)) if executable else mode & ~0o111
     temp = target.with_name(f".{target.name}.{secrets.token_hex(4)}.tmp")
-    descriptor = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    descriptor = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o777 if executable else 0o666)
     try:
         with os.fdopen(descriptor, "wb") as handle:
             handle.write(data)
             handle.flush()
-            os.fsync(handle.fileno())
-        if mode is not None:
-            os.chmod(temp, mode)
+            if durable:
+                os.fsync(handle.fileno())
+            if mode is not None:
+                os.fchmod(handle.fileno(), mode)
         os.replace(temp, target)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(temp)
         raise
-    _fsync_folder(target.parent)
+    if durable:
+        _fsync_folder(target.parent)
 
 
 def delete_file(path: Path, *, stop_at: Path | None = None) -> bool:
