@@ -62,6 +62,7 @@ class EditorModel:
         self.buffers: dict[str, tuple[int, str]] = {}
         self.edits: list[types.ApplyWorkspaceEditParams] = []
         self.reject: set[str] = set()
+        self.defer_did_change = False  # Neovim debounces: didChange after the applyEdit answer
 
     def open(self, path: Path, text: str | None = None) -> str:
         uri = path.as_uri()
@@ -102,12 +103,15 @@ class EditorModel:
         (edit,) = change.edits
         assert edit.range.start == types.Position(0, 0), "agent-ls edits whole documents"
         self.buffers[uri] = (version + 1, edit.new_text)
-        self.client.text_document_did_change(
-            types.DidChangeTextDocumentParams(
-                text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version + 1),
-                content_changes=[types.TextDocumentContentChangeWholeDocument(text=edit.new_text)],
-            )
+        notification = types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version + 1),
+            content_changes=[types.TextDocumentContentChangeWholeDocument(text=edit.new_text)],
         )
+        if self.defer_did_change:
+            loop = asyncio.get_running_loop()
+            loop.call_later(0.3, self.client.text_document_did_change, notification)
+        else:
+            self.client.text_document_did_change(notification)
 
 
 def as_dict(value: Any) -> Any:

@@ -294,3 +294,32 @@ async def test_text_response_mid_plan_ends_it_and_reports_skipped_files(
     plans = [p["data"] for p in client.chat.items if p["kind"] == "plan"]  # type: ignore[attr-defined]
     assert plans[-1]["skipped"] == ["src/app.py", "old.txt"]
     assert result["checkpointId"]  # the applied part is one undo step
+
+
+async def test_same_open_file_edited_twice_when_did_change_arrives_late(
+    client: LanguageClient, fakellm: FakeLLM, project: Path
+) -> None:
+    client.editor.defer_did_change = True  # type: ignore[attr-defined]
+    app_uri = client.editor.open(project / "src" / "app.py")  # type: ignore[attr-defined]
+    second = "print('second version')\n"
+    fakellm.set_script(
+        {
+            "replies": [
+                FULL_CONVERSATION[2].replace("/src/new.py", "/src/app.py"),
+                doc(
+                    action="continue_multi_file",
+                    next_file={
+                        "action": "update_file",
+                        "file": {"path": "/src/app.py", "content": second},
+                    },
+                ),
+                doc(action="text_response", text_response="done"),
+            ]
+        }
+    )
+    result = await chat(client, "edit app.py twice")
+    assert result["text"].endswith("done")
+    assert (project / "src" / "app.py").read_text() == second
+    assert client.editor.buffers[app_uri][1] == second  # type: ignore[attr-defined]
+    versions = [e.edit.document_changes[-1].text_document.version for e in client.editor.edits]  # type: ignore[attr-defined]
+    assert versions == [1, 2]  # the second edit waited for the late didChange
