@@ -28,6 +28,7 @@ class HttpStreamProvider:
     """Base of a provider speaking a streaming HTTP API."""
 
     name = "http"
+    retryable_status = RETRYABLE_STATUS
 
     def __init__(self, config: Config, base_url: str) -> None:
         self.config = config
@@ -76,19 +77,21 @@ class HttpStreamProvider:
         except httpx.TimeoutException as exc:
             raise RetryableFailure(None, f"timed out ({type(exc).__name__})") from None
         except httpx.TransportError as exc:
-            detail = f"connection to {url} failed: {type(exc).__name__}: {exc}"
-            raise RetryableFailure(None, detail) from None
+            raise RetryableFailure(None, self.connection_failed(url, exc)) from None
 
     async def _raise_for_status(self, response: httpx.Response) -> None:
         raw = (await response.aread()).decode("utf-8", "replace")
         detail = error_message(raw) or response.reason_phrase or "error"
         status = response.status_code
-        if status in RETRYABLE_STATUS:
+        if status in self.retryable_status:
             retry_after = retry_after_seconds(response.headers.get("retry-after"))
             if retry_after is not None and retry_after > MAX_RETRY_AFTER:
                 raise self.error(status, f"{detail} (Retry-After {retry_after:.0f}s)")
             raise RetryableFailure(status, detail, retry_after)
         raise self.rejected(status, detail)
+
+    def connection_failed(self, url: str, exc: httpx.TransportError) -> str:
+        return f"connection to {url} failed: {type(exc).__name__}: {exc}"
 
     def rejected(self, status: int, detail: str) -> Exception:
         """The error for a non-retryable status (subclasses may recognise special cases)."""

@@ -1,58 +1,44 @@
 """Provider `openai`: any OpenAI-compatible `/v1/chat/completions`, streamed over SSE.
 
 Retries with exponential backoff (honouring Retry-After) on 429, 5xx and connection
-errors, but only before the first token: once text reached the user, a failure is final.
+errors, but only before the first token: once text reached the user, a failure is final
+(the loop is shared with the other HTTP providers: see http.py and retry.py).
 The API key goes into the Authorization header and nowhere else.
 """
 
 from __future__ import annotations
 
-import asyncio
-import datetime as dt
 import json
 import logging
-import random
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
-from email.utils import parsedate_to_datetime
 from typing import Any
 
 import httpx
 
 from actions.tools import Tool
 from server.config import Config
-from server.providers.base import ChatMessage, NativeToolCall, ProviderError, StreamChunk
+from server.providers.base import ChatMessage, NativeToolCall, StreamChunk
+from server.providers.http import HttpStreamProvider
+from server.providers.retry import RetryableFailure, error_message
 
 log = logging.getLogger(__name__)
 
 RETRYABLE_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
-MAX_RETRY_AFTER = 30.0
 
 
-class _Retry(Exception):
-    def __init__(self, status: int | None, detail: str, retry_after: float | None) -> None:
-        super().__init__(detail)
-        self.status = status
-        self.detail = detail
-        self.retry_after = retry_after
-
-
-class OpenAIProvider:
+class OpenAIProvider(HttpStreamProvider):
     name = "openai"
+    retryable_status = RETRYABLE_STATUS
 
     def __init__(self, config: Config) -> None:
-        self.config = config
-        self.url = config.baseUrl.rstrip("/") + "/chat/completions"
-        self._client: httpx.AsyncClient | None = None
+        super().__init__(config, config.baseUrl)
+        self.url = self.base_url + "/chat/completions"
 
-    def client(self) -> httpx.AsyncClient:
-        """One connection pool per provider: building a client costs ~20 ms (TLS context)."""
-        if self._client is None:
-            timeout = httpx.Timeout(self.config.requestTimeout, connect=self.config.connectTimeout)
-            self._client = httpx.AsyncClient(timeout=timeout, trust_env=False)
-        return self._client
+    def secret(self) -> str | None:
+        return self.config.api_key()
 
-    def _hint(self, status: int | None) -> str:
+    def hint(self, status: int | None) -> str:
         if status in (401, 403):
             return f"check the API key in the environment variable {self.config.apiKeyEnv}"
         if status == 404:
@@ -63,13 +49,10 @@ class OpenAIProvider:
             return f"the server at {self.config.baseUrl} is failing; check it or retry later"
         return f"is an OpenAI-compatible server running at {self.config.baseUrl}?"
 
-    def _error(self, status: int | None, detail: str) -> ProviderError:
-        key = self.config.api_key()
-        if key:
-            detail = detail.replace(key, "***")
-        return ProviderError(self.name, status, detail, self._hint(status))
+    def connection_failed(self, url: str, exc: httpx.TransportError) -> str:
+        return f"connection failed: {type(exc).__name__}: {exc}"
 
-    async def stream_chat(
+    def stream_chat(
         self, messages: list[ChatMessage], *, tools: Sequence[Tool] | None = None
     ) -> AsyncIterator[StreamChunk]:
         body: dict[str, Any] = {
@@ -83,52 +66,9 @@ class OpenAIProvider:
         key = self.config.api_key()
         if key:
             headers["Authorization"] = f"Bearer {key}"
-        attempt = 0
-        while True:
-            started = False
-            try:
-                async for chunk in self._once(self.client(), body, headers):
-                    started = True
-                    yield chunk
-                return
-            except _Retry as retry:
-                if started or attempt >= self.config.maxRetries:
-                    raise self._error(retry.status, retry.detail) from None
-                await asyncio.sleep(self._delay(attempt, retry.retry_after))
-                attempt += 1
+        return self.post_stream(self.url, body, headers)
 
-    def _delay(self, attempt: int, retry_after: float | None) -> float:
-        if retry_after is not None:
-            return min(retry_after, MAX_RETRY_AFTER)
-        base: float = self.config.retryBaseDelay * (2**attempt)
-        return base * (1 + random.random() / 10)
-
-    async def _once(
-        self, client: httpx.AsyncClient, body: dict[str, Any], headers: dict[str, str]
-    ) -> AsyncIterator[StreamChunk]:
-        try:
-            async with client.stream("POST", self.url, json=body, headers=headers) as response:
-                if response.status_code != 200:
-                    await self._raise_for_status(response)
-                async for chunk in self._events(response):
-                    yield chunk
-        except httpx.TimeoutException as exc:
-            raise _Retry(None, f"timed out ({type(exc).__name__})", None) from None
-        except httpx.TransportError as exc:
-            raise _Retry(None, f"connection failed: {type(exc).__name__}: {exc}", None) from None
-
-    async def _raise_for_status(self, response: httpx.Response) -> None:
-        raw = (await response.aread()).decode("utf-8", "replace")
-        detail = _error_message(raw) or response.reason_phrase or "error"
-        status = response.status_code
-        if status in RETRYABLE_STATUS:
-            retry_after = _retry_after(response.headers.get("retry-after"))
-            if retry_after is not None and retry_after > MAX_RETRY_AFTER:
-                raise self._error(status, f"{detail} (Retry-After {retry_after:.0f}s)")
-            raise _Retry(status, detail, retry_after)
-        raise self._error(status, detail)
-
-    async def _events(self, response: httpx.Response) -> AsyncIterator[StreamChunk]:
+    async def events(self, response: httpx.Response) -> AsyncIterator[StreamChunk]:
         finished = False
         calls = _CallAssembler()
         async for line in response.aiter_lines():
@@ -145,7 +85,7 @@ class OpenAIProvider:
             if not isinstance(event, dict):
                 continue
             if "error" in event:
-                raise self._error(response.status_code, _error_message(json.dumps(event)) or "")
+                raise self.error(response.status_code, error_message(json.dumps(event)) or "")
             for choice in event.get("choices") or []:
                 delta = choice.get("delta") or {}
                 calls.add(delta.get("tool_calls") or [])
@@ -156,32 +96,9 @@ class OpenAIProvider:
                     yield StreamChunk(text=text, finish_reason=reason, tool_calls=done)
                 finished = finished or bool(reason)
         if not finished:
-            raise _Retry(response.status_code, "the stream ended before the reply was done", None)
-
-
-def _error_message(raw: str) -> str:
-    try:
-        data = json.loads(raw)
-    except json.JSONDecodeError:
-        return raw.strip()[:200]
-    error = data.get("error") if isinstance(data, dict) else None
-    if isinstance(error, dict):
-        return str(error.get("message") or error)[:200]
-    return str(error or data)[:200]
-
-
-def _retry_after(value: str | None) -> float | None:
-    if not value:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        when = parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    return max(0.0, (when - dt.datetime.now(dt.UTC)).total_seconds())
+            raise RetryableFailure(
+                response.status_code, "the stream ended before the reply was done"
+            )
 
 
 def wire_message(message: ChatMessage) -> dict[str, Any]:
