@@ -5,7 +5,7 @@
 
 import * as vscode from "vscode";
 import { AgentClient, TurnCancelled, errorMessage } from "./client";
-import { CHECKPOINT_SCHEME } from "./constants";
+import { CHAT_VIEW_ID, CHECKPOINT_SCHEME } from "./constants";
 import { chatHtml, nonce } from "./html";
 import { type HostMessage, parseViewMessage } from "./messages";
 import type { ChatContext, UndoResult } from "./protocol";
@@ -35,6 +35,8 @@ export function describeMove(kind: "Undo" | "Redo", result: UndoResult): string 
 
 export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disposable {
   private view: vscode.WebviewView | undefined;
+  private ready: Promise<void> = Promise.resolve();
+  private markReady: () => void = () => undefined;
   private turn: vscode.CancellationTokenSource | undefined;
   private readonly disposables: vscode.Disposable[] = [];
 
@@ -46,6 +48,9 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
 
   resolveWebviewView(view: vscode.WebviewView): void {
     this.view = view;
+    this.ready = new Promise((resolve) => {
+      this.markReady = resolve;
+    });
     const dist = vscode.Uri.joinPath(this.extensionUri, "dist");
     view.webview.options = { enableScripts: true, localResourceRoots: [dist] };
     view.webview.html = chatHtml({
@@ -80,6 +85,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     const message = parseViewMessage(raw);
     switch (message?.type) {
       case "ready":
+        this.markReady();
         await this.postStatus();
         return;
       case "send":
@@ -106,13 +112,22 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     this.post({ type: "status", ...status, serverRunning: this.client.running });
   }
 
-  /** Run one chat turn, streaming its progress into the panel. */
-  async send(text: string, sessionId?: string): Promise<void> {
+  /** Reveal the panel and wait (at most 10 s) until its page listens. */
+  async reveal(): Promise<void> {
+    await vscode.commands.executeCommand(`${CHAT_VIEW_ID}.focus`);
+    await Promise.race([this.ready, new Promise((resolve) => setTimeout(resolve, 10_000))]);
+  }
+
+  /**
+   * Run one chat turn, streaming its progress into the panel. The context is the active
+   * editor's file and selection unless one is given (a code action's).
+   */
+  async send(text: string, sessionId?: string, given?: ChatContext): Promise<void> {
     if (this.turn) {
       this.notice("error", "A turn is already running: Stop it first.");
       return;
     }
-    const context = editorContext(vscode.window.activeTextEditor);
+    const context = given ?? editorContext(vscode.window.activeTextEditor);
     const turn = new vscode.CancellationTokenSource();
     this.turn = turn;
     this.onBusy(true);

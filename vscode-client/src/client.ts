@@ -14,10 +14,12 @@ import {
   ResponseError,
   State,
 } from "vscode-languageclient/node";
+import { chatCommandParams, wantsInstruction } from "./codeActions";
 import {
   AGENT_CHAT,
   AGENT_CHAT_PROGRESS,
   AGENT_STATUS,
+  CMD_CHAT,
   CMD_CHECKPOINTS,
   CMD_REDO,
   CMD_UNDO,
@@ -40,7 +42,17 @@ import type { ProviderStatus } from "./statusText";
 
 export class TurnCancelled extends Error {}
 
-export type ServerStatus = ProviderStatus;
+export interface ServerStatus extends ProviderStatus {
+  reason?: string;
+}
+
+/** What the extension does for the server's code actions (set by the wiring). */
+export interface ClientHooks {
+  /** Run an `agent.chat` command (Explain) in the chat panel. */
+  chatCommand?: (params: ChatParams) => Promise<unknown>;
+  /** Ask "Rewrite how?"; undefined when the user dismissed the box. */
+  askInstruction?: (title: string) => Promise<string | undefined>;
+}
 
 /** The URIs a workspace edit changes (the documents VS Code will leave dirty). */
 export function editedUris(params: ApplyWorkspaceEditParams): string[] {
@@ -69,6 +81,7 @@ export class AgentClient implements vscode.Disposable {
   private flushTimer: NodeJS.Timeout | undefined;
   readonly onProgress = this.progressEmitter.event;
   readonly onDidChangeRunning = this.runningEmitter.event;
+  readonly hooks: ClientHooks = {};
 
   constructor(private readonly output: vscode.LogOutputChannel) {}
 
@@ -92,6 +105,26 @@ export class AgentClient implements vscode.Disposable {
             this.scheduleFlush();
             return result;
           },
+        },
+        executeCommand: async (command, args, next) => {
+          const params = command === CMD_CHAT ? chatCommandParams(args) : undefined;
+          if (params && this.hooks.chatCommand) {
+            return this.hooks.chatCommand(params);
+          }
+          return next(command, args);
+        },
+        resolveCodeAction: async (item, token, next) => {
+          const data: unknown = (item as { data?: unknown }).data;
+          if (wantsInstruction(data) && this.hooks.askInstruction) {
+            const instruction = await this.hooks.askInstruction(item.title);
+            if (instruction === undefined) {
+              return item; // dismissed: nothing is run, nothing changes
+            }
+            data.instruction = instruction;
+          }
+          const resolved = await next(item, token);
+          await this.flushEdits();
+          return resolved;
         },
       },
     };
@@ -173,21 +206,26 @@ export class AgentClient implements vscode.Disposable {
     return parseCheckpoints(raw);
   }
 
-  /** `agent/status` when the server has it, else the provider and model from the settings. */
+  /** `agent/status` (without its test request), else the provider and model from the settings. */
   async status(): Promise<ServerStatus> {
     const settings = vscode.workspace.getConfiguration(CONFIG_SECTION);
-    const fallback = { provider: settings.get("provider", "openai"), model: settings.get("model", "default") };
+    const fallback: ServerStatus = {
+      provider: settings.get<string | null>("provider") ?? process.env.AGENT_LS_PROVIDER ?? "openai",
+      model: settings.get<string | null>("model") ?? process.env.AGENT_LS_MODEL ?? "default",
+    };
     if (!this.running || !this.client) {
       return fallback;
     }
     try {
-      const raw = (await this.client.sendRequest(AGENT_STATUS, {})) as Partial<ServerStatus> | null;
+      const raw = (await this.client.sendRequest(AGENT_STATUS, { check: false })) as Record<string, unknown> | null;
       return {
         provider: typeof raw?.provider === "string" ? raw.provider : fallback.provider,
         model: typeof raw?.model === "string" ? raw.model : fallback.model,
+        reason: typeof raw?.reason === "string" ? raw.reason : undefined,
       };
-    } catch {
-      return fallback; // a server without agent/status answers MethodNotFound
+    } catch (error) {
+      this.output.warn(`agent/status failed: ${errorMessage(error)}`);
+      return fallback;
     }
   }
 

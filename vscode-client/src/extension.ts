@@ -19,6 +19,18 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     await chat.postStatus();
   };
   const chat = new ChatViewProvider(context.extensionUri, client, (busy) => statusBar.update({ busy }));
+  client.hooks.chatCommand = async (params) => {
+    await chat.reveal();
+    await chat.send(params.message, params.sessionId, params.context);
+  };
+  client.hooks.askInstruction = (title) =>
+    Promise.resolve(
+      vscode.window.showInputBox({
+        title,
+        prompt: "Rewrite how? (empty: clearer and simpler, same behaviour)",
+        placeHolder: "e.g. use pathlib instead of os.path",
+      }),
+    );
   const start = async (restart: boolean) => {
     try {
       await (restart ? client.restart() : client.start());
@@ -39,7 +51,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.window.registerWebviewViewProvider(CHAT_VIEW_ID, chat, { webviewOptions: { retainContextWhenHidden: true } }),
     vscode.workspace.registerTextDocumentContentProvider(CHECKPOINT_SCHEME, new CheckpointContentProvider()),
     client.onDidChangeRunning((running) => statusBar.update({ running })),
-    vscode.commands.registerCommand(VSCODE_COMMANDS.chat, () => vscode.commands.executeCommand(`${CHAT_VIEW_ID}.focus`)),
+    vscode.commands.registerCommand(VSCODE_COMMANDS.chat, () => chat.reveal()),
     vscode.commands.registerCommand(VSCODE_COMMANDS.newChat, async () => {
       await vscode.commands.executeCommand(`${CHAT_VIEW_ID}.focus`);
       chat.post({ type: "newChat" });

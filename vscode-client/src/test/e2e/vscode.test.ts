@@ -1,0 +1,296 @@
+/**
+ * End to end in a real VS Code (code-server from npm): the packaged .vsix installed, a
+ * workspace opened in headless Chromium, a message typed in the chat panel against the fake
+ * LLM, the plan's files checked on disk and in the editor, then Undo clicked in the panel and
+ * the files checked again. Takes the README's screenshot of the panel.
+ *
+ * Needs CODE_SERVER (the code-server executable) and VSIX (the packaged extension); ci.sh
+ * sets both. Without them the test is skipped.
+ */
+
+import assert from "node:assert/strict";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { after, before, test } from "node:test";
+import { fileURLToPath } from "node:url";
+import type { Browser, FrameLocator, Page } from "playwright-core";
+import { CHROMIUM, launchChromium, privateHome } from "../browser";
+import { type Service, installExtension, startCodeServer, startFakeLLM } from "./processes";
+
+const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../..");
+const PYTHON = process.env.AGENT_LS_PYTHON ?? path.join(REPO, ".venv", "bin", "python");
+const SERVER = process.env.AGENT_LS_SERVER ?? path.join(REPO, ".venv", "bin", "agent-ls");
+const CODE_SERVER = process.env.CODE_SERVER ?? "";
+const VSIX = process.env.VSIX ?? "";
+const SCREENSHOT = process.env.SCREENSHOT ?? path.join(REPO, "docs", "screenshots", "vscode-chat-panel.png");
+const missing = [
+  [CODE_SERVER, "CODE_SERVER"],
+  [VSIX, "VSIX"],
+  [CHROMIUM, "Chromium"],
+  [PYTHON, "the project's Python"],
+  [SERVER, "agent-ls"],
+].filter(([file]) => !file || !fs.existsSync(file));
+const SKIP = missing.length ? `missing ${missing.map(([, name]) => name).join(", ")}` : false;
+
+const NEW_MODULE = 'def greet(name: str) -> str:\n    return f"Hello, {name}!"\n';
+const NEW_APP = "from src.new import greet\n\nprint(greet('world'))\n";
+const ORIGINAL = {
+  "src/app.py": "print('v1')\n",
+  "src/util.py": "def helper():\n    return 1\n",
+  "old.txt": "obsolete\n",
+};
+
+const doc = (document: unknown) => JSON.stringify(document);
+const tool = (name: string, args: Record<string, unknown> = {}) => doc({ action: "tool_call", tool_call: { function_name: name, args } });
+const SCRIPT = {
+  replies: [
+    tool("list_files"),
+    tool("read_file", { paths: ["/src/app.py", "src/util.py"] }),
+    "I'll add a `greet()` helper and use it:\n```json\n" +
+      JSON.stringify(
+        {
+          action: "start_multi_file",
+          plan: { description: "Add a greeting module and use it", files_to_modify: ["/src/new.py", "/src/app.py", "/old.txt"] },
+          first_file: { action: "create_file", file: { path: "/src/new.py", content: NEW_MODULE } },
+          message: "Creating the module...",
+        },
+        null,
+        2,
+      ) +
+      "\n```\n",
+    doc({ action: "continue_multi_file", next_file: { action: "update_file", file: { path: "/src/app.py", content: NEW_APP } }, message: "Using it in app.py" }),
+    doc({ action: "continue_multi_file", next_file: { action: "delete_file", file: { path: "/old.txt" } }, message: "Removing the obsolete file" }),
+    doc({ action: "text_response", text_response: "Done: `greet()` lives in `src/new.py`." }),
+    // The next turn streams slowly, for the Stop button.
+    { content: "Thinking about it… ".repeat(200), chunk_size: 8, delay_ms: 100 },
+  ],
+};
+
+function tree(root: string): Record<string, string> {
+  const files: Record<string, string> = {};
+  const walk = (dir: string) => {
+    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+      const full = path.join(dir, entry.name);
+      if (entry.isDirectory()) {
+        if (entry.name !== ".git" && entry.name !== ".vscode") {
+          walk(full);
+        }
+      } else {
+        files[path.relative(root, full).split(path.sep).join("/")] = fs.readFileSync(full, "utf8");
+      }
+    }
+  };
+  walk(root);
+  return files;
+}
+
+let browser: Browser | undefined;
+let page: Page;
+let workspace: string;
+const services: Service[] = [];
+let logs = "";
+let llmUrl = "";
+
+before(async () => {
+  if (SKIP) {
+    return;
+  }
+  const home = privateHome("agent-ls-e2e-");
+  workspace = path.join(home.dir, "project");
+  for (const [file, content] of Object.entries(ORIGINAL)) {
+    fs.mkdirSync(path.dirname(path.join(workspace, file)), { recursive: true });
+    fs.writeFileSync(path.join(workspace, file), content);
+  }
+  const llm = await startFakeLLM(PYTHON, REPO, SCRIPT, home.dir, home.env);
+  services.push(llm);
+  llmUrl = llm.url;
+  const dirs = { userData: path.join(home.dir, "user-data"), extensions: path.join(home.dir, "extensions") };
+  fs.mkdirSync(path.join(dirs.userData, "User"), { recursive: true });
+  fs.writeFileSync(
+    path.join(dirs.userData, "User", "settings.json"),
+    JSON.stringify({
+      "agentLs.serverPath": SERVER,
+      "agentLs.baseUrl": `${llm.url}/v1`,
+      "agentLs.model": "fake-model",
+      "agentLs.retryBaseDelay": 0.05,
+      "workbench.startupEditor": "none",
+      "workbench.tips.enabled": false,
+      "workbench.welcomePage.walkthroughs.openOnInstall": false,
+      "security.workspace.trust.enabled": false,
+      "telemetry.telemetryLevel": "off",
+      "extensions.ignoreRecommendations": true,
+      "update.mode": "none",
+      "chat.disableAIFeatures": true,
+      "files.autoSave": "off",
+      "workbench.secondarySideBar.defaultVisibility": "hidden",
+    }),
+  );
+  logs = await installExtension(CODE_SERVER, VSIX, dirs, home.env);
+  const codeServer = await startCodeServer(CODE_SERVER, dirs, home.dir, home.env);
+  services.push(codeServer);
+  browser = await launchChromium(home.env);
+  page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  await page.goto(`${codeServer.url}/?folder=${encodeURIComponent(workspace)}`);
+  await page.waitForSelector(".monaco-workbench", { timeout: 90_000 });
+});
+
+after(async () => {
+  await browser?.close();
+  for (const service of services.reverse()) {
+    await service.stop();
+  }
+});
+
+/** The chat panel's document: VS Code nests the webview's page in two iframes. */
+function panel(): FrameLocator {
+  return page.frameLocator("iframe.webview.ready").frameLocator("#active-frame");
+}
+
+async function openFile(name: string): Promise<void> {
+  await page.keyboard.press("Control+P");
+  await page.waitForSelector(".quick-input-widget input", { state: "visible" });
+  await page.keyboard.type(name);
+  await page.waitForSelector(`.quick-input-list .monaco-list-row[aria-label*="${name}"]`);
+  await page.keyboard.press("Enter");
+  await page.waitForSelector(`.tab[aria-label^="${name}"]`);
+}
+
+async function runCommand(title: string): Promise<void> {
+  await page.keyboard.press("F1");
+  await page.waitForSelector(".quick-input-widget input", { state: "visible" });
+  await page.keyboard.type(title);
+  await page.waitForSelector(`.quick-input-list .monaco-list-row[aria-label^="${title}"]`);
+  await page.keyboard.press("Enter");
+}
+
+/** On failure, a screenshot of the window next to the logs (path in the error). */
+async function pictured(name: string, body: () => Promise<void>): Promise<void> {
+  try {
+    await body();
+  } catch (error) {
+    const file = path.join(path.dirname(workspace), `${name}-failure.png`);
+    await page.screenshot({ path: file }).catch(() => undefined);
+    throw new Error(`${String(error)}\nscreenshot: ${file}\nlogs: ${path.dirname(workspace)}`, { cause: error });
+  }
+}
+
+async function setScript(script: unknown): Promise<void> {
+  const response = await fetch(`${llmUrl}/_control/script`, { method: "POST", body: JSON.stringify(script) });
+  assert.equal(response.status, 200, await response.text());
+}
+
+/** Select the whole active editor and pick a code action from "Refactor...". */
+async function refactor(title: string): Promise<void> {
+  await page.click(".editor-instance .view-lines");
+  await page.keyboard.press("Control+A");
+  await runCommand("Refactor...");
+  const item = page.locator(".action-widget .monaco-list-row", { hasText: title });
+  await item.first().waitFor({ timeout: 30_000 });
+  await item.first().click();
+}
+
+/** Wait until a visible editor shows `text` (VS Code renders spaces as no-break spaces). */
+async function editorShows(text: string): Promise<void> {
+  await page.waitForFunction(
+    (wanted) => [...document.querySelectorAll(".editor-instance .view-lines")].some((e) => e.textContent?.replace(/\u00a0/g, " ").includes(wanted)),
+    text,
+    { timeout: 60_000 },
+  );
+}
+
+async function dirtyTabs(): Promise<number> {
+  return page.locator(".tabs-container .tab.dirty").count();
+}
+
+test("chat in the panel applies a plan to disk and editor, Undo restores it", { skip: SKIP, timeout: 300_000 }, (t) => pictured("chat", async () => {
+  t.diagnostic(logs.trim());
+  await openFile("app.py");
+  await page.click(".editor-instance .view-lines");
+  await page.keyboard.press("Control+A"); // the selection goes along as context
+  await runCommand("Agent: Chat"); // the palette command reveals the panel in the activity bar
+  const chat = panel();
+  await chat.locator("#message").waitFor({ timeout: 60_000 });
+  await page.waitForFunction(() => document.querySelector(".statusbar")?.textContent?.includes("openai"), undefined, { timeout: 60_000 });
+
+  await chat.locator("#message").fill("Add a greeting module and use it in app.py");
+  await chat.locator("#message").press("Enter");
+  await chat.locator(".entry.plan.done").waitFor({ timeout: 120_000 });
+
+  // Disk: the whole plan applied.
+  assert.deepEqual(tree(workspace), { "src/app.py": NEW_APP, "src/new.py": NEW_MODULE, "src/util.py": ORIGINAL["src/util.py"] });
+  // Panel: every file applied, the tool calls listed, the final answer shown.
+  const rows = await chat.locator(".plan-file").evaluateAll((els) => els.map((e) => [e.querySelector(".link")?.textContent, e.className]));
+  assert.deepEqual(rows, [
+    ["src/new.py", "plan-file status-applied"],
+    ["src/app.py", "plan-file status-applied"],
+    ["old.txt", "plan-file status-applied"],
+  ]);
+  assert.deepEqual(await chat.locator("details.entry.tool summary").allTextContents(), ["list_files — done", "read_file — done"]);
+  assert.match((await chat.locator("#transcript").textContent()) ?? "", /greet\(\) lives in src\/new\.py/);
+  assert.match((await chat.locator(".entry.user .context").textContent()) ?? "", /^app\.py:1-/);
+  // What reached the model: the message with the editor's file and selection.
+  const requests = (await (await fetch(`${llmUrl}/_control/requests`)).json()) as { body: { messages: { role: string; content: string }[] } }[];
+  const first = requests[0].body.messages.filter((m) => m.role === "user").at(-1)?.content ?? "";
+  assert.match(first, /^Add a greeting module and use it in app\.py/);
+  assert.match(first, /\nContext: file:\/\/\/\S+\/project\/src\/app\.py \(lines 1-\d\)\n/);
+  assert.match(first, /Selected text:\n```\nprint\('v1'\)/);
+  // No settings problem was reported by the server (contributed defaults are all valid).
+  assert.equal(await page.locator(".notifications-toasts", { hasText: "agent-ls setting" }).count(), 0);
+  // Editor: the open app.py shows the new text and is not left dirty.
+  await editorShows("from src.new import greet");
+  await page.waitForFunction(() => document.querySelectorAll(".tabs-container .tab.dirty").length === 0, undefined, { timeout: 30_000 });
+  assert.equal(await dirtyTabs(), 0);
+  await page.mouse.move(700, 500); // no tooltip in the picture
+  await page.screenshot({ path: SCREENSHOT });
+
+  // A click on a plan file opens the diff against the checkpoint.
+  await chat.locator(".plan-file .link", { hasText: "src/app.py" }).click();
+  await page.waitForSelector(".monaco-diff-editor", { timeout: 30_000 });
+  await page.waitForFunction(() => document.querySelector(".monaco-diff-editor .editor.original .view-lines")?.textContent?.includes("print('v1')"), undefined, { timeout: 30_000 });
+
+  // Undo from the panel: back to the original files, editor included, nothing dirty.
+  await chat.locator("#undo").click();
+  await chat.locator(".notice.info", { hasText: "Undo of" }).waitFor({ timeout: 60_000 });
+  assert.deepEqual(tree(workspace), ORIGINAL);
+  await page.waitForFunction(() => document.querySelectorAll(".tabs-container .tab.dirty").length === 0, undefined, { timeout: 30_000 });
+  assert.equal(await dirtyTabs(), 0);
+
+  // Stop: a slow turn is cancelled ($/cancelRequest) and the panel is ready again.
+  await chat.locator("#message").fill("Think aloud");
+  await chat.locator("#message").press("Enter");
+  await chat.locator(".entry.assistant", { hasText: "Thinking about it" }).last().waitFor({ timeout: 30_000 });
+  await chat.locator("#stop").click();
+  await chat.locator(".notice.info", { hasText: "Stopped." }).waitFor({ timeout: 30_000 });
+  assert.equal(await chat.locator("#send").isEnabled(), true);
+  assert.deepEqual(tree(workspace), ORIGINAL);
+}));
+
+const DOCUMENTED_UTIL = 'def helper():\n    """Return one."""\n    return 1\n';
+
+test("code actions: Explain runs in the panel, Add docstrings edits the open file and saves it", { skip: SKIP, timeout: 180_000 }, () => pictured("code-actions", async () => {
+  const chat = panel();
+  await openFile("util.py");
+  await setScript({ replies: ["It returns the constant `1`."] });
+  await refactor("Explain");
+  const explained = chat.locator(".entry.assistant", { hasText: "It returns the constant 1." });
+  await explained.waitFor({ timeout: 60_000 });
+  const asked = chat.locator(".entry.user").last();
+  assert.match((await asked.locator(".text").textContent()) ?? "", /^Explain what the selected code of \/src\/util\.py/);
+  assert.match((await asked.locator(".context").textContent()) ?? "", /^util\.py:1-/);
+
+  await setScript({
+    replies: [
+      doc({
+        action: "start_multi_file",
+        plan: { description: "document helper", files_to_modify: ["/src/util.py"] },
+        first_file: { action: "update_file", file: { path: "/src/util.py", content: DOCUMENTED_UTIL } },
+      }),
+      doc({ action: "text_response", text_response: "Added a docstring." }),
+    ],
+  });
+  await refactor("Add docstrings");
+  await editorShows('"""Return one."""');
+  await page.waitForFunction(() => document.querySelectorAll(".tabs-container .tab.dirty").length === 0, undefined, { timeout: 30_000 });
+  assert.equal(fs.readFileSync(path.join(workspace, "src", "util.py"), "utf8"), DOCUMENTED_UTIL);
+  assert.equal(await dirtyTabs(), 0);
+}));
