@@ -44,7 +44,9 @@ if [ ! -f "$CS_DIR/.complete" ]; then
   touch "$CS_DIR/.complete"
 fi
 CODE_SERVER="$CS_DIR/node_modules/.bin/code-server"
-HOME="$(mktemp -d)" "$CODE_SERVER" --version 2>/dev/null | tail -1
+scratch="$(mktemp -d)"
+HOME="$scratch" "$CODE_SERVER" --version 2>/dev/null | tail -1
+rm -rf "$scratch"
 
 step "build"
 cd "$HERE"

@@ -14,6 +14,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const client = new AgentClient(output);
   running = client;
   const statusBar = new AgentStatusBar();
+  let statusTimer: NodeJS.Timeout | undefined;
   const refreshStatus = async () => {
     statusBar.update({ status: await client.status(), running: client.running });
     await chat.postStatus();
@@ -67,7 +68,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       if (event.affectsConfiguration(`${CONFIG_SECTION}.serverPath`) || event.affectsConfiguration(`${CONFIG_SECTION}.serverArgs`)) {
         await start(true);
       } else if (event.affectsConfiguration(CONFIG_SECTION)) {
-        await refreshStatus(); // the server itself re-reads agentLs.* (workspace/configuration)
+        // The server re-reads agentLs.* itself (didChangeConfiguration -> workspace/configuration);
+        // ask for its status once the language client has told it, not before.
+        clearTimeout(statusTimer);
+        statusTimer = setTimeout(() => void refreshStatus(), 300);
       }
     }),
   );

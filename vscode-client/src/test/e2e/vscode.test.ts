@@ -90,12 +90,17 @@ let workspace: string;
 const services: Service[] = [];
 let logs = "";
 let llmUrl = "";
+let settingsFile = "";
+let homeDir = "";
+let keepLogs = false; // a failure keeps the temp tree (logs, screenshot) for a look
+let settings: Record<string, unknown> = {};
 
 before(async () => {
   if (SKIP) {
     return;
   }
   const home = privateHome("agent-ls-e2e-");
+  homeDir = home.dir;
   workspace = path.join(home.dir, "project");
   for (const [file, content] of Object.entries(ORIGINAL)) {
     fs.mkdirSync(path.dirname(path.join(workspace, file)), { recursive: true });
@@ -106,13 +111,13 @@ before(async () => {
   llmUrl = llm.url;
   const dirs = { userData: path.join(home.dir, "user-data"), extensions: path.join(home.dir, "extensions") };
   fs.mkdirSync(path.join(dirs.userData, "User"), { recursive: true });
-  fs.writeFileSync(
-    path.join(dirs.userData, "User", "settings.json"),
-    JSON.stringify({
+  settingsFile = path.join(dirs.userData, "User", "settings.json");
+  settings = {
       "agentLs.serverPath": SERVER,
       "agentLs.baseUrl": `${llm.url}/v1`,
       "agentLs.model": "fake-model",
       "agentLs.retryBaseDelay": 0.05,
+      "agentLs.trace.server": "messages",
       "workbench.startupEditor": "none",
       "workbench.tips.enabled": false,
       "workbench.welcomePage.walkthroughs.openOnInstall": false,
@@ -123,8 +128,8 @@ before(async () => {
       "chat.disableAIFeatures": true,
       "files.autoSave": "off",
       "workbench.secondarySideBar.defaultVisibility": "hidden",
-    }),
-  );
+    };
+  fs.writeFileSync(settingsFile, JSON.stringify(settings));
   logs = await installExtension(CODE_SERVER, VSIX, dirs, home.env);
   const codeServer = await startCodeServer(CODE_SERVER, dirs, home.dir, home.env);
   services.push(codeServer);
@@ -138,6 +143,9 @@ after(async () => {
   await browser?.close();
   for (const service of services.reverse()) {
     await service.stop();
+  }
+  if (homeDir && !keepLogs) {
+    fs.rmSync(homeDir, { recursive: true, force: true });
   }
 });
 
@@ -168,6 +176,7 @@ async function pictured(name: string, body: () => Promise<void>): Promise<void> 
   try {
     await body();
   } catch (error) {
+    keepLogs = true;
     const file = path.join(path.dirname(workspace), `${name}-failure.png`);
     await page.screenshot({ path: file }).catch(() => undefined);
     throw new Error(`${String(error)}\nscreenshot: ${file}\nlogs: ${path.dirname(workspace)}`, { cause: error });
@@ -294,3 +303,53 @@ test("code actions: Explain runs in the panel, Add docstrings edits the open fil
   assert.equal(fs.readFileSync(path.join(workspace, "src", "util.py"), "utf8"), DOCUMENTED_UTIL);
   assert.equal(await dirtyTabs(), 0);
 }));
+
+test("Rewrite with AI… asks how, and the answer reaches the model", { skip: SKIP, timeout: 120_000 }, () =>
+  pictured("rewrite", async () => {
+    await openFile("util.py");
+    const rewritten = "ONE = 1\n\n\ndef helper():\n    return ONE\n";
+    await fetch(`${llmUrl}/_control/reset`, { method: "POST" }); // empties the request log
+    await setScript({
+      replies: [
+        doc({
+          action: "start_multi_file",
+          plan: { description: "use a constant", files_to_modify: ["/src/util.py"] },
+          first_file: { action: "update_file", file: { path: "/src/util.py", content: rewritten } },
+        }),
+        doc({ action: "text_response", text_response: "Introduced ONE." }),
+      ],
+    });
+    await refactor("Rewrite with AI");
+    const box = page.locator(".quick-input-widget input");
+    await page.waitForSelector(".quick-input-widget .quick-input-message, .quick-input-widget .quick-input-title", { state: "visible" });
+    await box.fill("use a module constant named ONE");
+    await box.press("Enter");
+    await editorShows("return ONE");
+    await page.waitForFunction(() => document.querySelectorAll(".tabs-container .tab.dirty").length === 0, undefined, { timeout: 30_000 });
+    assert.equal(fs.readFileSync(path.join(workspace, "src", "util.py"), "utf8"), rewritten);
+    const requests = (await (await fetch(`${llmUrl}/_control/requests`)).json()) as { body: { messages: { role: string; content: string }[] } }[];
+    const asked = requests[0].body.messages.filter((m) => m.role === "user").at(-1)?.content ?? "";
+    assert.match(asked, /^use a module constant named ONE\n/);
+  }),
+);
+
+test("a settings change reaches the server without a restart", { skip: SKIP, timeout: 90_000 }, () =>
+  pictured("settings", async () => {
+    const chat = panel();
+    assert.match(await page.evaluate(() => document.querySelector(".statusbar")?.textContent ?? ""), /openai · fake-model/);
+    fs.mkdirSync(path.join(workspace, ".vscode"), { recursive: true });
+    fs.writeFileSync(path.join(workspace, ".vscode", "settings.json"), JSON.stringify({ "agentLs.model": "other-model" }));
+    await page.waitForFunction(() => document.querySelector(".statusbar")?.textContent?.includes("openai · other-model"), undefined, { timeout: 30_000 });
+    // The next turn uses the new model: the server re-read its settings, no restart.
+    await fetch(`${llmUrl}/_control/reset`, { method: "POST" });
+    await setScript({ replies: ["Model switched."] });
+    await chat.locator("#message").fill("Which model?");
+    await chat.locator("#message").press("Enter");
+    await chat.locator(".entry.assistant", { hasText: "Model switched." }).waitFor({ timeout: 30_000 });
+    const requests = (await (await fetch(`${llmUrl}/_control/requests`)).json()) as { body: { model: string } }[];
+    assert.deepEqual(
+      requests.map((r) => r.body.model),
+      ["other-model"],
+    );
+  }),
+);

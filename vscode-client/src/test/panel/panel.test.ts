@@ -30,12 +30,14 @@ const STUB = `
 let browser: Browser;
 let page: Page;
 let pageUrl: string;
+let homeDir = "";
 
 before(async () => {
   if (SKIP) {
     return;
   }
   const home = privateHome("agent-ls-panel-");
+  homeDir = home.dir;
   const file = path.join(home.dir, "panel.html");
   fs.writeFileSync(
     file,
@@ -52,6 +54,9 @@ before(async () => {
 
 after(async () => {
   await browser?.close();
+  if (homeDir) {
+    fs.rmSync(homeDir, { recursive: true, force: true });
+  }
 });
 
 beforeEach(async () => {

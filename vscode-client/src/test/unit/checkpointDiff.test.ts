@@ -8,9 +8,21 @@ import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { test } from "node:test";
+import { after, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { CheckpointUnavailable, readCheckpointFile, storeDir } from "../../checkpointDiff";
+
+const temps: string[] = [];
+const made = (dir: string): string => {
+  temps.push(dir);
+  return dir;
+};
+after(() => {
+  for (const dir of temps) {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../..");
 const PYTHON = process.env.AGENT_LS_PYTHON ?? path.join(REPO, ".venv", "bin", "python");
@@ -30,7 +42,7 @@ print(info.id)
 `;
 
 function workspace(): { root: string; env: NodeJS.ProcessEnv } {
-  const base = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ls-cp-"));
+  const base = made(fs.mkdtempSync(path.join(os.tmpdir(), "agent-ls-cp-")));
   const root = path.join(base, "ws");
   fs.mkdirSync(path.join(root, "src"), { recursive: true });
   fs.writeFileSync(path.join(root, "src", "app.py"), "print('v1')\n");

@@ -4,11 +4,23 @@ import assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { test } from "node:test";
+import { after, test } from "node:test";
 import { ServerNotFound, resolveServerPath } from "../../serverPath";
 
+const temps: string[] = [];
+const made = (dir: string): string => {
+  temps.push(dir);
+  return dir;
+};
+after(() => {
+  for (const dir of temps) {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+
 function tempBin(): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ls-bin-"));
+  const dir = made(fs.mkdtempSync(path.join(os.tmpdir(), "agent-ls-bin-")));
   const exe = path.join(dir, "agent-ls");
   fs.writeFileSync(exe, "#!/bin/sh\n");
   fs.chmodSync(exe, 0o755);
