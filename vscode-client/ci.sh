@@ -55,6 +55,6 @@ npm run build
 npx vsce package --no-dependencies --allow-missing-repository -o agent-ls.vsix </dev/null
 
 step "tests"
-CODE_SERVER="$CODE_SERVER" VSIX="$HERE/agent-ls.vsix" CHROMIUM_PATH=/usr/bin/chromium \
+AGENT_LS_E2E_REQUIRED=1 CODE_SERVER="$CODE_SERVER" VSIX="$HERE/agent-ls.vsix" CHROMIUM_PATH=/usr/bin/chromium \
   node --test --test-concurrency=1 --test-reporter=spec 'out/test/**/*.test.mjs'
 step "done"

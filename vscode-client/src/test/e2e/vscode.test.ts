@@ -2,7 +2,7 @@
  * End to end in a real VS Code (code-server from npm): the packaged .vsix installed, a
  * workspace opened in headless Chromium, a message typed in the chat panel against the fake
  * LLM, the plan's files checked on disk and in the editor, then Undo clicked in the panel and
- * the files checked again. Takes the README's screenshot of the panel.
+ * the files checked again. Takes the README's screenshot of the panel (see AGENT_LS_SCREENSHOT).
  *
  * Needs CODE_SERVER (the code-server executable) and VSIX (the packaged extension); ci.sh
  * sets both. Without them the test is skipped.
@@ -22,7 +22,8 @@ const PYTHON = process.env.AGENT_LS_PYTHON ?? path.join(REPO, ".venv", "bin", "p
 const SERVER = process.env.AGENT_LS_SERVER ?? path.join(REPO, ".venv", "bin", "agent-ls");
 const CODE_SERVER = process.env.CODE_SERVER ?? "";
 const VSIX = process.env.VSIX ?? "";
-const SCREENSHOT = process.env.SCREENSHOT ?? path.join(REPO, "docs", "screenshots", "vscode-chat-panel.png");
+// The README's picture: AGENT_LS_SCREENSHOT=$PWD/docs/screenshots/vscode-chat-panel.png refreshes it.
+const SCREENSHOT = process.env.AGENT_LS_SCREENSHOT;
 const missing = [
   [CODE_SERVER, "CODE_SERVER"],
   [VSIX, "VSIX"],
@@ -30,7 +31,12 @@ const missing = [
   [PYTHON, "the project's Python"],
   [SERVER, "agent-ls"],
 ].filter(([file]) => !file || !fs.existsSync(file));
-const SKIP = missing.length ? `missing ${missing.map(([, name]) => name).join(", ")}` : false;
+const MISSING = missing.length ? `missing ${missing.map(([, name]) => name).join(", ")}` : false;
+// ci.sh sets AGENT_LS_E2E_REQUIRED=1: there a missing tool fails the run instead of skipping.
+if (MISSING && process.env.AGENT_LS_E2E_REQUIRED === "1") {
+  throw new Error(`end-to-end test required but ${MISSING}`);
+}
+const SKIP = MISSING;
 
 const NEW_MODULE = 'def greet(name: str) -> str:\n    return f"Hello, {name}!"\n';
 const NEW_APP = "from src.new import greet\n\nprint(greet('world'))\n";
@@ -250,7 +256,7 @@ test("chat in the panel applies a plan to disk and editor, Undo restores it", { 
   await page.waitForFunction(() => document.querySelectorAll(".tabs-container .tab.dirty").length === 0, undefined, { timeout: 30_000 });
   assert.equal(await dirtyTabs(), 0);
   await page.mouse.move(700, 500); // no tooltip in the picture
-  await page.screenshot({ path: SCREENSHOT });
+  await page.screenshot({ path: SCREENSHOT ?? path.join(homeDir, "chat-panel.png") });
 
   // A click on a plan file opens the diff against the checkpoint.
   await chat.locator(".plan-file .link", { hasText: "src/app.py" }).click();
