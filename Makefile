@@ -3,7 +3,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 BIN := $(VENV)/bin
 
-.PHONY: install deps demo test lint typecheck unit fix bench
+.PHONY: install deps demo test lint typecheck unit vscode fix bench
 
 $(PY):
 	python3 -m venv $(VENV)
@@ -37,7 +37,11 @@ typecheck: install
 unit: install
 	$(BIN)/pytest -q
 
-test: install deps lint typecheck
+# The VS Code extension: build, package (.vsix) and its tests, in a real code-server.
+vscode: install
+	bash vscode-client/ci.sh
+
+test: install deps lint typecheck vscode
 	$(BIN)/pytest -q
 
 fix: install
