@@ -5,6 +5,9 @@ parsers that use it, bare JSON in prose and the JSON body of an enclosing region
 Decoding order for a value starting at ``{`` or ``[``:
 
 1. strict: ``json.JSONDecoder.raw_decode`` (C speed, finds the value's string-aware end);
+   then the lossless pass at C speed (`lossless.lossless_at`: orjson finds the end, fixes
+   trailing commas, comments, Python literals, raw control characters), which answers only
+   where the tolerant pass would read the same;
 2. our tolerant pass (`json_tolerant`): lossless fixes, cut-off closing, unambiguous
    heuristics — never drops a string character;
 3. only inside a ```json fence or a tool-call tag (where the model declared JSON): json-repair,
@@ -23,7 +26,7 @@ from typing import Any
 from parsing.blocks import Origin
 from parsing.json_scan import NeedMore, Source
 from parsing.json_tolerant import Decoded, Rejected, parse_tolerant
-from parsing.lossless import lossless_loads
+from parsing.lossless import lossless_at, lossless_loads
 from parsing.regions import PENDING, Found, Match, NoMatch, Opaque, Snippet
 from parsing.repair_fallback import repair_last_resort
 
@@ -66,6 +69,10 @@ def decode_at(
     strict = strict_at(text, i)
     if strict is not None:
         return Decoded(strict[0], i, strict[1], repaired=False, truncated=False)
+    fast = lossless_at(text, i)
+    if fast is not None:
+        value, end, fixes = fast
+        return Decoded(value, i, end, repaired=bool(fixes), truncated=False, fixes=fixes)
     return parse_tolerant(text, i, eof=eof, marker=marker)
 
 

@@ -8,7 +8,12 @@ inside or outside a string, so no fix ever touches string content. At most `MAX_
 rounds; anything else (inner quotes, single quotes, cut-off text) returns None and goes to
 `json_tolerant`, which reads these same fixes identically.
 
-Used on a body whose extent is known: a fence or tag body up to its closer.
+`lossless_loads` reads a body whose extent is known (a fence or tag body up to its closer);
+`lossless_at` reads the value that starts at an index of a longer text (bare JSON, or a body
+whose closer also occurs inside its strings): orjson itself finds where the value ends (its
+"unexpected content after document" position), so no Python loop walks the text. It only
+answers where the tolerant pass provably reads the same: otherwise it returns None and the
+caller goes on with its strict and tolerant passes.
 """
 
 from __future__ import annotations
@@ -19,6 +24,8 @@ from typing import Any, Final
 import orjson
 
 MAX_FIXES: Final = 12
+MAX_FAST_DEPTH: Final = 150
+"""`lossless_at` leaves deeper values to the strict and tolerant passes (their depth limits)."""
 
 _CONTROL = re.compile(r"[\x00-\x1f]")
 _BIG_INT = re.compile(r"\d{19,}")
@@ -26,6 +33,12 @@ _STRING_REST = re.compile(r'[^"\\]*(?:\\[\s\S][^"\\]*)*')
 _LITERAL = re.compile(r"(True|False|None)(?![\w$])")
 _COMMENT = re.compile(r"//[^\n]*|/\*[\s\S]*?\*/")
 _PYTHON = {"True": "true", "False": "false", "None": "null"}
+_JSON_WS: Final = " \t\r\n"
+_KEY_AFTER = re.compile(r'"[ \t\r\n]*:')
+_ESCAPED_CONTROL = re.compile(r"\\[\x00-\x1f]")
+_UNSAFE_COMMENT = re.compile(r"[`~<]")
+_TRAILING = "unexpected content after document"
+_END_OF_DATA = "unexpected end of data"
 
 
 def _escape_control(match: re.Match[str]) -> str:
@@ -66,3 +79,98 @@ def lossless_loads(body: str) -> tuple[Any, frozenset[str]] | None:
         body, name = fixed
         fixes.add(name)
     return None
+
+
+def lossless_at(text: str, i: int) -> tuple[Any, int, frozenset[str]] | None:
+    """``(value, end, fixes)`` for the object/array at ``text[i]`` read by orjson with lossless
+    fixes, or None (not decodable so, or where the tolerant pass might read it otherwise).
+
+    Reads a window that grows only while the value runs past it, so a failure costs about
+    the distance to the failure, as in ``strict_at``.
+    """
+    n, width = len(text), 4096
+    while True:
+        stop = min(n, i + width)
+        body = text if i == 0 and stop == n else text[i:stop]
+        read = _read_prefix(body, final=stop >= n)
+        if read is not _MORE:
+            if read is None:
+                return None
+            value, end, fixes = read
+            return value, i + end, fixes
+        width *= 8
+
+
+_MORE: Final = object()
+
+
+def _read_prefix(body: str, *, final: bool) -> Any:
+    """The value at the start of ``body``: ``(value, end, fixes)``, None, or `_MORE` when the
+    window cut it (``final`` False)."""
+    fixes: set[str] = set()
+    shift = 0  # len(fixed body) - len(original body): every fix lies before the value's end
+    for _round in range(MAX_FIXES + 2):
+        try:
+            value = orjson.loads(body)
+        except orjson.JSONDecodeError as exc:
+            pos, msg = exc.pos, exc.msg
+            if msg.startswith(_TRAILING):
+                body = body[:pos]
+                continue
+            fixed = None if msg.startswith(_END_OF_DATA) else _safe_fix(body, pos, msg)
+            if fixed is None:
+                return _MORE if not final and pos >= len(body) - 16 else None
+            shift += len(fixed[0]) - len(body)
+            body = fixed[0]
+            fixes.add(fixed[1])
+            continue
+        return _checked(value, body, shift, fixes)
+    return None
+
+
+def _checked(value: Any, body: str, shift: int, fixes: set[str]) -> Any:
+    end = len(body.rstrip(_JSON_WS))
+    if not isinstance(value, dict | list) or not _plain(value):
+        return None
+    return value, end - shift, frozenset(fixes)
+
+
+def _plain(value: dict[str, Any] | list[Any]) -> bool:
+    """No float anywhere (orjson reads integers past 64 bits, and mantissas of 19 digits or
+    more, otherwise than ``json``: floats are left to the other passes) and no nesting deeper
+    than `MAX_FAST_DEPTH`."""
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        container, depth = stack.pop()
+        if depth > MAX_FAST_DEPTH:
+            return False
+        for item in container.values() if type(container) is dict else container:
+            kind = type(item)
+            if kind is float:
+                return False
+            if kind is dict or kind is list:
+                stack.append((item, depth + 1))
+    return True
+
+
+def _safe_fix(body: str, pos: int, msg: str) -> tuple[str, str] | None:
+    """`_fix`, refused where the tolerant pass might read the text otherwise: a comment after
+    a ``,`` or a quote (past a string's closing quote the tolerant pass looks for a key
+    without skipping comments) or holding a fence or tag character (it may end the region);
+    raw control characters in a key or after a backslash (the tolerant pass keeps ``\\``
+    and the character, escaping it here would make the backslash escape the ``\\u``)."""
+    if msg.startswith("unexpected control character"):
+        m = _STRING_REST.match(body, pos)
+        assert m is not None
+        if _KEY_AFTER.match(body, m.end()) or _ESCAPED_CONTROL.search(body, pos - 1, m.end()):
+            return None
+    elif msg.startswith("unexpected character") and not _LITERAL.match(body, pos):
+        m = _COMMENT.match(body, pos)
+        if m is None or _UNSAFE_COMMENT.search(body, pos, m.end()):
+            return None
+        j = pos - 1
+        while j >= 0 and body[j] in _JSON_WS:
+            j -= 1
+        if j >= 0 and body[j] in ',"':
+            return None
+    return _fix(body, pos, msg)

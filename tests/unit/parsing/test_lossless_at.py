@@ -1,0 +1,97 @@
+"""The lossless pass on a value inside a longer text (`lossless_at`): where it answers, it
+reads exactly what the strict and tolerant passes read; where they might differ it refuses."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from parsing.json_snippets import strict_at
+from parsing.json_tolerant import Decoded, parse_tolerant
+from parsing.lossless import lossless_at
+
+PROSE = "Here it is: "
+AFTER = " and more {x} prose ] } after"
+
+ANSWERED = [
+    '{"a": 1,}',
+    '[1, [2, 3,], {"b": null,},]',
+    '{"a": True, "b": [None, False]}',
+    '{ // note\n "a": "x"}',
+    '{"a": /* c */ 1}',
+    '{"code": "line1\nline2\tend", "n": 2}',
+    '{"s": "a } ] ``` </tool_call> \\" b",}',
+    '{"a": "é ü 😀",}',
+]
+REFUSED = [
+    '{"a": "x", // c\n "b": 1}',  # comment after a comma that follows a string
+    '{"a": "x", "b" /* c */ : 1}',  # comment between a key and its colon
+    '{"a": "x", "k\ney": 1,}',  # raw newline in a key
+    '{"a": "raw\nnewline, then back\\\nslash",}',  # a backslash before a raw newline
+    '{"a": 1.5,}',  # floats are left to the other passes
+    '{"a": "x ``` y" // ```\n,}',  # a comment holding a fence
+    '{"a": "cut',
+    '{"a": "x" "b"}',
+]
+
+
+@pytest.mark.parametrize("body", ANSWERED)
+def test_answers_like_the_tolerant_pass(body: str) -> None:
+    text = PROSE + body + AFTER
+    i = len(PROSE)
+    fast = lossless_at(text, i)
+    assert fast is not None
+    tolerant = parse_tolerant(text, i)
+    assert isinstance(tolerant, Decoded)
+    assert fast == (tolerant.value, tolerant.end, tolerant.fixes)
+    assert fast[1] == i + len(body)
+
+
+@pytest.mark.parametrize("body", REFUSED)
+def test_refuses_where_the_readings_may_differ(body: str) -> None:
+    assert lossless_at(PROSE + body + AFTER, len(PROSE)) is None
+
+
+def test_a_value_longer_than_the_first_window() -> None:
+    body = json.dumps({"content": "x = [1, 2]\n" * 3000})[:-1] + ",}"
+    text = PROSE + body + AFTER
+    fast = lossless_at(text, len(PROSE))
+    assert fast is not None
+    assert fast[1] == len(PROSE) + len(body)
+    assert fast[2] == {"trailing_comma"}
+
+
+_KEY = st.sampled_from(['"a"', '"b\nc"', '"k\t"', '"q\\""'])
+_VALUE = st.sampled_from(
+    ['"v"', '"l1\nl2"', "True", "None", "1", "-0", "1e400", '"a "b" c"', '"\\d"', '"}"', "[1,]"]
+)
+_SEP = st.sampled_from([",", ",\n", ",,", "", " // c\n", " /* c */ ", ",//x\n"])
+
+
+@st.composite
+def objects(draw: st.DrawFn) -> str:
+    parts = []
+    for _ in range(draw(st.integers(0, 4))):
+        colon = draw(st.sampled_from([":", " :", " /*c*/ :"]))
+        parts.append(draw(_KEY) + colon + draw(_VALUE) + draw(_SEP))
+    return "{" + "".join(parts) + draw(st.sampled_from(["}", "", "]", ",}"]))
+
+
+@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+@given(objects(), st.sampled_from(["", AFTER, "\n```"]))
+def test_agrees_with_strict_then_tolerant(body: str, after: str) -> None:
+    text = PROSE + body + after
+    i = len(PROSE)
+    fast = lossless_at(text, i)
+    if fast is None:
+        return
+    strict = strict_at(text, i)
+    if strict is not None:
+        assert fast == (strict[0], strict[1], frozenset())
+        return
+    tolerant = parse_tolerant(text, i)
+    assert isinstance(tolerant, Decoded)
+    assert fast == (tolerant.value, tolerant.end, tolerant.fixes)
