@@ -35,7 +35,7 @@ _COMMENT = re.compile(r"//[^\n]*|/\*[\s\S]*?\*/")
 _PYTHON = {"True": "true", "False": "false", "None": "null"}
 _JSON_WS: Final = " \t\r\n"
 _KEY_AFTER = re.compile(r'"[ \t\r\n]*:')
-_ESCAPED_CONTROL = re.compile(r"\\[\x00-\x1f]")
+_STRING_CONTROL = re.compile(r"\\[\s\S]|[\x00-\x1f]")
 _UNSAFE_COMMENT = re.compile(r"[`~<]")
 _TRAILING = "unexpected content after document"
 _END_OF_DATA = "unexpected end of data"
@@ -43,6 +43,17 @@ _END_OF_DATA = "unexpected end of data"
 
 def _escape_control(match: re.Match[str]) -> str:
     return f"\\u{ord(match.group()):04x}"
+
+
+def _escape_string_control(match: re.Match[str]) -> str:
+    """In a string's text: a raw control character escaped, an escape pair kept, except
+    a backslash before a control character, which becomes a backslash character."""
+    token = match.group()
+    if len(token) == 1:
+        return f"\\u{ord(token):04x}"
+    if token[1] < " ":
+        return f"\\\\\\u{ord(token[1]):04x}"
+    return token
 
 
 def _fix(body: str, pos: int, msg: str) -> tuple[str, str] | None:
@@ -157,13 +168,17 @@ def _safe_fix(body: str, pos: int, msg: str) -> tuple[str, str] | None:
     """`_fix`, refused where the tolerant pass might read the text otherwise: a comment after
     a ``,`` or a quote (past a string's closing quote the tolerant pass looks for a key
     without skipping comments) or holding a fence or tag character (it may end the region);
-    raw control characters in a key or after a backslash (the tolerant pass keeps ``\\``
-    and the character, escaping it here would make the backslash escape the ``\\u``)."""
-    if msg.startswith("unexpected control character"):
+    raw control characters in a key. A backslash before a raw control character is kept
+    as a character, as the tolerant pass keeps an unknown escape."""
+    after = body[pos + 1 : pos + 2]
+    escaped_control = msg.startswith("invalid escape") and after != "" and after < " "
+    if escaped_control or msg.startswith("unexpected control character"):
         m = _STRING_REST.match(body, pos)
         assert m is not None
-        if _KEY_AFTER.match(body, m.end()) or _ESCAPED_CONTROL.search(body, pos - 1, m.end()):
+        if _KEY_AFTER.match(body, m.end()):
             return None
+        fixed = _STRING_CONTROL.sub(_escape_string_control, body[pos : m.end()])
+        return body[:pos] + fixed + body[m.end() :], "string_characters"
     elif msg.startswith("unexpected character") and not _LITERAL.match(body, pos):
         m = _COMMENT.match(body, pos)
         if m is None or _UNSAFE_COMMENT.search(body, pos, m.end()):

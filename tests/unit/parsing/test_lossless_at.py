@@ -25,12 +25,13 @@ ANSWERED = [
     '{"code": "line1\nline2\tend", "n": 2}',
     '{"s": "a } ] ``` </tool_call> \\" b",}',
     '{"a": "é ü 😀",}',
+    '{"a": "raw\nnewline, then back\\\nslash, \\\\\ttab",}',  # backslash, raw newline
+    '{"a": "back\\\nslash first, then\tthe rest",}',
 ]
 REFUSED = [
     '{"a": "x", // c\n "b": 1}',  # comment after a comma that follows a string
     '{"a": "x", "b" /* c */ : 1}',  # comment between a key and its colon
     '{"a": "x", "k\ney": 1,}',  # raw newline in a key
-    '{"a": "raw\nnewline, then back\\\nslash",}',  # a backslash before a raw newline
     '{"a": 1.5,}',  # floats are left to the other passes
     '{"a": "x ``` y" // ```\n,}',  # a comment holding a fence
     '{"a": "cut',
