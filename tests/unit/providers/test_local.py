@@ -64,13 +64,15 @@ async def test_every_reply_is_one_valid_action_document(question: str) -> None:
 
 
 async def test_a_plan_from_the_model_applies_to_a_workspace(tmp_path: Path) -> None:
-    (tmp_path / "hello.py").write_text((EXAMPLE / "hello.py").read_text())
-    reply = await collect(provider(), conversation(EDIT_PROMPT, tmp_path))
+    root = tmp_path / EXAMPLE.name  # same name, same prompt: the model's prompt cache applies
+    root.mkdir()
+    (root / "hello.py").write_text((EXAMPLE / "hello.py").read_text())
+    reply = await collect(provider(), conversation(EDIT_PROMPT, root))
     action = validate_action(the_document(reply.text))
     assert isinstance(action, StartMultiFile), f"the model answered {reply.text!r}"
-    workspace = Workspace(tmp_path)
+    workspace = Workspace(root)
     target = workspace.resolve(action.first_file.path, for_write=True)
-    await DiskApplier(tmp_path).apply([FileWrite(target, action.first_file.content)])
+    await DiskApplier(root).apply([FileWrite(target, action.first_file.content)])
     assert target.absolute.read_text() == action.first_file.content
 
 
