@@ -210,6 +210,11 @@ def _whole_body(
     at = text.find(close, body_start)
     if at < 0:
         return None
+    last = at - 1
+    while last > body_start and text[last] in " \t\r\n":
+        last -= 1
+    if text[last] not in "}]":
+        return None  # not one object or array up to the closer (it may lie in a string)
     body = text[body_start:at]
     fixed = lossless_loads(body)
     if fixed is None:
