@@ -35,7 +35,6 @@ _COMMENT = re.compile(r"//[^\n]*|/\*[\s\S]*?\*/")
 _PYTHON = {"True": "true", "False": "false", "None": "null"}
 _JSON_WS: Final = " \t\r\n"
 _KEY_AFTER = re.compile(r'"[ \t\r\n]*:')
-_STRING_CONTROL = re.compile(r"\\[\s\S]|[\x00-\x1f]")
 _UNSAFE_COMMENT = re.compile(r"[`~<]")
 _TRAILING = "unexpected content after document"
 _END_OF_DATA = "unexpected end of data"
@@ -45,15 +44,22 @@ def _escape_control(match: re.Match[str]) -> str:
     return f"\\u{ord(match.group()):04x}"
 
 
-def _escape_string_control(match: re.Match[str]) -> str:
-    """In a string's text: a raw control character escaped, an escape pair kept, except
-    a backslash before a control character, which becomes a backslash character."""
-    token = match.group()
-    if len(token) == 1:
-        return f"\\u{ord(token):04x}"
-    if token[1] < " ":
-        return f"\\\\\\u{ord(token[1]):04x}"
-    return token
+def _escape_string_controls(text: str) -> str:
+    """A string's text (from an escape boundary) with its raw control characters escaped;
+    a backslash that would escape one (an odd run of backslashes before it) becomes a
+    backslash character, as the tolerant pass keeps an unknown escape."""
+    out: list[str] = []
+    last = 0
+    for m in _CONTROL.finditer(text):
+        at = run = m.start()
+        while run > 0 and text[run - 1] == "\\":
+            run -= 1
+        odd = (at - run) % 2
+        out.append(text[last : at - odd])
+        out.append(("\\\\" if odd else "") + f"\\u{ord(text[at]):04x}")
+        last = at + 1
+    out.append(text[last:])
+    return "".join(out)
 
 
 def _fix(body: str, pos: int, msg: str) -> tuple[str, str] | None:
@@ -177,7 +183,7 @@ def _safe_fix(body: str, pos: int, msg: str) -> tuple[str, str] | None:
         assert m is not None
         if _KEY_AFTER.match(body, m.end()):
             return None
-        fixed = _STRING_CONTROL.sub(_escape_string_control, body[pos : m.end()])
+        fixed = _escape_string_controls(body[pos : m.end()])
         return body[:pos] + fixed + body[m.end() :], "string_characters"
     elif msg.startswith("unexpected character") and not _LITERAL.match(body, pos):
         m = _COMMENT.match(body, pos)
