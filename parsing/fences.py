@@ -25,8 +25,16 @@ _INFO = re.compile(r"[ \t]*([A-Za-z0-9_+#.\-]*)")
 _REASONING = re.compile(r"<(think|thinking|reasoning)>")
 
 
+_LINE_CLOSE: dict[str, re.Pattern[str]] = {}
+
+
 def _line_close(run: str) -> re.Pattern[str]:
-    return re.compile(r"^[ \t]*" + re.escape(run) + "+" + r"[ \t]*$", re.M)
+    pattern = _LINE_CLOSE.get(run)
+    if pattern is None:
+        pattern = re.compile(r"^[ \t]*" + re.escape(run) + "+" + r"[ \t]*$", re.M)
+        if len(_LINE_CLOSE) < 64:
+            _LINE_CLOSE[run] = pattern
+    return pattern
 
 
 def match_fence_at(text: str, i: int, run: str, eof: bool) -> Match:

@@ -46,7 +46,7 @@ def strict_at(text: str, i: int) -> tuple[Any, int] | None:
     while the failure is due to the window's own end. (orjson was tried here: with the
     window bookkeeping it was slower than json's C scanner.)
     """
-    n, width = len(text), 2048
+    n, width = len(text), 4096
     while True:
         stop = min(n, i + width)
         window = text if i == 0 and stop == n else text[i:stop]
@@ -63,12 +63,13 @@ def strict_at(text: str, i: int) -> tuple[Any, int] | None:
 
 
 def decode_at(
-    text: str, i: int, *, eof: bool = True, marker: str | None = None
+    text: str, i: int, *, eof: bool = True, marker: str | None = None, strict: bool = True
 ) -> Decoded | Rejected:
-    """Decode the object/array starting at ``text[i]`` (raises `NeedMore` while streaming)."""
-    strict = strict_at(text, i)
-    if strict is not None:
-        return Decoded(strict[0], i, strict[1], repaired=False, truncated=False)
+    """Decode the object/array starting at ``text[i]`` (raises `NeedMore` while streaming);
+    ``strict`` False: the caller already knows the strict pass fails."""
+    read = strict_at(text, i) if strict else None
+    if read is not None:
+        return Decoded(read[0], i, read[1], repaired=False, truncated=False)
     fast = lossless_at(text, i)
     if fast is not None:
         value, end, fixes = fast
@@ -78,8 +79,8 @@ def decode_at(
 
 def _snippet(span: tuple[int, int], d: Decoded, origin: Origin, suspect: bool = False) -> Snippet:
     return Snippet(
-        span[0], span[1], d.start, d.end, origin, d.value,
-        complete=not d.truncated, repaired=d.repaired, suspect=suspect, fixes=d.fixes,
+        span[0], span[1], d.start, d.end, origin, d.value, not d.truncated, d.repaired, suspect,
+        d.fixes,
     )  # fmt: skip
 
 
@@ -129,8 +130,12 @@ def match_bare_at(text: str, i: int, eof: bool) -> Match:
         if not eof and prefix is not None and prefix.end() == len(text):
             return PENDING
         return NoMatch()
+    strict = strict_at(text, i)
+    if strict is not None:  # the common case, without the intermediate `Decoded`
+        value, end = strict
+        return Found((Snippet(i, end, i, end, "bare_json", value, True, False, False),), end)
     try:
-        d = decode_at(text, i, eof=eof)
+        d = decode_at(text, i, eof=eof, strict=False)
     except NeedMore:
         return PENDING
     if isinstance(d, Rejected):
