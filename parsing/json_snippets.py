@@ -24,7 +24,7 @@ import re
 from typing import Any
 
 from parsing.blocks import Origin
-from parsing.json_scan import NeedMore, Source
+from parsing.json_scan import WS_COMMENTS, NeedMore, Source
 from parsing.json_tolerant import Decoded, Rejected, parse_tolerant
 from parsing.lossless import lossless_at, lossless_loads
 from parsing.regions import PENDING, Found, Match, NoMatch, Opaque, Snippet
@@ -169,7 +169,9 @@ def match_enclosed(
     its own), else the last value's end. Undecodable bodies become `Opaque` text (after
     json-repair when ``repair``).
     """
-    fast = _whole_body(text, open_start, body_start, close, origin, eof)
+    fast: Match | None = _whole_body(text, open_start, body_start, close, origin, eof)
+    if fast is None:
+        fast = _one_strict_value(text, open_start, body_start, close, origin, eof)
     if fast is not None:
         return fast
     src = Source(text, eof, close)
@@ -238,6 +240,30 @@ def _whole_body(
         stop -= 1
     d = Decoded(value, v, stop, repaired=bool(fixes), truncated=False, fixes=fixes)
     return Found((_snippet((open_start, end), d, origin),), end)
+
+
+def _one_strict_value(
+    text: str, open_start: int, body_start: int, close: str, origin: Origin, eof: bool
+) -> Match | None:
+    """Fast path: the body is one strictly valid value, then the closer (the general loop of
+    `match_enclosed` gives the same answer there, in fewer steps)."""
+    v = WS_COMMENTS.match(text, body_start).end()  # type: ignore[union-attr]
+    if text[v : v + 1] not in ("{", "["):
+        return None
+    strict = strict_at(text, v)
+    if strict is None:
+        return None
+    value, stop = strict
+    after = WS_COMMENTS.match(text, stop).end()  # type: ignore[union-attr]
+    if not text.startswith(close, after):
+        return None
+    end, n = after + len(close), len(text)
+    if close[0] in "`~":
+        while end < n and text[end] == close[0]:
+            end += 1
+        if end >= n and not eof:
+            return PENDING  # the closing run may still grow
+    return Found((Snippet(open_start, end, v, stop, origin, value, True, False, False),), end)
 
 
 def _closing_end(src: Source, pos: int, close: str, line_close: re.Pattern[str] | None) -> int:
