@@ -155,3 +155,16 @@ async def test_text_streams_before_the_command_ends(
     go.touch()
     rest = [chunk async for chunk in stream]
     assert "".join(c.text for c in rest) == "Second part."  # the result was already streamed
+
+
+def test_the_command_setting_takes_a_list_or_a_shell_like_string() -> None:
+    from server.config import from_environment, merge
+
+    config, problems = from_environment({"AGENT_LS_CLI_COMMAND": "my-agent -p 'two words'"})
+    assert problems == []
+    assert config.cliCommand == ("my-agent", "-p", "two words")
+    config, problems = merge(config, {"cliCommand": ["other", "--json"]}, "settings")
+    assert config.cliCommand == ("other", "--json")
+    config, problems = merge(config, {"cliCommand": ["ok", 3]}, "settings")
+    assert config.cliCommand == ("other", "--json")  # the bad value is reported, not used
+    assert [p.key for p in problems] == ["cliCommand"]
