@@ -19,6 +19,7 @@ no longer be the start of a snippet. With ``eof=True`` it runs to the end.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from parsing.fences import match_fence_at, match_reasoning_at
@@ -111,76 +112,105 @@ def match_at(text: str, i: int, token: str, eof: bool) -> Match:
     return match_bare_at(text, i, eof)
 
 
-def _release(items: list[Item], state: ScanState, upto: int) -> None:
+def _release(state: ScanState, upto: int) -> TextSpan | None:
     if upto > state.pos:
-        items.append(TextSpan(state.pos, upto))
+        span = TextSpan(state.pos, upto)
         state.pos = upto
+        return span
+    return None
 
 
 def scan(text: str, state: ScanState, eof: bool) -> list[Item]:
     """Advance ``state`` over ``text`` and return the items released (see the docstring)."""
-    items: list[Item] = []
+    return list(scan_items(text, state, eof))
+
+
+def scan_items(text: str, state: ScanState, eof: bool) -> Iterator[Item]:
+    """`scan` as an iterator: each item is released as soon as it is known (a consumer that
+    turns them into blocks at once keeps fewer objects alive)."""
     state.pending = False
     finder = _Finder(text)
     while True:
         if state.close is not None:
-            if not _opaque(text, state, eof, items):
-                return items
-            continue
+            done = _opaque(text, state, eof)
+            if done is None:
+                continue
+            if done.span is not None:
+                yield done.span
+            if done.more:
+                continue
+            return
         m = finder.next_candidate(state.search)
         if m is None:
             hold = None if eof else _HOLD.search(text, state.search)
             state.search = len(text) if hold is None else hold.start()
-            _release(items, state, state.search)
-            return items
+            span = _release(state, state.search)
+            if span is not None:
+                yield span
+            return
         i = m.start()
         if i in state.skip:
             state.search = i + 1
             continue
         res = match_at(text, i, m.group(), eof)
         if res is PENDING:
-            _release(items, state, i)
+            span = _release(state, i)
+            if span is not None:
+                yield span
             state.search, state.pending = i, True
-            return items
-        if isinstance(res, NoMatch):
+            return
+        if isinstance(res, Found):
+            span = _release(state, i)
+            if span is not None:
+                yield span
+            yield from res.snippets
+            state.pos = state.search = res.end
+        elif isinstance(res, NoMatch):
             state.skip.update(res.skip)
             state.search = max(i + 1, res.resume)
         elif isinstance(res, Opaque):
             state.close, state.fence, state.search = res.close, res.fence, res.search_from
-        elif isinstance(res, Found):
-            _release(items, state, i)
-            items.extend(res.snippets)
-            state.pos = state.search = res.end
 
 
-def _opaque(text: str, state: ScanState, eof: bool, items: list[Item]) -> bool:
-    """Inside an opaque region: release its text; False when more text is needed."""
+@dataclass(frozen=True, slots=True)
+class _OpaqueStep:
+    span: TextSpan | None
+    more: bool
+    """False: more text is needed."""
+
+
+def _opaque(text: str, state: ScanState, eof: bool) -> _OpaqueStep | None:
+    """Inside an opaque region: release its text (None when there is none to release and
+    the scan goes on)."""
     close, n = state.close, len(text)
     assert close is not None
     at = text.find(close, state.search)
     if at < 0:
         if eof:
-            _release(items, state, n)
+            span = _release(state, n)
             state.close, state.search = None, n
-            return False
+            return _OpaqueStep(span, more=False)
         state.search = max(state.search, n - len(close) + 1)
-        _release(items, state, state.search)
-        return False
+        return _OpaqueStep(_release(state, state.search), more=False)
     end = at + len(close)
     while state.fence and end < n and text[end] == close[0]:
         end += 1
     if end == n and state.fence and not eof:
         state.search = at
-        _release(items, state, at)
-        return False
-    _release(items, state, end)
+        return _OpaqueStep(_release(state, at), more=False)
+    span = _release(state, end)
     state.close, state.search = None, end
-    return True
+    return None if span is None else _OpaqueStep(span, more=True)
 
 
 def scan_reply(text: str) -> list[Item]:
     """The whole reply as text spans and snippets, in order, tiling it exactly."""
     return scan(text, ScanState(), eof=True)
+
+
+def iter_reply(text: str) -> Iterator[Item]:
+    """`scan_reply` as an iterator."""
+    return scan_items(text, ScanState(), eof=True)
 
 
 def find_snippets(text: str) -> list[Snippet]:
