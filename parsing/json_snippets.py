@@ -39,7 +39,15 @@ _STRICT = json.JSONDecoder(parse_constant=_no_constants)
 
 
 def strict_at(text: str, i: int) -> tuple[Any, int] | None:
-    """Strictly decode the JSON value at ``text[i]``: ``(value, end)`` or None.
+    """Strictly decode the JSON value at ``text[i]``: ``(value, end)`` or None."""
+    read = _strict(text, i)
+    return read if isinstance(read, tuple) else None
+
+
+def _strict(text: str, i: int) -> tuple[Any, int] | bool:
+    """`strict_at`, or on failure whether the lossless pass may fix the first error (the
+    character there is one it fixes: the closer after a trailing comma, a comment, a
+    Python literal, a raw control character, a backslash before one).
 
     ``raw_decode`` on the whole reply would cost O(i) per failure (its error computes a
     line and column from the start of the text), so it runs on a window that grows only
@@ -56,21 +64,29 @@ def strict_at(text: str, i: int) -> tuple[Any, int] | None:
         except json.JSONDecodeError as exc:
             cut = exc.msg.startswith("Unterminated string") or exc.pos >= len(window) - 6
             if stop >= n or not cut:
-                return None
+                at = window[exc.pos : exc.pos + 1]
+                return at != "" and (at in _LOSSLESS_FIRST or at < " ")
         except (ValueError, RecursionError):
-            return None
+            return True
         width *= 8
 
 
+_LOSSLESS_FIRST = frozenset("]}/TFN\\")
+
+
 def decode_at(
-    text: str, i: int, *, eof: bool = True, marker: str | None = None, strict: bool = True
+    text: str, i: int, *, eof: bool = True, marker: str | None = None, lossless: bool | None = None
 ) -> Decoded | Rejected:
-    """Decode the object/array starting at ``text[i]`` (raises `NeedMore` while streaming);
-    ``strict`` False: the caller already knows the strict pass fails."""
-    read = strict_at(text, i) if strict else None
-    if read is not None:
-        return Decoded(read[0], i, read[1], repaired=False, truncated=False)
-    fast = lossless_at(text, i)
+    """Decode the object/array starting at ``text[i]`` (raises `NeedMore` while streaming).
+
+    ``lossless`` not None: the caller already ran the strict pass, which failed, and says
+    whether the lossless pass may fix the first error (the tolerant pass reads the same)."""
+    if lossless is None:
+        read = _strict(text, i)
+        if isinstance(read, tuple):
+            return Decoded(read[0], i, read[1], repaired=False, truncated=False)
+        lossless = read
+    fast = lossless_at(text, i) if lossless else None
     if fast is not None:
         value, end, fixes = fast
         return Decoded(value, i, end, repaired=bool(fixes), truncated=False, fixes=fixes)
@@ -130,12 +146,12 @@ def match_bare_at(text: str, i: int, eof: bool) -> Match:
         if not eof and prefix is not None and prefix.end() == len(text):
             return PENDING
         return NoMatch()
-    strict = strict_at(text, i)
-    if strict is not None:  # the common case, without the intermediate `Decoded`
+    strict = _strict(text, i)
+    if isinstance(strict, tuple):  # the common case, without the intermediate `Decoded`
         value, end = strict
         return Found((Snippet(i, end, i, end, "bare_json", value, True, False, False),), end)
     try:
-        d = decode_at(text, i, eof=eof, strict=False)
+        d = decode_at(text, i, eof=eof, lossless=strict)
     except NeedMore:
         return PENDING
     if isinstance(d, Rejected):
