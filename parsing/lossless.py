@@ -40,10 +40,6 @@ _TRAILING = "unexpected content after document"
 _END_OF_DATA = "unexpected end of data"
 
 
-def _escape_control(match: re.Match[str]) -> str:
-    return f"\\u{ord(match.group()):04x}"
-
-
 def _escape_string_controls(text: str) -> str:
     """A string's text (from an escape boundary) with its raw control characters escaped;
     a backslash that would escape one (an odd run of backslashes before it) becomes a
@@ -69,7 +65,7 @@ def _fix(body: str, pos: int, msg: str) -> tuple[str, str] | None:
     if msg.startswith("unexpected control character"):
         m = _STRING_REST.match(body, pos)
         assert m is not None
-        fixed = _CONTROL.sub(_escape_control, body[pos : m.end()])
+        fixed = _escape_string_controls(body[pos : m.end()])
         return body[:pos] + fixed + body[m.end() :], "string_characters"
     if msg.startswith("unexpected character"):
         m = _LITERAL.match(body, pos)

@@ -96,3 +96,16 @@ def test_agrees_with_strict_then_tolerant(body: str, after: str) -> None:
     tolerant = parse_tolerant(text, i)
     assert isinstance(tolerant, Decoded)
     assert fast == (tolerant.value, tolerant.end, tolerant.fixes)
+
+
+def test_fenced_backslash_before_a_raw_newline_stays_a_backslash() -> None:
+    """A raw tab, then a backslash right before a raw newline: the lossless pass keeps the
+    backslash as a character and the newline as a newline (it once produced the text
+    "\\u000a"), exactly like the tolerant pass."""
+    from parsing import find_snippets
+
+    body = '{"code": "a\tb \\\nc"}'
+    (snippet,) = find_snippets("```json\n" + body + "\n```")
+    assert snippet.value == {"code": "a\tb \\\nc"}
+    (bare,) = find_snippets("x " + body)
+    assert bare.value == snippet.value
