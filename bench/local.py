@@ -140,6 +140,7 @@ async def speed(rounds: int) -> None:
             ours.append(await agent_ls_run(provider, messages))
             if round_number % 2 == 1:
                 raw_runs.append(await asyncio.to_thread(raw_run, raw, grammar, messages))
+    raw.close()
     print(f"generation under the action grammar, {rounds} rounds x {len(QUESTIONS)} prompts:")
     raw_rate = summary("raw", raw_runs)
     our_rate = summary("agent-ls", ours)

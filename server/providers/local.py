@@ -13,6 +13,7 @@ Models are loaded once per process (by path and context size) and used one reque
 from __future__ import annotations
 
 import asyncio
+import atexit
 import importlib.util
 import json
 import os
@@ -128,6 +129,17 @@ class LoadedModel:
 
 _MODELS: dict[tuple[str, int], LoadedModel] = {}
 _MODELS_LOCK = threading.Lock()
+
+
+@atexit.register
+def _close_models() -> None:
+    """Free the models before interpreter teardown, when llama_cpp's own cleanup would find
+    its C bindings already gone (TypeError: 'NoneType' object is not callable)."""
+    with _MODELS_LOCK:
+        for model in _MODELS.values():
+            if model.lock.acquire(timeout=5):  # a generation in progress ends first
+                model.llama.close()
+        _MODELS.clear()
 
 
 def load_model(path: Path, context: int) -> LoadedModel:
