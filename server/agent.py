@@ -257,28 +257,16 @@ async def run_native_tools(turn: Turn, calls: tuple[NativeToolCall, ...]) -> lis
 
 async def apply_plan_document(turn: Turn, action: StartMultiFile | ContinueMultiFile) -> str:
     plans = turn.agent.plans
-    op: FileOp
     if plans is None:
         return retry(turn, "no workspace folder is open, so files cannot be edited")
-    if isinstance(action, StartMultiFile):
-        if turn.plan is not None:
-            await finish_plan(turn)
-        try:
-            turn.plan = await plans.start(
-                action.plan.description, action.plan.files_to_modify, turn.session_id
-            )
-        except (ActionError, CheckpointError) as error:
-            return retry(turn, f"The plan was refused, nothing was applied: {error}")
-        turn.sink.emit(
-            "plan", data={"description": turn.plan.description, "files": turn.plan.files}
-        )
-        op = action.first_file
-    else:
-        if turn.plan is None:
-            return retry(
-                turn, "continue_multi_file without a plan: start with start_multi_file first"
-            )
-        op = action.next_file
+    op = await open_plan(turn, plans, action)
+    if isinstance(op, str):
+        return op
+    if turn.plan is None:
+        return retry(turn, "continue_multi_file without a plan: start with start_multi_file first")
+    if not turn.plan.remaining and plans.already_applied(turn.plan, op):
+        turn.done = True  # the plan is complete and the model repeats its last file: done
+        return ""
     plan = turn.plan
     try:
         path = await plans.apply(plan, op)
@@ -315,6 +303,25 @@ async def abandon_plan(turn: Turn, failure: BaseException) -> None:
             "rolledBack": list(plan.recorder.paths),
         },
     )
+
+
+async def open_plan(
+    turn: Turn, plans: PlanFiles, action: StartMultiFile | ContinueMultiFile
+) -> FileOp | str:
+    """The document's file operation, starting its plan first if it opens one (a string: the
+    refusal to send back to the model)."""
+    if isinstance(action, ContinueMultiFile):
+        return action.next_file
+    if turn.plan is not None:
+        await finish_plan(turn)
+    try:
+        turn.plan = await plans.start(
+            action.plan.description, action.plan.files_to_modify, turn.session_id
+        )
+    except (ActionError, CheckpointError) as error:
+        return retry(turn, f"The plan was refused, nothing was applied: {error}")
+    turn.sink.emit("plan", data={"description": turn.plan.description, "files": turn.plan.files})
+    return action.first_file
 
 
 async def finish_plan(turn: Turn) -> str | None:

@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
-from server.features import chat, checkpoints, code_actions, configuration, documents
+from server.features import (
+    chat,
+    checkpoints,
+    code_actions,
+    configuration,
+    documents,
+    status,
+)
 from server.lsp import AgentLanguageServer
 
 
@@ -13,4 +20,5 @@ def build_server() -> AgentLanguageServer:
     chat.register(server)
     checkpoints.register(server)
     code_actions.register(server)
+    status.register(server)
     return server

@@ -77,6 +77,21 @@ class PlanFiles:
             plan.applied.append(target.relative)
         return target.relative
 
+    def already_applied(self, plan: PlanRun, op: FileOp) -> bool:
+        """Was exactly this file operation applied by the plan already (a repeated document)?"""
+        try:
+            target = self.workspace.resolve(op.path, for_write=True)
+        except ActionError:
+            return False
+        if target.relative not in plan.applied:
+            return False
+        if op.content is None:
+            return not target.absolute.exists()
+        try:
+            return target.absolute.read_text(encoding="utf-8") == op.content
+        except (OSError, UnicodeDecodeError):
+            return False
+
     async def commit(self, plan: PlanRun) -> str | None:
         """Record the plan's post-images; its checkpoint id (None when nothing changed)."""
         info = await asyncio.to_thread(plan.recorder.commit)

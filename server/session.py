@@ -5,10 +5,12 @@ from __future__ import annotations
 import asyncio
 import uuid
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from server.config import Config, ConfigProblem, from_environment, merge
 from server.providers import make_provider
 from server.providers.base import ChatMessage, Provider
+from server.resolve import explicit_keys, resolve_provider
 
 
 @dataclass
@@ -28,7 +30,7 @@ class ServerState:
     init_options: dict[str, object] = field(default_factory=dict)
     client_settings: dict[str, object] = field(default_factory=dict)
     chats: dict[str, ChatSession] = field(default_factory=dict)
-    providers: dict[Config, Provider] = field(default_factory=dict)
+    providers: dict[tuple[Config, Path | None], Provider] = field(default_factory=dict)
 
     @classmethod
     def from_environment(cls) -> tuple[ServerState, list[ConfigProblem]]:
@@ -41,12 +43,21 @@ class ServerState:
         config, more = merge(config, self.client_settings, "workspace/configuration")
         return config, problems + more
 
-    def provider(self, config: Config) -> Provider:
-        """The provider for this configuration, kept so its connection pool is reused."""
-        if config not in self.providers:
+    def provider(self, config: Config, root: Path | None = None) -> Provider:
+        """The provider for this configuration, kept so its connection pool (or a loaded
+        local model) is reused; `root`: where a `cli` provider runs its command."""
+        key = (config, root)
+        if key not in self.providers:
             self.providers.clear()
-            self.providers[config] = make_provider(config)
-        return self.providers[config]
+            self.providers[key] = make_provider(config, root)
+        return self.providers[key]
+
+    async def resolved_provider(self, root: Path | None) -> Provider:
+        """The provider that answers now: settings > environment > detected > embedded."""
+        config, _ = self.config()
+        explicit = explicit_keys(self.init_options, self.client_settings)
+        resolution = await resolve_provider(config, explicit)
+        return self.provider(resolution.config, root)
 
     def chat(self, session_id: str | None) -> ChatSession:
         """The session with this id (created on first use), or a new one when None."""

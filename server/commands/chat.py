@@ -12,10 +12,11 @@ from typing import Any
 from pygls.protocol import default_converter
 
 from actions.apply import DiskApplier
-from server.agent import AgentError, run_turn
+from server.agent import AgentError, TurnOutcome, run_turn
 from server.config import Config, ConfigProblem, from_environment, merge
 from server.protocol import ChatResult, ProgressKind
 from server.providers import ProviderError, make_provider
+from server.resolve import resolve_provider
 from server.session import ChatSession
 from server.workspace import build_agent
 
@@ -62,11 +63,22 @@ def register(sub: Any) -> None:
     parser.set_defaults(func=run)
 
 
-def cli_config(args: argparse.Namespace) -> tuple[Config, list[ConfigProblem]]:
+def cli_config(args: argparse.Namespace) -> tuple[Config, set[str], list[ConfigProblem]]:
+    """Environment overlaid with the flags; the keys the flags set explicitly."""
     config, problems = from_environment()
-    flags = {k: getattr(args, k) for k in ("provider", "baseUrl", "model")}
-    config, more = merge(config, {k: v for k, v in flags.items() if v}, "command line")
-    return config, problems + more
+    flags = {k: getattr(args, k) for k in ("provider", "baseUrl", "model") if getattr(args, k)}
+    config, more = merge(config, flags, "command line")
+    return config, set(flags), problems + more
+
+
+async def chat_once(
+    config: Config, explicit: set[str], root: Path, message: str, sink: StdoutSink
+) -> tuple[ChatSession, TurnOutcome]:
+    resolution = await resolve_provider(config, explicit)
+    provider = make_provider(resolution.config, root)
+    agent = build_agent(config, provider, root, DiskApplier(root))
+    session = ChatSession("cli")
+    return session, await run_turn(agent, session, message, None, sink)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -74,15 +86,14 @@ def run(args: argparse.Namespace) -> int:
     if not workspace.is_dir():
         print(f"agent-ls: workspace {workspace} is not a directory", file=sys.stderr)
         return 2
-    config, problems = cli_config(args)
+    config, explicit, problems = cli_config(args)
     for problem in problems:
         print(f"agent-ls: {problem.message()}", file=sys.stderr)
-    session = ChatSession("cli")
     sink = StdoutSink(stream_text=not args.json)
-    root = workspace.resolve()
     try:
-        agent = build_agent(config, make_provider(config), root, DiskApplier(root))
-        outcome = asyncio.run(run_turn(agent, session, args.message, None, sink))
+        session, outcome = asyncio.run(
+            chat_once(config, explicit, workspace.resolve(), args.message, sink)
+        )
     except (ProviderError, AgentError) as exc:
         if not args.json:
             sys.stdout.write("\n")

@@ -2,16 +2,25 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from lsprotocol import types
 
-from server.agent import AgentError, run_turn
+from server.agent import AgentError, TurnOutcome, run_turn
 from server.editor import EditorApplier
 from server.features.configuration import settled
 from server.lsp import AgentLanguageServer, RequestFailed
-from server.protocol import AGENT_CHAT, AGENT_CHAT_PROGRESS, ChatParams, ChatProgress, ChatResult
+from server.protocol import (
+    AGENT_CHAT,
+    AGENT_CHAT_PROGRESS,
+    ChatContext,
+    ChatParams,
+    ChatProgress,
+    ChatResult,
+)
 from server.providers import ProviderError
+from server.session import ChatSession
 from server.workspace import build_agent
 
 
@@ -51,21 +60,41 @@ def register(server: AgentLanguageServer) -> None:
 async def chat(ls: AgentLanguageServer, params: Any) -> ChatResult:
     request = ls.typed(params, ChatParams)
     await settled(ls)
-    config, _ = ls.state.config()
     session = ls.state.chat(request.session_id)
     sink = LspSink(ls, session.id, request.work_done_token)
-    sink.begin()
-    outcome_message = "cancelled"
+    outcome = await editor_turn(ls, session, request.message, request.context, sink)
+    return ChatResult(session.id, outcome.text, outcome.blocks, outcome.plan, outcome.checkpoint_id)
+
+
+async def editor_turn(
+    ls: AgentLanguageServer,
+    session: ChatSession,
+    message: str,
+    context: ChatContext | None,
+    sink: LspSink,
+    on_failure: Callable[[Exception], None] | None = None,
+) -> TurnOutcome:
+    """One agent turn for an editor: resolved provider, edits through the editor, progress.
+
+    A provider or agent failure is reported (progress `error`, then `on_failure`) and raised
+    as RequestFailed; cancellation propagates (the client gets RequestCancelled).
+    """
+    config, _ = ls.state.config()
     root = ls.root()
+    sink.begin()
+    ending = "cancelled"
     try:
         applier = EditorApplier(ls, root) if root is not None else None
-        agent = build_agent(config, ls.state.provider(config), root, applier)
-        outcome = await run_turn(agent, session, request.message, request.context, sink)
-        outcome_message = "done"
+        provider = await ls.state.resolved_provider(root)
+        agent = build_agent(config, provider, root, applier)
+        outcome = await run_turn(agent, session, message, context, sink)
+        ending = "done"
     except (ProviderError, AgentError) as exc:
-        outcome_message = "failed"
+        ending = "failed"
         sink.emit("error", data={"message": str(exc)})
+        if on_failure is not None:
+            on_failure(exc)
         raise RequestFailed(str(exc)) from None
     finally:
-        sink.end(outcome_message)
-    return ChatResult(session.id, outcome.text, outcome.blocks, outcome.plan, outcome.checkpoint_id)
+        sink.end(ending)
+    return outcome

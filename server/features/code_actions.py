@@ -39,14 +39,11 @@ from lsprotocol import types
 from pygls.protocol import default_converter
 from pygls.uris import to_fs_path
 
-from server.agent import AgentError, TurnOutcome, run_turn
-from server.editor import EditorApplier
-from server.features.chat import LspSink
+from server.agent import TurnOutcome
+from server.features.chat import LspSink, editor_turn
 from server.features.configuration import settled
 from server.lsp import AgentLanguageServer, RequestFailed
 from server.protocol import CMD_CHAT, CMD_UNDO, ChatContext, ChatParams, ChatResult
-from server.providers import ProviderError
-from server.workspace import build_agent
 
 log = logging.getLogger(__name__)
 
@@ -273,24 +270,13 @@ async def run_and_show(
 ) -> tuple[str, TurnOutcome]:
     """One agent turn with progress; its outcome (or failure) shown to the user."""
     await settled(ls)
-    config, _ = ls.state.config()
     session = ls.state.chat(session_id)
     sink = LspSink(ls, session.id, await progress_token(ls))
-    sink.begin()
-    ending = "cancelled"
-    root = ls.root()
-    try:
-        applier = EditorApplier(ls, root) if root is not None else None
-        agent = build_agent(config, ls.state.provider(config), root, applier)
-        outcome = await run_turn(agent, session, request.message, request.context, sink)
-        ending = "done"
-    except (ProviderError, AgentError) as exc:
-        ending = "failed"
-        sink.emit("error", data={"message": str(exc)})
+
+    def report(exc: Exception) -> None:
         show(ls, types.MessageType.Error, f"{label} failed: {exc}")
-        raise RequestFailed(str(exc)) from None
-    finally:
-        sink.end(ending)
+
+    outcome = await editor_turn(ls, session, request.message, request.context, sink, report)
     show(ls, types.MessageType.Info, summary(label, outcome))
     return session.id, outcome
 

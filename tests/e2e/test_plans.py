@@ -323,3 +323,29 @@ async def test_same_open_file_edited_twice_when_did_change_arrives_late(
     assert client.editor.buffers[app_uri][1] == second  # type: ignore[attr-defined]
     versions = [e.edit.document_changes[-1].text_document.version for e in client.editor.edits]  # type: ignore[attr-defined]
     assert versions == [1, 2]  # the second edit waited for the late didChange
+
+
+async def test_a_repeated_last_file_after_the_plan_completed_ends_the_turn(
+    client: LanguageClient, fakellm: FakeLLM, project: Path
+) -> None:
+    only = doc(
+        action="start_multi_file",
+        plan={"description": "notes", "files_to_modify": ["/notes.txt"]},
+        first_file={
+            "action": "create_file",
+            "file": {"path": "/notes.txt", "content": "buy milk\n"},
+        },
+    )
+    again = doc(
+        action="continue_multi_file",
+        next_file={
+            "action": "create_file",
+            "file": {"path": "/notes.txt", "content": "buy milk\n"},
+        },
+    )
+    fakellm.set_script({"replies": [only, again]})  # small models repeat the last file forever
+    result = await chat(client, "create notes.txt containing buy milk")
+    assert (project / "notes.txt").read_text() == "buy milk\n"
+    assert result["plan"]["applied"] == ["notes.txt"]
+    assert result["checkpointId"]
+    assert len(fakellm.requests) == 2
