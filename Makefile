@@ -3,7 +3,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 BIN := $(VENV)/bin
 
-.PHONY: install deps demo test lint typecheck unit vscode fix bench
+.PHONY: install deps demo demo-fake test lint typecheck unit vscode fix bench
 
 $(PY):
 	python3 -m venv $(VENV)
@@ -27,6 +27,10 @@ deps:
 
 demo: install
 	@bash examples/demo.sh
+
+# The same path against the bundled fake LLM (a scripted OpenAI-compatible server on loopback).
+demo-fake: install
+	@bash examples/demo-fake.sh
 
 lint: install
 	$(BIN)/ruff check .

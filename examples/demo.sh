@@ -1,14 +1,18 @@
 #!/usr/bin/env bash
-# The demo behind `make demo`: start the bundled fake LLM on loopback, ask agent-ls one
-# question in the terminal (the reply streams), then stop the fake LLM by its PID.
+# The demo behind `make demo`: agent-ls with no configuration at all. Nothing configured and
+# no local model server running, so it picks the embedded SmolLM2-135M (llama.cpp, in
+# process, offline); `agent-ls doctor` says so. The chat runs on a copy of examples/hello
+# and applies a real (tiny) edit as one undoable plan.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=${VENV:-.venv}/bin
-portfile=$(mktemp)
-"$BIN/python" -m tests.fakellm --port 0 --script examples/demo-script.json --port-file "$portfile" >/dev/null &
-llm_pid=$!
-trap 'kill "$llm_pid" 2>/dev/null || true; rm -f "$portfile"' EXIT
-for _ in $(seq 100); do [ -s "$portfile" ] && break; sleep 0.05; done
-port=$(cat "$portfile")
-AGENT_LS_BASE_URL="http://127.0.0.1:$port/v1" AGENT_LS_MODEL=fake \
-  "$BIN/agent-ls" chat --workspace examples/hello "Say hello and tell me what you are."
+workspace="$(mktemp -d)/hello"
+cp -r examples/hello "$workspace"
+echo "== agent-ls doctor (which model answers, and why)"
+"$BIN/agent-ls" doctor --workspace "$workspace" --no-check
+echo
+echo "== agent-ls chat --workspace $workspace"
+"$BIN/agent-ls" chat --workspace "$workspace" "start_multi_file: create notes.txt containing buy milk"
+echo
+echo "== the plan, as the undo history shows it (agent-ls undo --workspace $workspace reverts it)"
+"$BIN/agent-ls" checkpoints --workspace "$workspace"
