@@ -3,61 +3,19 @@
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import subprocess
-import sys
 from pathlib import Path
-from typing import Any
 
-import pytest
-
+from tests.e2e.neovim import needs_neovim, run_neovim
 from tests.e2e.test_code_actions import CALC, FIXED, plan_updating
 from tests.fakellm import FakeLLM, last_user_message
 
-NVIM = shutil.which("nvim")
 SCRIPT = Path(__file__).with_name("nvim_code_action.lua")
 DOCUMENTED = FIXED.replace(
     "def mul(a, b):\n", 'def mul(a, b):\n    """The product of a and b."""\n'
 )
 EXPLANATION = "add() takes two numbers and returns their sum."
 
-pytestmark = pytest.mark.skipif(
-    NVIM is None, reason="nvim is not installed (apt-get install neovim)"
-)
-
-
-def run_neovim(
-    tmp_path: Path, workspace: Path, llm: FakeLLM, open_file: Path, steps: list[dict[str, Any]]
-) -> dict[str, Any]:
-    home = tmp_path / "home"
-    home.mkdir()
-    result_file = tmp_path / "result.json"
-    env = {
-        **os.environ,
-        "HOME": str(home),
-        "XDG_CONFIG_HOME": str(home / ".config"),
-        "XDG_DATA_HOME": str(home / ".local/share"),
-        "XDG_STATE_HOME": str(home / ".local/state"),
-        "AGENT_LS_PYTHON": sys.executable,
-        "WORKSPACE": str(workspace),
-        "LLM_URL": llm.base_url_openai,
-        "OPEN_FILE": str(open_file),
-        "STEPS": json.dumps(steps),
-        "RESULT_FILE": str(result_file),
-    }
-    done = subprocess.run(
-        [NVIM or "nvim", "--headless", "-u", "NONE", "-i", "NONE", "-n", "-c", f"luafile {SCRIPT}"],
-        env=env,
-        cwd=workspace,
-        capture_output=True,
-        text=True,
-        timeout=180,
-        stdin=subprocess.DEVNULL,
-    )
-    assert result_file.exists(), f"nvim wrote no result: {done.stdout}\n{done.stderr}"
-    result: dict[str, Any] = json.loads(result_file.read_text())
-    return result
+pytestmark = needs_neovim
 
 
 def test_fix_explain_and_docstrings_from_neovim(fakellm: FakeLLM, tmp_path: Path) -> None:
@@ -85,7 +43,7 @@ def test_fix_explain_and_docstrings_from_neovim(fakellm: FakeLLM, tmp_path: Path
         {"title": "Add docstrings", "selection": [8, 0, 9, 15]},
     ]
 
-    seen = run_neovim(tmp_path, workspace, fakellm, calc, steps)
+    seen = run_neovim(SCRIPT, tmp_path, workspace, fakellm, calc, STEPS=json.dumps(steps))
 
     assert seen["errors"] == [], seen
     fix, explain, docstrings = seen["steps"]

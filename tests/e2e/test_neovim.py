@@ -2,54 +2,15 @@
 
 from __future__ import annotations
 
-import json
-import os
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 
-import pytest
-
 from tests.e2e.conversations import FULL_CONVERSATION, NEW_APP, NEW_MODULE
+from tests.e2e.neovim import needs_neovim, run_neovim
 from tests.fakellm import FakeLLM
 
-NVIM = shutil.which("nvim")
 SCRIPT = Path(__file__).with_name("nvim_chat.lua")
 
-pytestmark = pytest.mark.skipif(
-    NVIM is None, reason="nvim is not installed (apt-get install neovim)"
-)
-
-
-def run_neovim(tmp_path: Path, workspace: Path, llm: FakeLLM, open_file: Path) -> dict:
-    home = tmp_path / "home"
-    home.mkdir()
-    result_file = tmp_path / "result.json"
-    env = {
-        **os.environ,
-        "HOME": str(home),
-        "XDG_CONFIG_HOME": str(home / ".config"),
-        "XDG_DATA_HOME": str(home / ".local/share"),
-        "XDG_STATE_HOME": str(home / ".local/state"),
-        "AGENT_LS_PYTHON": sys.executable,
-        "WORKSPACE": str(workspace),
-        "LLM_URL": llm.base_url_openai,
-        "OPEN_FILE": str(open_file),
-        "MESSAGE": "Add a greeting module",
-        "RESULT_FILE": str(result_file),
-    }
-    done = subprocess.run(
-        [NVIM or "nvim", "--headless", "-u", "NONE", "-i", "NONE", "-n", "-c", f"luafile {SCRIPT}"],
-        env=env,
-        cwd=workspace,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        stdin=subprocess.DEVNULL,
-    )
-    assert result_file.exists(), f"nvim wrote no result: {done.stdout}\n{done.stderr}"
-    return json.loads(result_file.read_text())
+pytestmark = needs_neovim
 
 
 def test_neovim_applies_a_whole_plan(fakellm: FakeLLM, tmp_path: Path) -> None:
@@ -60,7 +21,14 @@ def test_neovim_applies_a_whole_plan(fakellm: FakeLLM, tmp_path: Path) -> None:
     (workspace / "old.txt").write_text("obsolete\n")
     fakellm.set_script({"replies": FULL_CONVERSATION})
 
-    seen = run_neovim(tmp_path, workspace, fakellm, workspace / "src" / "app.py")
+    seen = run_neovim(
+        SCRIPT,
+        tmp_path,
+        workspace,
+        fakellm,
+        workspace / "src" / "app.py",
+        MESSAGE="Add a greeting module",
+    )
 
     assert seen["done"], seen
     assert seen.get("error") is None, seen

@@ -1,0 +1,64 @@
+"""Running a Lua script in a real headless Neovim against agent-ls, for the e2e tests."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.fakellm import FakeLLM
+
+NVIM = shutil.which("nvim")
+
+needs_neovim = pytest.mark.skipif(
+    NVIM is None, reason="nvim is not installed (apt-get install neovim)"
+)
+
+
+def run_neovim(
+    script: Path,
+    tmp_path: Path,
+    workspace: Path,
+    llm: FakeLLM,
+    open_file: Path,
+    **extra_env: str,
+) -> dict[str, Any]:
+    """Run `script` in `nvim --headless` with a private HOME; the JSON it wrote to RESULT_FILE.
+
+    The script reads AGENT_LS_PYTHON, WORKSPACE, LLM_URL, OPEN_FILE and RESULT_FILE (plus
+    `extra_env`) from its environment.
+    """
+    home = tmp_path / "home"
+    home.mkdir()
+    result_file = tmp_path / "result.json"
+    env = {
+        **os.environ,
+        "HOME": str(home),
+        "XDG_CONFIG_HOME": str(home / ".config"),
+        "XDG_DATA_HOME": str(home / ".local/share"),
+        "XDG_STATE_HOME": str(home / ".local/state"),
+        "AGENT_LS_PYTHON": sys.executable,
+        "WORKSPACE": str(workspace),
+        "LLM_URL": llm.base_url_openai,
+        "OPEN_FILE": str(open_file),
+        "RESULT_FILE": str(result_file),
+        **extra_env,
+    }
+    done = subprocess.run(
+        [NVIM or "nvim", "--headless", "-u", "NONE", "-i", "NONE", "-n", "-c", f"luafile {script}"],
+        env=env,
+        cwd=workspace,
+        capture_output=True,
+        text=True,
+        timeout=180,
+        stdin=subprocess.DEVNULL,
+    )
+    assert result_file.exists(), f"nvim wrote no result: {done.stdout}\n{done.stderr}"
+    result: dict[str, Any] = json.loads(result_file.read_text())
+    return result
