@@ -196,11 +196,21 @@ async function setScript(script: unknown): Promise<void> {
 
 /** Select the whole active editor and pick a code action from "Refactor...". */
 async function refactor(title: string): Promise<void> {
-  await page.click(".editor-instance .view-lines");
-  await page.keyboard.press("Control+A");
-  await runCommand("Refactor...");
+  // The Refactor menu lists what the server answered when it opened; right after another
+  // action it can open before the answer (and show nothing): close it and ask again.
   const item = page.locator(".action-widget .monaco-list-row", { hasText: title });
-  await item.first().waitFor({ timeout: 30_000 });
+  for (let attempt = 1; ; attempt++) {
+    await page.click(".editor-instance .view-lines");
+    await page.keyboard.press("Control+A");
+    await runCommand("Refactor...");
+    try {
+      await item.first().waitFor({ timeout: 15_000 });
+      break;
+    } catch (error) {
+      if (attempt === 3) throw error;
+      await page.keyboard.press("Escape");
+    }
+  }
   await item.first().click();
 }
 
