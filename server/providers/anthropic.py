@@ -21,7 +21,7 @@ import httpx
 
 from actions.tools import Tool
 from server.config import API_KEY_ENV, Config
-from server.providers.base import ChatMessage, NativeToolCall, StreamChunk
+from server.providers.base import ChatMessage, NativeToolCall, StreamChunk, tool_arguments
 from server.providers.defaults import provider_base_url, provider_model
 from server.providers.http import HttpStreamProvider
 from server.providers.retry import RetryableFailure
@@ -165,13 +165,7 @@ class _StreamState:
         done = []
         for index in sorted(self.tool_blocks):
             block = self.tool_blocks[index]
-            raw = "".join(block.pieces).strip() or "{}"
-            try:
-                arguments = json.loads(raw)
-            except json.JSONDecodeError:
-                arguments = {"_invalid_json": raw}
-            if not isinstance(arguments, dict):
-                arguments = {"_invalid_json": raw}
+            arguments = tool_arguments(block.pieces)
             done.append(NativeToolCall(block.id or f"toolu_{index}", block.name, arguments))
         return tuple(done)
 

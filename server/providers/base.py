@@ -9,6 +9,7 @@ message per result (`tool_call_id`).
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
@@ -25,6 +26,17 @@ class NativeToolCall:
     id: str
     name: str
     arguments: dict[str, Any]
+
+
+def tool_arguments(pieces: list[str]) -> dict[str, Any]:
+    """A native call's streamed argument pieces as an object. Text that is not a JSON object
+    is kept under `_invalid_json`, so the tool's schema check reports it to the model."""
+    raw = "".join(pieces).strip() or "{}"
+    try:
+        arguments = json.loads(raw)
+    except json.JSONDecodeError:
+        return {"_invalid_json": raw}
+    return arguments if isinstance(arguments, dict) else {"_invalid_json": raw}
 
 
 @dataclass(frozen=True)

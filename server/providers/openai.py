@@ -18,7 +18,7 @@ import httpx
 
 from actions.tools import Tool
 from server.config import Config
-from server.providers.base import ChatMessage, NativeToolCall, StreamChunk
+from server.providers.base import ChatMessage, NativeToolCall, StreamChunk, tool_arguments
 from server.providers.http import HttpStreamProvider
 from server.providers.retry import RetryableFailure, error_message
 
@@ -143,13 +143,7 @@ class _CallAssembler:
         done = []
         for index in sorted(self.calls):
             call = self.calls[index]
-            raw = "".join(call.arguments).strip() or "{}"
-            try:
-                arguments = json.loads(raw)
-            except json.JSONDecodeError:
-                arguments = {"_invalid_json": raw}
-            if not isinstance(arguments, dict):
-                arguments = {"_invalid_json": raw}
+            arguments = tool_arguments(call.arguments)
             done.append(NativeToolCall(call.id or f"call_{index}", call.name, arguments))
         self.calls.clear()
         return tuple(done)
