@@ -14,12 +14,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from server.config import Config, ConfigProblem, from_environment, merge
+from server.commands.chat import cli_config
+from server.config import Config
 from server.providers import make_provider
 from server.providers.base import Provider
 from server.resolve import StatusReport, provider_status
-
-FLAGS = ("provider", "baseUrl", "model")
 
 
 def register(sub: Any) -> None:
@@ -31,13 +30,6 @@ def register(sub: Any) -> None:
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     parser.add_argument("--no-check", action="store_true", help="do not send a test request")
     parser.set_defaults(func=run)
-
-
-def doctor_config(args: argparse.Namespace) -> tuple[Config, set[str], list[ConfigProblem]]:
-    config, problems = from_environment()
-    flags = {k: getattr(args, k) for k in FLAGS if getattr(args, k)}
-    config, more = merge(config, flags, "command line")
-    return config, set(flags), problems + more
 
 
 def render(report: StatusReport) -> str:
@@ -62,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
     if not workspace.is_dir():
         print(f"agent-ls: workspace {workspace} is not a directory", file=sys.stderr)
         return 2
-    config, explicit, problems = doctor_config(args)
+    config, explicit, problems = cli_config(args)
     for problem in problems:
         print(f"agent-ls: {problem.message()}", file=sys.stderr)
     root = workspace.resolve()
