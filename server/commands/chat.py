@@ -81,19 +81,26 @@ async def chat_once(
     return session, await run_turn(agent, session, message, None, sink)
 
 
-def run(args: argparse.Namespace) -> int:
+def cli_setup(args: argparse.Namespace) -> tuple[Path, Config, set[str]] | None:
+    """The resolved --workspace and the configuration (problems printed); None: no folder."""
     workspace = Path(args.workspace)
     if not workspace.is_dir():
         print(f"agent-ls: workspace {workspace} is not a directory", file=sys.stderr)
-        return 2
+        return None
     config, explicit, problems = cli_config(args)
     for problem in problems:
         print(f"agent-ls: {problem.message()}", file=sys.stderr)
+    return workspace.resolve(), config, explicit
+
+
+def run(args: argparse.Namespace) -> int:
+    setup = cli_setup(args)
+    if setup is None:
+        return 2
+    root, config, explicit = setup
     sink = StdoutSink(stream_text=not args.json)
     try:
-        session, outcome = asyncio.run(
-            chat_once(config, explicit, workspace.resolve(), args.message, sink)
-        )
+        session, outcome = asyncio.run(chat_once(config, explicit, root, args.message, sink))
     except (ProviderError, AgentError) as exc:
         if not args.json:
             sys.stdout.write("\n")

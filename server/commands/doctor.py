@@ -10,11 +10,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import sys
-from pathlib import Path
 from typing import Any
 
-from server.commands.chat import cli_config
+from server.commands.chat import cli_setup
 from server.config import Config
 from server.providers import make_provider
 from server.providers.base import Provider
@@ -50,14 +48,10 @@ def render(report: StatusReport) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    workspace = Path(args.workspace)
-    if not workspace.is_dir():
-        print(f"agent-ls: workspace {workspace} is not a directory", file=sys.stderr)
+    setup = cli_setup(args)
+    if setup is None:
         return 2
-    config, explicit, problems = cli_config(args)
-    for problem in problems:
-        print(f"agent-ls: {problem.message()}", file=sys.stderr)
-    root = workspace.resolve()
+    root, config, explicit = setup
 
     def provider_for(chosen: Config) -> Provider:
         return make_provider(chosen, root)
