@@ -53,6 +53,9 @@ def build_parser() -> argparse.ArgumentParser:
     serve_parser.add_argument("--tcp", action="store_true", help="listen on TCP, not stdio")
     serve_parser.add_argument("--host", default="127.0.0.1")
     serve_parser.add_argument("--port", type=int, default=2087)
+    serve_parser.add_argument(
+        "--log-level", default=argparse.SUPPRESS, help="stderr log level (WARNING)"
+    )
     serve_parser.set_defaults(func=serve)
     chat_command.register(sub)
     parse_command.register(sub)

@@ -61,3 +61,14 @@ async def test_chat_over_tcp(fakellm: FakeLLM) -> None:
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+
+
+def test_serve_accepts_log_level_after_the_sub_command() -> None:
+    done = subprocess.run(
+        [AGENT_LS, "serve", "--log-level", "DEBUG"],
+        input=b"",
+        capture_output=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == b""  # nothing but JSON-RPC may reach stdout, and no request came
