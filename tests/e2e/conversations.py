@@ -7,6 +7,20 @@ import json
 from pathlib import Path
 from typing import Any
 
+SEED_FILES = {
+    "src/app.py": "print('v1')\n",
+    "src/util.py": "def helper():\n    return 1\n",
+    "old.txt": "obsolete\n",
+}
+
+
+def seed_project(root: Path) -> Path:
+    """The small project every plan conversation works on (`SEED_FILES` under `root`)."""
+    for relative, text in SEED_FILES.items():
+        (root / relative).parent.mkdir(parents=True, exist_ok=True)
+        (root / relative).write_text(text)
+    return root
+
 
 def doc(**document: Any) -> str:
     return json.dumps(document)

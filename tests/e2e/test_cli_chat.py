@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.conversations import FULL_CONVERSATION, NEW_APP, NEW_MODULE, tree
+from tests.e2e.conversations import FULL_CONVERSATION, NEW_APP, NEW_MODULE, seed_project, tree
 from tests.fakellm import FakeLLM
 
 AGENT_LS = str(Path(sys.executable).parent / "agent-ls")
@@ -153,10 +153,7 @@ def test_cli_plan_is_applied_on_disk_and_undone_and_redone_from_the_terminal(
     fakellm: FakeLLM, tmp_path: Path
 ) -> None:
     workspace = tmp_path / "ws"
-    (workspace / "src").mkdir(parents=True)
-    (workspace / "src" / "app.py").write_text("print('v1')\n")
-    (workspace / "src" / "util.py").write_text("def helper():\n    return 1\n")
-    (workspace / "old.txt").write_text("obsolete\n")
+    seed_project(workspace)
     subprocess.run(["git", "init", "-q"], cwd=workspace, check=True)
     (workspace / "untracked.md").write_text("mine\n")
     before = tree(workspace)

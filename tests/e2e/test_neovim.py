@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.e2e.conversations import FULL_CONVERSATION, NEW_APP, NEW_MODULE
+from tests.e2e.conversations import FULL_CONVERSATION, NEW_APP, NEW_MODULE, seed_project
 from tests.e2e.neovim import needs_neovim, run_neovim
 from tests.fakellm import FakeLLM
 
@@ -15,10 +15,7 @@ pytestmark = needs_neovim
 
 def test_neovim_applies_a_whole_plan(fakellm: FakeLLM, tmp_path: Path) -> None:
     workspace = tmp_path / "ws"
-    (workspace / "src").mkdir(parents=True)
-    (workspace / "src" / "app.py").write_text("print('v1')\n")
-    (workspace / "src" / "util.py").write_text("def helper():\n    return 1\n")
-    (workspace / "old.txt").write_text("obsolete\n")
+    seed_project(workspace)
     fakellm.set_script({"replies": FULL_CONVERSATION})
 
     seen = run_neovim(

@@ -15,6 +15,7 @@ from tests.e2e.conversations import (
     NEW_APP,
     NEW_MODULE,
     doc,
+    seed_project,
     tool,
     tree,
     tree_hash,
@@ -25,10 +26,7 @@ from tests.fakellm import FakeLLM
 @pytest.fixture
 def project(client: LanguageClient) -> Path:
     root: Path = client.workspace_path  # type: ignore[attr-defined]
-    (root / "src").mkdir()
-    (root / "src" / "app.py").write_text("print('v1')\n")
-    (root / "src" / "util.py").write_text("def helper():\n    return 1\n")
-    (root / "old.txt").write_text("obsolete\n")
+    seed_project(root)
     return root
 
 

@@ -12,7 +12,7 @@ from pygls.exceptions import JsonRpcException
 from pytest_lsp import LanguageClient
 
 from tests.e2e.conftest import chat
-from tests.e2e.conversations import FULL_CONVERSATION, NEW_APP, NEW_MODULE, tree
+from tests.e2e.conversations import FULL_CONVERSATION, NEW_APP, NEW_MODULE, seed_project, tree
 from tests.fakellm import FakeLLM
 
 AGENT_LS = str(Path(sys.executable).parent / "agent-ls")
@@ -37,10 +37,7 @@ def git_state(root: Path) -> tuple[str, ...]:
 @pytest.fixture
 def repo(client: LanguageClient) -> Path:
     root: Path = client.workspace_path  # type: ignore[attr-defined]
-    (root / "src").mkdir()
-    (root / "src" / "app.py").write_text("print('v1')\n")
-    (root / "src" / "util.py").write_text("def helper():\n    return 1\n")
-    (root / "old.txt").write_text("obsolete\n")
+    seed_project(root)
     git(root, "init", "-q")
     git(root, "-c", "user.name=u", "-c", "user.email=u@x", "add", "-A")
     git(root, "-c", "user.name=u", "-c", "user.email=u@x", "commit", "-qm", "base")
