@@ -38,7 +38,7 @@ def serve(args: argparse.Namespace) -> int:
         server.start_tcp(args.host, args.port)
     else:
         server.start_io(sys.stdin.buffer, protocol_stdout())
-    return 0
+    return server.exit_code
 
 
 def build_parser() -> argparse.ArgumentParser:
