@@ -7,7 +7,7 @@ import logging
 import sys
 from concurrent.futures import Future
 from pathlib import Path
-from typing import Any, BinaryIO, TypeVar
+from typing import Any, BinaryIO, Optional, TypeVar, Union
 
 import attrs
 import cattrs
@@ -27,6 +27,7 @@ from server import __version__
 from server.config import ConfigProblem
 from server.protocol import AGENT_CHAT, AGENT_STATUS
 from server.session import ServerState
+from server.wire.messages import describe_error
 from server.wire.serve import run_stdio, run_tcp
 
 log = logging.getLogger(__name__)
@@ -55,10 +56,25 @@ def _strict_str(value: Any, _type: Any) -> str:
     return value
 
 
+def _int_or_str(value: Any, _type: Any) -> int | str:
+    if isinstance(value, bool) or not isinstance(value, int | str):
+        raise TypeError(f"expected an integer or a string, got {type(value).__name__}")
+    return value
+
+
+def _optional_int_or_str(value: Any, _type: Any) -> int | str | None:
+    return None if value is None else _int_or_str(value, _type)
+
+
 def params_converter() -> cattrs.Converter:
-    """pygls' converter (camelCase on the wire), but a number is never taken for a string."""
+    """pygls' converter (camelCase on the wire), but a number is never taken for a string
+    and an id or progress token (integer | string) is one of those."""
     converter: cattrs.Converter = default_converter()  # type: ignore[no-untyped-call]
     converter.register_structure_hook(str, _strict_str)
+    # lsprotocol registers the typing spelling of these unions: override both spellings
+    tokens = (Union[int, str], Optional[Union[int, str]], int | str, int | str | None)  # noqa: UP007, UP045
+    for token in tokens:
+        converter.register_structure_hook(token, _optional_int_or_str)
     return converter
 
 
@@ -128,12 +144,7 @@ class AgentLanguageServer(LanguageServer):
         try:
             return _PARAMS.structure(params, cls)
         except (cattrs.BaseValidationError, TypeError, ValueError) as exc:
-            detail = (
-                "; ".join(cattrs.transform_error(exc))
-                if isinstance(exc, cattrs.BaseValidationError)
-                else str(exc)
-            )
-            raise JsonRpcInvalidParams(f"invalid params: {detail}") from None
+            raise JsonRpcInvalidParams(f"invalid params: {describe_error(exc)}") from None
 
     def root(self) -> Path | None:
         """The workspace folder agent-ls works in (the first one of a multi-root window)."""

@@ -27,6 +27,7 @@ from server.wire.messages import (
     MsgId,
     Refusal,
     check_message,
+    describe_error,
 )
 
 if TYPE_CHECKING:
@@ -171,9 +172,3 @@ class Connection:
             error = types.ResponseError(code=INVALID_PARAMS, message=problem)
             protocol._handle_response(message.id, None, error)
             return Refusal(INVALID_REQUEST, problem, message.id, is_request=False)
-
-
-def describe_error(exc: Exception) -> str:
-    if isinstance(exc, cattrs.BaseValidationError):
-        return "; ".join(cattrs.transform_error(exc))
-    return f"{type(exc).__name__}: {exc}"

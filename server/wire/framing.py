@@ -94,7 +94,7 @@ class FrameReader:
                     return None
                 continue
             header, body_start = end
-            if not all(_HEADER_LINE.fullmatch(line) for line in self.buffer[:header].splitlines()):
+            if not _well_formed(bytes(self.buffer[:header])):
                 self._skip_junk(1, "bytes of a malformed header block")
                 continue
             length, problem = parse_length(bytes(self.buffer[:header]))
@@ -212,6 +212,14 @@ def parse_length(header: bytes) -> tuple[int, str | None]:
     if length == 0:
         return 0, "Content-Length 0: the frame has no body"
     return length, None
+
+
+def _well_formed(block: bytes) -> bool:
+    """Header lines only, none with a Content-Length glued inside (junk before a header)."""
+    return all(
+        _HEADER_LINE.fullmatch(line) and not _HEADER_AT.search(line, 1)
+        for line in block.splitlines()
+    )
 
 
 def _header_end(buffer: bytearray) -> tuple[int, int] | None:

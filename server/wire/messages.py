@@ -11,6 +11,8 @@ import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
+import cattrs
+
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
 INVALID_PARAMS = -32602
@@ -193,3 +195,18 @@ def guess_id(body: bytes) -> MsgId | None:
             return None
         return value if isinstance(value, str) else None
     return int(raw)
+
+
+_PATH = re.compile(r"@ \$(\S*)")
+
+
+def describe_error(exc: Exception) -> str:
+    """What did not fit, with paths in the wire's camelCase (`$.params.textDocument.uri`)."""
+    if not isinstance(exc, cattrs.BaseValidationError):
+        return f"{type(exc).__name__}: {exc}"
+    lines = cattrs.transform_error(exc)
+    return "; ".join(_PATH.sub(lambda m: "@ $" + camel(m.group(1)), line) for line in lines)
+
+
+def camel(path: str) -> str:
+    return re.sub(r"_([a-z])", lambda m: m.group(1).upper(), path)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import threading
 from collections.abc import Callable
 from typing import BinaryIO
@@ -22,7 +23,7 @@ def stdin_chunks(stdin: BinaryIO) -> Callable[[], asyncio.Future[bytes]]:
     """A chunk source for `stdin`, read by a daemon thread (so it never blocks the exit)."""
     loop = asyncio.get_running_loop()
     queue: asyncio.Queue[bytes] = asyncio.Queue()
-    read = getattr(stdin, "read1", stdin.read)
+    read = _raw_read(stdin)
 
     def pump() -> None:
         while True:
@@ -39,6 +40,16 @@ def stdin_chunks(stdin: BinaryIO) -> Callable[[], asyncio.Future[bytes]]:
 
     threading.Thread(target=pump, name="agent-ls stdin", daemon=True).start()
     return lambda: asyncio.ensure_future(queue.get())
+
+
+def _raw_read(stdin: BinaryIO) -> Callable[[int], bytes]:
+    """os.read on the descriptor: a daemon thread blocked in a buffered reader's lock
+    aborts the interpreter at exit ("could not acquire lock ... at interpreter shutdown")."""
+    try:
+        fd = stdin.fileno()
+    except (OSError, ValueError, AttributeError):
+        return getattr(stdin, "read1", stdin.read)
+    return lambda size: os.read(fd, size)
 
 
 class BatchingWriter:
