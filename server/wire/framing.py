@@ -22,6 +22,9 @@ MAX_HEADER_BYTES = 8192
 STALL_SECONDS = 0.25  # no byte for this long: judge the frame on what arrived
 
 _HEADER_AT = re.compile(rb"content-length[ \t]*:", re.IGNORECASE)
+_HEADER_NAME = b"content-length:"
+_HEADER_TAIL = re.compile(rb"content-length[ \t]*:[ \t]*[0-9]*[ \t]*\r?\n?\r?")
+_FULL_HEADER = re.compile(rb"content-length[ \t]*:[ \t]*[0-9]+[ \t]*\r?\n", re.IGNORECASE)
 _HEADER_LINE = re.compile(rb"[!#$%&'*+.^_`|~0-9A-Za-z-]+[ \t]*:[^\r\n]*")
 _LENGTH_VALUE = re.compile(rb"[ \t]*([0-9]+)[ \t]*")
 _WHITESPACE = b" \t\r\n"
@@ -148,13 +151,15 @@ class FrameReader:
         if _is_json(body):
             return Frame(body)
         value_end = _value_end(body)
-        resume = _HEADER_AT.search(body, value_end or 0)
-        if value_end is not None and resume is not None:
-            self.buffer[:0] = body[resume.start() :]
+        if value_end is not None:  # what follows the value is read again as framing
+            self.buffer[:0] = body[value_end:]
             return BadFrame(
                 f"Content-Length {length} is longer than the message ({value_end} bytes)",
                 body[:value_end],
             )
+        cut = _next_header_in(body)
+        self.buffer[:0] = body[cut:]
+        body = body[:cut]
         return BadFrame("", body)  # an invalid JSON body: the parser names the problem
 
     def _early_end(self, length: int) -> BadFrame | None:
@@ -162,7 +167,12 @@ class FrameReader:
         message (the length was too large); the rest resumes as frames."""
         value_end = _value_end(self.buffer)
         if value_end is None:
-            return None
+            resume = _FULL_HEADER.search(self.buffer)
+            if resume is None:
+                return None
+            body = bytes(self.buffer[: resume.start()])
+            del self.buffer[: resume.start()]
+            return BadFrame(f"Content-Length {length} runs into the next frame", body)
         rest = bytes(self.buffer[value_end:]).lstrip(_WHITESPACE)
         if rest and not _HEADER_AT.match(rest):
             return None
@@ -212,6 +222,20 @@ def parse_length(header: bytes) -> tuple[int, str | None]:
     if length == 0:
         return 0, "Content-Length 0: the frame has no body"
     return length, None
+
+
+def _next_header_in(body: bytes) -> int:
+    """Where a header that follows a bad body starts inside it (a length too large), or the
+    body's end: a whole `Content-Length: N` line (raw line breaks cannot be inside JSON
+    text), else a tail that begins such a header."""
+    found = _FULL_HEADER.search(body)
+    if found is not None:
+        return found.start()
+    for start in range(max(0, len(body) - 48), len(body)):
+        tail = body[start:].lower()
+        if _HEADER_NAME.startswith(tail) or _HEADER_TAIL.fullmatch(tail):
+            return start
+    return len(body)
 
 
 def _well_formed(block: bytes) -> bool:
