@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from typing import Any
 
@@ -25,12 +26,22 @@ from server.workspace import build_agent
 
 
 class LspSink:
-    """Sends every step to the client: always agent/chatProgress, $/progress if asked."""
+    """Sends every step to the client: always agent/chatProgress, $/progress if asked.
+
+    Text deltas are coalesced: the first one (and any after a quiet spell) goes out at once,
+    later ones at most every TEXT_INTERVAL seconds, and pending text is always sent before
+    any other kind of step and at the end of the turn, so order and text are kept exactly.
+    """
+
+    TEXT_INTERVAL = 0.015
 
     def __init__(self, ls: AgentLanguageServer, session_id: str, token: int | str | None):
         self.ls = ls
         self.session_id = session_id
         self.token = token
+        self._pending: list[str] = []
+        self._timer: asyncio.TimerHandle | None = None
+        self._last_text = -1.0
 
     def begin(self) -> None:
         if self.token is not None:
@@ -39,6 +50,36 @@ class LspSink:
             )
 
     def emit(self, kind: Any, *, delta: str | None = None, data: Any = None) -> None:
+        if kind == "text":
+            if delta:
+                self._text(delta)
+            return
+        self.flush()
+        self._send(kind, None, data)
+
+    def _text(self, delta: str) -> None:
+        self._pending.append(delta)
+        if self._timer is not None:
+            return
+        loop = asyncio.get_running_loop()
+        wait = self._last_text + self.TEXT_INTERVAL - loop.time()
+        if wait <= 0:
+            self.flush()
+        else:
+            self._timer = loop.call_later(wait, self.flush)
+
+    def flush(self) -> None:
+        """Send the text not sent yet (one notification)."""
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        if self._pending:
+            text = "".join(self._pending)
+            self._pending.clear()
+            self._last_text = asyncio.get_running_loop().time()
+            self._send("text", text, None)
+
+    def _send(self, kind: Any, delta: str | None, data: Any) -> None:
         self.ls.protocol.notify(
             AGENT_CHAT_PROGRESS, ChatProgress(self.session_id, kind, delta=delta, data=data)
         )
@@ -49,6 +90,7 @@ class LspSink:
             )
 
     def end(self, message: str) -> None:
+        self.flush()
         if self.token is not None:
             self.ls.work_done_progress.end(self.token, types.WorkDoneProgressEnd(message=message))
 
