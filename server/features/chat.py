@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from lsprotocol import types
+from pygls.exceptions import JsonRpcInvalidParams
 
 from server.agent import AgentError, TurnOutcome, run_turn
 from server.editor import EditorApplier
@@ -22,6 +23,7 @@ from server.protocol import (
 )
 from server.providers import ProviderError
 from server.session import ChatSession
+from server.wording import empty_message_problem
 from server.workspace import build_agent
 
 
@@ -101,6 +103,9 @@ def register(server: AgentLanguageServer) -> None:
 
 async def chat(ls: AgentLanguageServer, params: Any) -> ChatResult:
     request = ls.typed(params, ChatParams)
+    problem = empty_message_problem(request.message)
+    if problem is not None:
+        raise JsonRpcInvalidParams(f"invalid params: {problem}")
     await settled(ls)
     session = ls.state.chat(request.session_id)
     sink = LspSink(ls, session.id, request.work_done_token)

@@ -12,11 +12,12 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-from actions.checkpoint_types import CheckpointError, Transition
+from actions.checkpoint_types import CheckpointConflict, CheckpointError, Transition
 from actions.checkpoints import CheckpointStore
 from server.editor import EditorApplier
 from server.lsp import AgentLanguageServer, RequestFailed
 from server.protocol import CMD_CHECKPOINTS, CMD_REDO, CMD_UNDO
+from server.wording import conflict_message
 from server.workspace import open_store
 
 
@@ -55,6 +56,9 @@ async def _move(ls: AgentLanguageServer, kind: str, force: bool) -> dict[str, An
     move = store.undo if kind == "undo" else store.redo
     try:
         transition: Transition = await asyncio.to_thread(move, force=force, current_content=current)
+    except CheckpointConflict as exc:
+        hint = 'pass the argument {"force": true}'
+        raise RequestFailed(f"{kind}: {conflict_message(kind, exc.paths, hint)}") from None
     except CheckpointError as exc:
         raise RequestFailed(f"{kind}: {exc}") from None
     await EditorApplier(ls, root, sync_any=True).sync(transition.changes)

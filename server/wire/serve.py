@@ -71,9 +71,13 @@ def run_tcp(protocol: JsonRPCProtocol, host: str, port: int) -> int:
 
         server = await asyncio.start_server(on_client, host, port)
         bound = server.sockets[0].getsockname()
-        print(f"agent-ls: listening on {bound[0]}:{bound[1]}", file=sys.stderr, flush=True)
+
+        async def announced() -> int:  # after the signal handlers are in place
+            print(f"agent-ls: listening on {bound[0]}:{bound[1]}", file=sys.stderr, flush=True)
+            return await finished
+
         async with server:
-            return await until_stopped(finished, None)
+            return await until_stopped(announced(), None)
 
     return asyncio.run(main())
 

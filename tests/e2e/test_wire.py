@@ -140,6 +140,26 @@ BAD_REQUESTS = [
         INVALID_PARAMS,
         ["params.message", "surrogate"],
     ),
+    (
+        "blank chat message",
+        frame(req(22, "agent/chat", {"message": "  \n"})),
+        22,
+        INVALID_PARAMS,
+        ["the chat message is empty"],
+    ),
+    (
+        "empty message to the agent.chat command",
+        frame(
+            req(
+                23,
+                "workspace/executeCommand",
+                {"command": "agent.chat", "arguments": [{"message": ""}]},
+            )
+        ),
+        23,
+        INVALID_PARAMS,
+        ["the chat message is empty"],
+    ),
     ("method is a number", frame(req(12, 5)), 12, INVALID_REQUEST, ['"method"']),
     (
         "id is an object",
