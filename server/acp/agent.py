@@ -50,6 +50,7 @@ from server.acp.prompt_text import prompt_text
 from server.acp.updates import UpdateSink
 from server.agent import AgentError, run_turn
 from server.history import SessionStore, UnknownSession
+from server.protocol import ErrorProgress
 from server.providers import ProviderError
 from server.session import ChatSession, ServerState
 from server.workspace import build_agent
@@ -202,7 +203,7 @@ class AgentLsAcp:
             session.turn.cancel()
             raise
         except (ProviderError, AgentError) as exc:
-            sink.emit("error", data={"message": str(exc)})
+            sink.emit(ErrorProgress(message=str(exc)))
             await sink.drain()
             raise RequestError(
                 -32603, str(exc), {"provider": getattr(exc, "provider", None)}

@@ -31,6 +31,17 @@ from acp import (
 from acp.helpers import text_block, tool_content, tool_diff_content
 from acp.schema import PlanEntry, ToolCallLocation, ToolKind
 
+from server.protocol import (
+    ErrorProgress,
+    FileApplied,
+    JsonObject,
+    PlanProgress,
+    ProgressEvent,
+    TextDelta,
+    ToolCallResult,
+    ToolCallStarted,
+)
+
 log = logging.getLogger(__name__)
 
 TOOL_KINDS: dict[str, ToolKind] = {
@@ -83,62 +94,58 @@ class UpdateSink:
         return f"{prefix}-{self.counter}"
 
     # -- the agent loop's ProgressSink --------------------------------------------------------
-    def emit(self, kind: str, *, delta: str | None = None, data: Any = None) -> None:
-        fields: dict[str, Any] = _fields(data)
-        if kind == "text":
-            if delta:
-                self.send(update_agent_message_text(delta))
-        elif kind == "tool_call":
-            self._tool_started(fields)
-        elif kind == "tool_result":
-            self._tool_finished(fields)
-        elif kind == "plan":
-            self._plan(fields)
-        elif kind == "file_applied":
-            self._file_done(str(fields.get("path", "")))
-        elif kind == "error":
-            self._error(fields)
+    def emit(self, event: ProgressEvent) -> None:
+        if isinstance(event, TextDelta):
+            if event.delta:
+                self.send(update_agent_message_text(event.delta))
+        elif isinstance(event, ToolCallStarted):
+            self._tool_started(event)
+        elif isinstance(event, ToolCallResult):
+            self._tool_finished(event)
+        elif isinstance(event, PlanProgress):
+            self._plan(event)
+        elif isinstance(event, FileApplied):
+            self._file_done(event.path)
+        elif isinstance(event, ErrorProgress):
+            self._error(event)
 
-    def _tool_started(self, fields: dict[str, Any]) -> None:
-        name = str(fields.get("name", "tool"))
-        args = fields.get("args") or {}
+    def _tool_started(self, event: ToolCallStarted) -> None:
         call_id = self.next_id("tool")
-        self.pending_tools.append((name, call_id))
-        paths = [str(p) for p in _paths(args)]
+        self.pending_tools.append((event.name, call_id))
+        paths = _paths(event.args)
         self.send(
             start_tool_call(
                 call_id,
-                _title(name, args),
-                kind=TOOL_KINDS.get(name, "other"),
+                _title(event.name, event.args),
+                kind=TOOL_KINDS.get(event.name, "other"),
                 status="in_progress",
                 locations=[ToolCallLocation(path=p) for p in paths] or None,
-                raw_input=args,
+                raw_input=event.args,
             )
         )
 
-    def _tool_finished(self, fields: dict[str, Any]) -> None:
-        name = str(fields.get("name", "tool"))
-        call_id = next((cid for n, cid in self.pending_tools if n == name), None)
+    def _tool_finished(self, event: ToolCallResult) -> None:
+        call_id = next((cid for n, cid in self.pending_tools if n == event.name), None)
         if call_id is None:
             return
-        self.pending_tools.remove((name, call_id))
-        text = str(fields.get("text", ""))[:MAX_TOOL_OUTPUT]
+        self.pending_tools.remove((event.name, call_id))
+        text = event.text[:MAX_TOOL_OUTPUT]
         self.send(
             update_tool_call(
                 call_id,
-                status="completed" if fields.get("ok") else "failed",
+                status="completed" if event.ok else "failed",
                 content=[tool_content(text_block(text))] if text else None,
-                raw_output={"ok": bool(fields.get("ok")), "text": text},
+                raw_output={"ok": event.ok, "text": text},
             )
         )
 
-    def _plan(self, fields: dict[str, Any]) -> None:
-        files = [str(f) for f in fields.get("files", [])]
-        if not files:
+    def _plan(self, event: PlanProgress) -> None:
+        if not event.files:
             return
-        done = set(fields.get("applied", []))
+        done = set(event.applied or [])
         self.plan = [
-            plan_entry(path, status="completed" if path in done else "pending") for path in files
+            plan_entry(path, status="completed" if path in done else "pending")
+            for path in event.files
         ]
         self.send(update_plan(self.plan))
 
@@ -151,12 +158,11 @@ class UpdateSink:
         if changed:
             self.send(update_plan(self.plan))
 
-    def _error(self, fields: dict[str, Any]) -> None:
-        message = str(fields.get("message", "error"))
-        if "retry" in fields:  # the model is told and may fix it: a thought, not the answer
-            self.send(update_agent_thought_text(f"agent-ls: {message}\n"))
+    def _error(self, event: ErrorProgress) -> None:
+        if event.retry is not None:  # the model is told and may fix it: a thought
+            self.send(update_agent_thought_text(f"agent-ls: {event.message}\n"))
         else:
-            self.send(update_agent_message_text(f"\n\nagent-ls: {message}\n"))
+            self.send(update_agent_message_text(f"\n\nagent-ls: {event.message}\n"))
 
     def file_written(self, path: str, absolute: str, old: str | None, new: str | None) -> None:
         """A file of a plan reached the workspace: an `edit` tool call with its diff."""
@@ -173,26 +179,12 @@ class UpdateSink:
         )
 
 
-def _fields(data: Any) -> dict[str, Any]:
-    """The event's fields, whether it came as a dict or as a typed (attrs) record."""
-    if data is None:
-        return {}
-    if isinstance(data, dict):
-        return data
-    try:
-        import attrs
-
-        return attrs.asdict(data)
-    except (TypeError, ImportError):
-        return dict(getattr(data, "__dict__", {}))
-
-
-def _paths(args: Any) -> list[Any]:
-    if not isinstance(args, dict):
-        return []
-    if isinstance(args.get("paths"), list):
-        return [p for p in args["paths"] if isinstance(p, str)]
-    return [args["path"]] if isinstance(args.get("path"), str) else []
+def _paths(args: JsonObject) -> list[str]:
+    paths = args.get("paths")
+    if isinstance(paths, list):
+        return [p for p in paths if isinstance(p, str)]
+    path = args.get("path")
+    return [path] if isinstance(path, str) else []
 
 
 def _title(name: str, args: Any) -> str:
