@@ -20,12 +20,12 @@ from pygls.exceptions import (
     JsonRpcRequestCancelled,
 )
 from pygls.lsp.server import LanguageServer
-from pygls.protocol import LanguageServerProtocol, default_converter
+from pygls.protocol import LanguageServerProtocol
 from pygls.uris import to_fs_path
 
 from server import __version__
 from server.config import ConfigProblem
-from server.protocol import AGENT_CHAT, AGENT_STATUS
+from server.protocol import AGENT_CHAT, AGENT_SESSIONS, AGENT_STATUS, make_converter
 from server.session import ServerState
 from server.wire.messages import describe_error
 from server.wire.serve import run_stdio, run_tcp
@@ -50,12 +50,6 @@ class RawRequest:
     jsonrpc: str = "2.0"
 
 
-def _strict_str(value: Any, _type: Any) -> str:
-    if not isinstance(value, str):
-        raise TypeError(f"expected a string, got {type(value).__name__}")
-    return value
-
-
 def _int_or_str(value: Any, _type: Any) -> int | str:
     if isinstance(value, bool) or not isinstance(value, int | str):
         raise TypeError(f"expected an integer or a string, got {type(value).__name__}")
@@ -67,10 +61,9 @@ def _optional_int_or_str(value: Any, _type: Any) -> int | str | None:
 
 
 def params_converter() -> cattrs.Converter:
-    """pygls' converter (camelCase on the wire), but a number is never taken for a string
-    and an id or progress token (integer | string) is one of those."""
-    converter: cattrs.Converter = default_converter()  # type: ignore[no-untyped-call]
-    converter.register_structure_hook(str, _strict_str)
+    """The wire converter (server/protocol.py), and an id or progress token (integer |
+    string) must be one of those (lsprotocol let `{}` through as a workDoneToken)."""
+    converter = make_converter()
     # lsprotocol registers the typing spelling of these unions: override both spellings
     tokens = (Union[int, str], Optional[Union[int, str]], int | str, int | str | None)  # noqa: UP007, UP045
     for token in tokens:
@@ -78,11 +71,8 @@ def params_converter() -> cattrs.Converter:
     return converter
 
 
-_PARAMS = params_converter()
-
-
 class AgentProtocol(LanguageServerProtocol):
-    CUSTOM_REQUESTS = frozenset({AGENT_CHAT, AGENT_STATUS})
+    CUSTOM_REQUESTS = frozenset({AGENT_CHAT, AGENT_STATUS, AGENT_SESSIONS})
 
     def get_message_type(self, method: str) -> type[Any] | None:  # type: ignore[override]
         if method in self.CUSTOM_REQUESTS:
@@ -142,7 +132,7 @@ class AgentLanguageServer(LanguageServer):
         if params is None:
             raise JsonRpcInvalidParams("missing params")
         try:
-            return _PARAMS.structure(params, cls)
+            return self.protocol._converter.structure(params, cls)
         except (cattrs.BaseValidationError, TypeError, ValueError) as exc:
             raise JsonRpcInvalidParams(f"invalid params: {describe_error(exc)}") from None
 

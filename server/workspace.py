@@ -7,11 +7,11 @@ from pathlib import Path
 from actions.apply import Applier
 from actions.checkpoints import CheckpointStore
 from actions.paths import Workspace
+from actions.plans import PlanFiles
 from actions.tools import ToolRegistry, default_registry
 from actions.tools.adapters import tool_adapter
 from server.agent import Agent
 from server.config import Config
-from server.plans import PlanFiles
 from server.providers.base import Provider
 
 
@@ -25,10 +25,27 @@ def build_agent(
 ) -> Agent:
     """The agent for `root`; without a folder the model can only talk (no tools, no edits)."""
     adapter = tool_adapter(config.toolProtocol)
+    budget = history_chars(config)
     if root is None or applier is None:
-        return Agent(provider, ToolRegistry(), None, "(no folder)", adapter, config.maxTurns)
+        return Agent(
+            provider,
+            ToolRegistry(),
+            None,
+            "(no folder)",
+            adapter,
+            config.maxTurns,
+            history_chars=budget,
+        )
     store = open_store(root)
     workspace = Workspace(root, extra_denied=[store.store_dir])
     plans = PlanFiles(workspace, store, applier)
     registry = default_registry(workspace)
-    return Agent(provider, registry, plans, workspace.name, adapter, config.maxTurns)
+    return Agent(
+        provider, registry, plans, workspace.name, adapter, config.maxTurns, history_chars=budget
+    )
+
+
+def history_chars(config: Config) -> int:
+    """Characters of earlier conversation a turn may send: the model's context window less
+    the reply's share, at about 4 characters a token (never below a few exchanges)."""
+    return max(8000, (config.contextSize - config.maxTokens) * 4)

@@ -15,8 +15,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from actions.checkpoint_types import CheckpointConflict
 from actions.checkpoints import CheckpointError, CheckpointStore, Transition
+from actions.checkpoints.types import CheckpointConflict
+from server.protocol import checkpoint_entry, to_wire
 from server.wording import conflict_message, workspace_problem
 
 
@@ -102,7 +103,7 @@ def run_list(args: argparse.Namespace) -> int:
         return 2
     infos = store.list()
     if args.json:
-        print(json.dumps([info.to_json() for info in infos], ensure_ascii=False))
+        print(json.dumps(to_wire([checkpoint_entry(i) for i in infos]), ensure_ascii=False))
         return 0
     if not infos:
         print("no checkpoints")
