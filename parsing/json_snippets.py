@@ -100,13 +100,16 @@ def _snippet(span: tuple[int, int], d: Decoded, origin: Origin, suspect: bool = 
     )  # fmt: skip
 
 
+# Every repetition here is possessive (``*+``, ``?+``) or atomic (``(?>...)``): a failing
+# match never backtracks into it, so each costs at most one pass over the text it spans
+# (``{"a"`` then n slashes was exponential with plain ``*``: 28 s at n=44).
 _OBJECT_START = re.compile(
-    r"""\{\s*(?:\}|(?:"[^"\\]*(?:\\[\s\S][^"\\]*)*"|'[^'\\]*(?:\\[\s\S][^'\\]*)*'"""
-    r"""|[A-Za-z_$][\w$.-]*)(?:\s|//[^\n]*|/\*[\s\S]*?\*/)*:)"""
+    r"""\{\s*+(?:\}|(?>"[^"\\]*+(?:\\[\s\S][^"\\]*+)*+"|'[^'\\]*+(?:\\[\s\S][^'\\]*+)*+'"""
+    r"""|[A-Za-z_$][\w$.-]*+)(?>\s+|//[^\n]*+|/\*[\s\S]*?\*/)*+:)"""
 )
 _OBJECT_PREFIX = re.compile(
-    r"""\{\s*(?:"[^"\\]*(?:\\[\s\S][^"\\]*)*"?|'[^'\\]*(?:\\[\s\S][^'\\]*)*'?"""
-    r"""|[A-Za-z_$][\w$.-]*)?(?:\s|//[^\n]*|/\*[\s\S]*?(?:\*/)?|/)*\\?"""
+    r"""\{\s*+(?>"[^"\\]*+(?:\\[\s\S][^"\\]*+)*+"?|'[^'\\]*+(?:\\[\s\S][^'\\]*+)*+'?"""
+    r"""|[A-Za-z_$][\w$.-]*+)?+(?>\s+|//[^\n]*+|/\*[\s\S]*?(?:\*/|\Z)|/)*+\\?+"""
 )
 _STRUCTURE = re.compile(r'["\\\[\]{}]')
 
@@ -202,13 +205,13 @@ def match_enclosed(
             if isinstance(d, Rejected):
                 if found:
                     break
-                return _undecodable(text, open_start, v, close, origin, eof, repair)
+                return _undecodable(text, open_start, v, close, origin, eof, repair, line_close)
             found.append(d)
             pos = d.end
             if d.truncated:
                 break
         if not found:
-            return Opaque(body_start, close, fence=close[0] in "`~")
+            return Opaque(body_start, close, fence=close[0] in "`~", line=line_close)
         end = _closing_end(src, pos, close, line_close)
     except NeedMore:
         return PENDING
@@ -311,25 +314,36 @@ def _run_end(src: Source, end: int, close: str) -> int:
 
 
 def _undecodable(
-    text: str, open_start: int, v: int, close: str, origin: Origin, eof: bool, repair: bool
+    text: str,
+    open_start: int,
+    v: int,
+    close: str,
+    origin: Origin,
+    eof: bool,
+    repair: bool,
+    line: re.Pattern[str] | None,
 ) -> Match:
+    """A body our passes cannot decode: json-repair's reading of it up to the closer (a
+    closing fence line for fences), else opaque text."""
     fence = close[0] in "`~"
     if not repair:
-        return Opaque(v, close, fence=fence)
-    at = text.find(close, v)
+        return Opaque(v, close, fence=fence, line=line)
+    if line is not None:
+        m = line.search(text, v)
+        if m is not None and m.end() == len(text) and not eof:
+            return PENDING  # the closing line may still grow ("```" then "x")
+        at, close_end = (m.start(), m.end()) if m is not None else (-1, -1)
+    else:
+        at = text.find(close, v)
+        close_end = at + len(close)
     if at < 0 and not eof:
         return PENDING
     body_end = at if at >= 0 else len(text)
     reading = repair_last_resort(text[v:body_end])
     if reading is None:
-        return Opaque(v, close, fence=fence)
+        return Opaque(v, close, fence=fence, line=line)
     value, suspect = reading
-    end = at + len(close) if at >= 0 else body_end
-    if at >= 0 and fence:
-        try:
-            end = _run_end(Source(text, eof), end, close)
-        except NeedMore:
-            return PENDING
+    end = close_end if at >= 0 else body_end
     cut_off = at < 0  # no closer before the end of the reply: the body may be cut off
     fixes = frozenset({"json_repair"})
     d = Decoded(value, v, body_end, repaired=True, truncated=cut_off, fixes=fixes)

@@ -40,11 +40,14 @@ _LITERALS: Final[dict[str, Any]] = {
     "False": False,
     "None": None,
 }
-_IDENT_KEY = re.compile(r"[A-Za-z_$][\w$.-]*(?=\s*:)")
-_IDENT_PARTIAL = re.compile(r"[A-Za-z_$][\w$.-]*\s*")
-_KEY_AHEAD = re.compile(r"(?:\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*'|[A-Za-z_$][\w$.-]*)\s*:")
+# Possessive repetitions (``*+``): a failed match never backtracks (linear, see json_snippets).
+_IDENT_KEY = re.compile(r"[A-Za-z_$][\w$.-]*+(?=\s*+:)")
+_IDENT_PARTIAL = re.compile(r"[A-Za-z_$][\w$.-]*+\s*+")
+_KEY_AHEAD = re.compile(
+    r"(?>\"(?:[^\"\\\n]|\\.)*+\"|'(?:[^'\\\n]|\\.)*+'|[A-Za-z_$][\w$.-]*+)\s*+:"
+)
 _KEY_PARTIAL = re.compile(
-    r"(?:\"(?:[^\"\\\n]|\\.)*\"?|'(?:[^'\\\n]|\\.)*'?|[A-Za-z_$][\w$.-]*)\s*\Z"
+    r"(?>\"(?:[^\"\\\n]|\\.)*+\"?|'(?:[^'\\\n]|\\.)*+'?|[A-Za-z_$][\w$.-]*+)\s*+\Z"
 )
 _UNQUOTED_STOP = re.compile(r"[,{}\[\]\n`~<]")
 _VALUE_START: Final = frozenset("\"'{[-0123456789tfnTFN")

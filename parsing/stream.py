@@ -11,10 +11,13 @@ them as ``parse_reply(whole)``; text may arrive as several consecutive `TextBloc
 Spans are absolute offsets in the whole reply.
 
 Cost: the stream keeps only the text not yet released. While a candidate is undecided, new
-chunks are only appended and watched by a small string-aware bracket tracker; the candidate
-is re-examined when the tracker sees it may have closed (small regions) or when the pending
-text has grown by a fixed fraction, so a long document costs linear time overall. (For a
-document over 32 KB this can delay its release by up to 1/32 of its length.)
+chunks are only appended and watched by a small string-aware bracket tracker (each character
+is seen by it once while the same candidate stays pending); the candidate is re-examined when
+the tracker has seen something that may close it and the pending text has grown by 1/32 since
+the last look, or when it has doubled. Each look costs about the pending length, and
+consecutive looks at one candidate are a geometric series, so a reply costs linear time
+overall whatever its chunking (one-character deltas included). The price: a snippet longer than
+32 characters may be released up to 1/32 of its length late (``close()`` releases it anyway).
 """
 
 from __future__ import annotations
@@ -27,7 +30,8 @@ from parsing.classify import blocks_of
 from parsing.snippets import ScanState, scan
 
 _TRACK = re.compile(r"[\"\\{}\[\]`~<>]")
-_SMALL = 32_768
+_STEP = 32
+"""A pending candidate is looked at again once it has grown by 1/_STEP (and may have closed)."""
 
 
 class _Tracker:
@@ -74,6 +78,8 @@ class StreamParser:
         self._new: list[str] = []
         self._state = ScanState()
         self._tracker: _Tracker | None = None
+        self._tracked_from = -1  # absolute start of the pending text the tracker has seen
+        self._hit = False
         self._since = 0
         self._pending_len = 0
         self._closed = False
@@ -87,9 +93,9 @@ class StreamParser:
         self._new.append(chunk)
         if self._tracker is not None:
             self._since += len(chunk)
-            hit = self._tracker.feed(chunk)
+            self._hit = self._tracker.feed(chunk) or self._hit
             wanted = self._since >= self._pending_len or (
-                hit and (self._pending_len < _SMALL or self._since >= self._pending_len // 32)
+                self._hit and self._since >= self._pending_len // _STEP
             )
             if not wanted:
                 return []
@@ -116,10 +122,14 @@ class StreamParser:
             self._text = text[keep_from:]
             self._base += keep_from
             state.shift(keep_from)
-        self._tracker = None
-        if state.pending and not eof:
-            self._tracker = _Tracker()
+        self._hit, self._since = False, 0
+        if not state.pending or eof:
+            self._tracker, self._tracked_from = None, -1
+            return blocks
+        pending_from = self._base + state.search
+        if self._tracker is None or self._tracked_from != pending_from:
+            # a new candidate: its text so far is scanned once (later chunks go to feed)
+            self._tracker, self._tracked_from = _Tracker(), pending_from
             self._tracker.feed(self._text[state.search :])
-            self._pending_len = len(self._text) - state.search
-            self._since = 0
+        self._pending_len = len(self._text) - state.search
         return blocks

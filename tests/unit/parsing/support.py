@@ -73,6 +73,9 @@ def assert_tiles(blocks: list[Block], text: str) -> None:
 def _opaque_end(text: str, res: Opaque) -> int:
     if res.close is None:
         return len(text)
+    if res.line is not None:  # a code fence: up to its closing fence line
+        m = res.line.search(text, res.search_from)
+        return len(text) if m is None else m.end()
     at = text.find(res.close, res.search_from)
     if at < 0:
         return len(text)
