@@ -101,15 +101,19 @@ def _snippet(span: tuple[int, int], d: Decoded, origin: Origin, suspect: bool = 
 
 
 # Every repetition here is possessive (``*+``, ``?+``) or atomic (``(?>...)``): a failing
-# match never backtracks into it, so each costs at most one pass over the text it spans
-# (``{"a"`` then n slashes was exponential with plain ``*``: 28 s at n=44).
+# match never backtracks into it (``{"a"`` then n slashes was exponential with plain ``*``:
+# 28 s at n=44). A comment between a key and its colon counts up to `_COMMENT_MAX`
+# characters: a candidate is decided without reading to the end of a long line or of an
+# unclosed comment, so n candidates on one line cost O(n), not O(n^2).
+_COMMENT = r"//[^\n]{0,256}+(?=\n)|/\*(?:[^*]|\*(?!/)){0,256}+\*/"
+_COMMENT_PREFIX = r"//[^\n]{0,256}+|/\*(?:[^*]|\*(?!/)){0,256}+(?:\*/)?+"
 _OBJECT_START = re.compile(
     r"""\{\s*+(?:\}|(?>"[^"\\]*+(?:\\[\s\S][^"\\]*+)*+"|'[^'\\]*+(?:\\[\s\S][^'\\]*+)*+'"""
-    r"""|[A-Za-z_$][\w$.-]*+)(?>\s+|//[^\n]*+|/\*[\s\S]*?\*/)*+:)"""
+    rf"""|[A-Za-z_$][\w$.-]*+)(?>\s+|{_COMMENT})*+:)"""
 )
 _OBJECT_PREFIX = re.compile(
     r"""\{\s*+(?>"[^"\\]*+(?:\\[\s\S][^"\\]*+)*+"?|'[^'\\]*+(?:\\[\s\S][^'\\]*+)*+'?"""
-    r"""|[A-Za-z_$][\w$.-]*+)?+(?>\s+|//[^\n]*+|/\*[\s\S]*?(?:\*/|\Z)|/)*+\\?+"""
+    rf"""|[A-Za-z_$][\w$.-]*+)?+(?>\s+|{_COMMENT_PREFIX}|/)*+\\?+"""
 )
 _STRUCTURE = re.compile(r'["\\\[\]{}]')
 
@@ -145,9 +149,10 @@ def match_bare_at(text: str, i: int, eof: bool) -> Match:
     `MAX_DEPTH` is text up to its balancing bracket.
     """
     if text[i] == "{" and _OBJECT_START.match(text, i) is None:
-        prefix = _OBJECT_PREFIX.match(text, i)
-        if not eof and prefix is not None and prefix.end() == len(text):
-            return PENDING
+        if not eof:
+            prefix = _OBJECT_PREFIX.match(text, i)
+            if prefix is not None and prefix.end() == len(text):
+                return PENDING
         return NoMatch()
     strict = _strict(text, i)
     if isinstance(strict, tuple):  # the common case, without the intermediate `Decoded`

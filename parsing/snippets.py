@@ -219,7 +219,8 @@ def _opaque(text: str, state: ScanState, eof: bool) -> _OpaqueStep | None:
 def _fence_body(text: str, state: ScanState, eof: bool) -> _OpaqueStep | None:
     """Inside a code fence: release up to its closing fence line (inclusive) or, while
     streaming, up to the start of the last line (it may still become the closing line)."""
-    assert state.line is not None and state.close is not None
+    assert state.line is not None
+    assert state.close is not None
     n = len(text)
     m = state.line.search(text, state.search)
     if m is not None and (eof or m.end() < n):
