@@ -208,6 +208,8 @@ def match_enclosed(
                 break
             d = decode_at(text, v, eof=eof, marker=close)
             if isinstance(d, Rejected):
+                d = _code_in_values(text, v, eof, close)
+            if isinstance(d, Rejected):
                 if found:
                     break
                 return _undecodable(text, open_start, v, close, origin, eof, repair, line_close)
@@ -223,6 +225,19 @@ def match_enclosed(
     bounds = [open_start] + [d.end for d in found[:-1]] + [max(end, found[-1].end)]
     snippets = tuple(_snippet((bounds[k], bounds[k + 1]), d, origin) for k, d in enumerate(found))
     return Found(snippets, bounds[-1])
+
+
+def _code_in_values(text: str, v: int, eof: bool, close: str) -> Decoded | Rejected:
+    """A document of a fence or tag that the default reading rejected, read again with code
+    in its string values (unescaped quotes before ``:``, as in ``{"c": None}``): kept only when
+    it reads to the end of its region, complete (the region's extent vouches for it)."""
+    d = parse_tolerant(text, v, eof=eof, marker=close, code_in_values=True)
+    if isinstance(d, Rejected) or d.truncated:
+        return d
+    src = Source(text, eof, close)
+    if not src.ended(src.skip_ws(d.end, comments=True)):
+        return Rejected(v, d.end)
+    return d
 
 
 def _whole_body(
