@@ -44,10 +44,13 @@ def strict_at(text: str, i: int) -> tuple[Any, int] | None:
     return read if isinstance(read, tuple) else None
 
 
-def _strict(text: str, i: int) -> tuple[Any, int] | bool:
+def _strict(text: str, i: int, *, streaming: bool = False) -> tuple[Any, int] | bool | None:
     """`strict_at`, or on failure whether the lossless pass may fix the first error (the
     character there is one it fixes: the closer after a trailing comma, a comment, a
     Python literal, a raw control character, a backslash before one).
+
+    ``streaming``: None when the text so far is a valid JSON prefix that the end of the text
+    cut (the value is still streaming in: every pass would need more text).
 
     ``raw_decode`` on the whole reply would cost O(i) per failure (its error computes a
     line and column from the start of the text), so it runs on a window that grows only
@@ -63,6 +66,8 @@ def _strict(text: str, i: int) -> tuple[Any, int] | bool:
             return value, i + end
         except json.JSONDecodeError as exc:
             cut = exc.msg.startswith("Unterminated string") or exc.pos >= len(window) - 6
+            if streaming and stop >= n and cut and _PARTIAL_TOKEN.match(window, exc.pos):
+                return None
             if stop >= n or not cut:
                 at = window[exc.pos : exc.pos + 1]
                 return at != "" and (at in _LOSSLESS_FIRST or at < " ")
@@ -72,6 +77,8 @@ def _strict(text: str, i: int) -> tuple[Any, int] | bool:
 
 
 _LOSSLESS_FIRST = frozenset("]}/TFN\\")
+_PARTIAL_TOKEN = re.compile(r'(?:"[^"\\]*+(?:\\[\s\S][^"\\]*+)*+\\?+|[\w.+-]*+)\Z')
+"""What a cut-off value may end with at the error: an open string, a literal or number."""
 
 
 def decode_at(
@@ -154,7 +161,9 @@ def match_bare_at(text: str, i: int, eof: bool) -> Match:
             if prefix is not None and prefix.end() == len(text):
                 return PENDING
         return NoMatch()
-    strict = _strict(text, i)
+    strict = _strict(text, i, streaming=not eof)
+    if strict is None:
+        return PENDING  # a valid prefix: still streaming in
     if isinstance(strict, tuple):  # the common case, without the intermediate `Decoded`
         value, end = strict
         return Found((Snippet(i, end, i, end, "bare_json", value, True, False, False),), end)
@@ -289,9 +298,12 @@ def _one_strict_value(
     v = WS_COMMENTS.match(text, body_start).end()  # type: ignore[union-attr]
     if text[v : v + 1] not in ("{", "["):
         return None
-    strict = strict_at(text, v)
-    if strict is None:
+    read = _strict(text, v, streaming=not eof)
+    if read is None:
+        return PENDING  # a valid prefix: still streaming in (no closer outside its strings)
+    if not isinstance(read, tuple):
         return None
+    strict = read
     value, stop = strict
     after = WS_COMMENTS.match(text, stop).end()  # type: ignore[union-attr]
     if not text.startswith(close, after):

@@ -114,9 +114,10 @@ def parse_tolerant(
 
     ``marker`` ends the region (a closing fence or tag) when met outside a string; ``eof``
     False means more text may come: raises `NeedMore` when the outcome depends on it.
-    ``code_in_values``: in an object value holding several lines (file contents with
-    unescaped quotes), a quote followed by ``:`` is a character (``{"c": None}`` in code);
-    used where the region's extent is known, after the default reading failed.
+    ``code_in_values``: in an object value holding several lines (a ``\\n`` escape follows on
+    its line: file contents with unescaped quotes), a quote followed by ``:`` is a character
+    (``{"c": None}`` in code); used where the region's extent is known, after the default
+    reading failed.
     """
     cuts: dict[int, int] = {}
     src = Source(text, eof, marker)
@@ -143,6 +144,8 @@ class _Parser:
     cuts: dict[int, int]
     code_in_values: bool = False
     stack: list[_Frame] = field(default_factory=list)
+    _next_escape: int = -1
+    _next_newline: int = -1
     fixes: set[str] = field(default_factory=set)
     result: Decoded | None = None
 
@@ -358,7 +361,7 @@ class _Parser:
             self.fixes.add("single_quotes")
         cut = self.cuts.get(i, -1)
         parts: list[str] = []
-        code = False  # the string holds lines of code (see `_quote_ends`)
+        code = self.code_in_values and self._holds_lines(i)  # see `_quote_ends`
         j = i + 1
         while True:
             k = string_run_end(src, j, quote)
@@ -374,7 +377,6 @@ class _Parser:
             if lenient:
                 self.fixes.add("string_characters")
             parts.append(value)
-            code = code or (self.code_in_values and "\n" in value)
             if ctx == "k" or self._quote_ends(k, ctx, code):
                 return "".join(parts), k + 1
             self.fixes.add("inner_quotes")
@@ -398,6 +400,18 @@ class _Parser:
                 end = k = m.start()
         parts.append(decode_segment(text, j, max(j, k))[0])
         self._truncate(end, "".join(parts) if ctx != "k" else None)
+
+    def _holds_lines(self, i: int) -> bool:
+        """Does a ``\\n`` escape follow ``i`` on its line (a file's lines in one string)?
+        Both positions are cached while they lie ahead, so the calls of a pass cost O(n)."""
+        text, n = self.src.text, self.src.n
+        if self._next_escape < i:
+            at = text.find("\\n", i)
+            self._next_escape = n if at < 0 else at
+        if self._next_newline < i:
+            at = text.find("\n", i)
+            self._next_newline = n if at < 0 else at
+        return self._next_escape < self._next_newline
 
     def _quote_ends(self, k: int, ctx: str, code: bool = False) -> bool:
         """Does the quote at ``k`` end the string, given what follows it? ``code``: the
