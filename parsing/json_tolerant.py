@@ -51,6 +51,8 @@ _KEY_PARTIAL = re.compile(
 )
 _UNQUOTED_STOP = re.compile(r"[,{}\[\]\n`~<]")
 _VALUE_START: Final = frozenset("\"'{[-0123456789tfnTFN")
+_MAY_FOLLOW_END: Final = frozenset(" \t\r\n\f\v,}]:/\"'`~<")
+"""What may follow a string's closing quote (whitespace, comments, a region's closer...)."""
 _CLOSER: Final = {"{": "}", "[": "]"}
 
 # parser states
@@ -417,6 +419,9 @@ class _Parser:
         """Does the quote at ``k`` end the string, given what follows it? ``code``: the
         string holds lines of code (see ``code_in_values``)."""
         src, text = self.src, self.src.text
+        after = text[k + 1 : k + 2]
+        if after and after not in _MAY_FOLLOW_END and not after.isspace():
+            return False  # fast path: a letter, ")", ";"... after a quote inside code
         j = src.skip_ws(k + 1, comments=True)
         if src.ended(j):
             return True
