@@ -60,7 +60,7 @@ def error_message(raw: str) -> str:
     `{"error": "..."}`, or the raw text (first 200 characters)."""
     try:
         data = json.loads(raw)
-    except json.JSONDecodeError:
+    except (json.JSONDecodeError, RecursionError):
         return raw.strip()[:200]
     error = data.get("error") if isinstance(data, dict) else None
     if isinstance(error, dict):
