@@ -51,7 +51,7 @@ ROUTES: dict[tuple[str, str], tuple[str, str]] = {
 }
 
 
-CLIENT_GONE = (ConnectionResetError, BrokenPipeError, ConnectionAbortedError, TimeoutError)
+CLIENT_GONE = (ConnectionResetError, BrokenPipeError, ConnectionAbortedError)
 
 
 def guess_protocol(path: str) -> str:
@@ -74,10 +74,17 @@ class FakeServer(ThreadingHTTPServer):
         self.stopping = threading.Event()
         self.counter = itertools.count(1)
         self.connections = 0
+        self.closed = 0
+        self._closed_lock = threading.Lock()
 
     def process_request(self, request: Any, client_address: Any) -> None:
         self.connections += 1  # only the serving thread accepts: no lock needed
         super().process_request(request, client_address)
+
+    def shutdown_request(self, request: Any) -> None:
+        super().shutdown_request(request)
+        with self._closed_lock:
+            self.closed += 1
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         """A client that went away is normal for an HTTP server: no traceback for it."""
@@ -221,7 +228,11 @@ class Handler(BaseHTTPRequestHandler):
         if (method, path) == ("GET", "/_control/requests"):
             self._send_json(200, [r.to_json() for r in server.log.snapshot()])
         elif (method, path) == ("GET", "/_control/stats"):
-            stats = {"connections": server.connections, "requests": len(server.log.snapshot())}
+            stats = {
+                "connections": server.connections,
+                "open": server.connections - server.closed,
+                "requests": len(server.log.snapshot()),
+            }
             self._send_json(200, stats)
         elif (method, path) == ("POST", "/_control/reset"):
             server.log.clear()
