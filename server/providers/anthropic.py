@@ -106,7 +106,7 @@ class AnthropicProvider(HttpStreamProvider):
                 yield chunk
             if state.stopped:
                 return
-        raise RetryableFailure(200, "the stream ended before the reply was done")
+        raise self.ended_early()
 
     def _stream_error(self, error: Any) -> Exception:
         error = error if isinstance(error, dict) else {}

@@ -104,9 +104,9 @@ class HttpStreamProvider:
                     raise self.malformed(exc) from None
                 await _drain(lines)
         except httpx.TimeoutException as exc:
-            raise RetryableFailure(None, self.timed_out(exc, replying)) from None
+            raise self.timed_out(exc, replying) from None
         except httpx.TransportError as exc:
-            raise RetryableFailure(None, self.transport_failed(exc, replying)) from None
+            raise self.transport_failed(exc, replying) from None
 
     def malformed(self, exc: pydantic.ValidationError) -> ProviderError:
         hint = (
@@ -115,24 +115,47 @@ class HttpStreamProvider:
         )
         return self.error(200, malformed_event(exc), hint)
 
-    def timed_out(self, exc: httpx.TimeoutException, replying: bool) -> str:
-        if isinstance(exc, httpx.ConnectTimeout):
-            return f"could not connect to {self.shown_url} within {self.config.connectTimeout:g}s"
-        if replying:
-            return f"the reply stalled: no data for {self.config.requestTimeout:g}s"
-        return f"no answer within {self.config.requestTimeout:g}s ({type(exc).__name__})"
+    def ended_early(self) -> RetryableFailure:
+        """The body ended without the provider's end-of-reply event."""
+        hint = (
+            f"the server at {self.shown_url} ended the reply too early; try again, and check "
+            "the server's log if it keeps happening"
+        )
+        return RetryableFailure(200, "the stream ended before the reply was done", hint=hint)
 
-    def transport_failed(self, exc: httpx.TransportError, replying: bool) -> str:
+    def timed_out(self, exc: httpx.TimeoutException, replying: bool) -> RetryableFailure:
+        if isinstance(exc, httpx.ConnectTimeout):
+            detail = f"could not connect to {self.shown_url} within {self.config.connectTimeout:g}s"
+            return RetryableFailure(None, detail)
+        hint = (
+            f"the server at {self.shown_url} is slow or stuck; retry, or raise "
+            "agentLs.requestTimeout"
+        )
+        if replying:
+            detail = f"the reply stalled: no data for {self.config.requestTimeout:g}s"
+            return RetryableFailure(200, detail, hint=hint)
+        detail = f"no answer within {self.config.requestTimeout:g}s ({type(exc).__name__})"
+        return RetryableFailure(None, detail, hint=hint)
+
+    def transport_failed(self, exc: httpx.TransportError, replying: bool) -> RetryableFailure:
         """What went wrong on the connection, never the raw exception text (it can carry a
         header value, hence a key)."""
         kind = type(exc).__name__
         if replying:
-            return f"the server closed the connection in the middle of the reply ({kind})"
+            detail = f"the server closed the connection in the middle of the reply ({kind})"
+            hint = (
+                f"the server at {self.shown_url} dropped the reply (a crash, a restart or a "
+                "proxy timeout); try again, and check the server's log if it keeps happening"
+            )
+            return RetryableFailure(200, detail, hint=hint)
         if isinstance(exc, httpx.ConnectError):
-            return f"cannot connect to {self.shown_url} ({kind})"
+            return RetryableFailure(None, f"cannot connect to {self.shown_url} ({kind})")
         if isinstance(exc, httpx.LocalProtocolError | httpx.UnsupportedProtocol):
-            return f"the request to {self.shown_url} could not be sent: invalid URL or header"
-        return f"the connection to {self.shown_url} failed before the reply ({kind})"
+            detail = f"the request to {self.shown_url} could not be sent: invalid URL or header"
+            hint = "check agentLs.baseUrl and the API key variable"
+            return RetryableFailure(None, detail, hint=hint)
+        detail = f"the connection to {self.shown_url} failed before the reply ({kind})"
+        return RetryableFailure(None, detail)
 
     async def _raise_for_status(self, response: httpx.Response) -> None:
         raw = (await response.aread()).decode("utf-8", "replace")

@@ -21,7 +21,6 @@ from server.config import Config
 from server.providers.base import ChatMessage, NativeToolCall, ProviderError, StreamChunk
 from server.providers.defaults import DEFAULT_MODEL_NAME, provider_base_url
 from server.providers.http import HttpStreamProvider
-from server.providers.retry import RetryableFailure
 from server.providers.wire import WireModel, parse_event
 
 log = logging.getLogger(__name__)
@@ -115,7 +114,7 @@ class OllamaProvider(HttpStreamProvider):
                 finish = "length" if reason == "length" else "tool_calls" if calls else "stop"
                 yield StreamChunk(finish_reason=finish, tool_calls=tuple(calls))
                 return
-        raise RetryableFailure(200, "the stream ended before the reply was done")
+        raise self.ended_early()
 
 
 class Function(WireModel):

@@ -18,7 +18,7 @@ from actions.tools import Tool
 from server.config import Config
 from server.providers.base import ChatMessage, NativeToolCall, StreamChunk, tool_arguments
 from server.providers.http import HttpStreamProvider
-from server.providers.retry import RetryableFailure, error_message
+from server.providers.retry import error_message
 from server.providers.wire import WireModel, parse_event
 
 log = logging.getLogger(__name__)
@@ -86,7 +86,7 @@ class OpenAIProvider(HttpStreamProvider):
                     yield StreamChunk(text=text, finish_reason=reason, tool_calls=done)
                 finished = finished or bool(reason)
         if not finished:
-            raise RetryableFailure(200, "the stream ended before the reply was done")
+            raise self.ended_early()
 
 
 class FunctionDelta(WireModel):
