@@ -12,10 +12,12 @@ control character.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
 import threading
+from typing import Any
 
 MASK = "***"
 SECRET_ENV_NAMES = frozenset({"AGENT_LS_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_API_KEY"})
@@ -27,7 +29,7 @@ _CONTROL = re.compile(r"[\x00-\x20\x7f-\x9f]+")
 
 _lock = threading.Lock()
 _remembered: set[str] = set()
-_names_cache: tuple[int, frozenset[str]] = (-1, frozenset())
+_values_cache: tuple[tuple[int, int], tuple[str, ...]] = ((-1, -1), ())
 
 
 def remember(value: str | None) -> None:
@@ -49,27 +51,40 @@ def forms(value: str) -> set[str]:
 
 
 def secret_names() -> frozenset[str]:
-    """The secret environment variables set now (names cached while the environment's size
-    does not change)."""
-    global _names_cache
-    size, names = _names_cache
-    if size != len(os.environ):
-        names = frozenset(n for n in os.environ if n.endswith(SECRET_SUFFIXES)) | SECRET_ENV_NAMES
-        _names_cache = (len(os.environ), names)
-    return names
+    """The names of the secret environment variables that are set."""
+    found = frozenset(n for n in os.environ if n.endswith(SECRET_SUFFIXES))
+    return found | (SECRET_ENV_NAMES & os.environ.keys())
 
 
-def secrets() -> list[str]:
-    """Every secret form to mask, longest first (a key that contains another is masked
-    whole)."""
-    values = [v for n in secret_names() if (v := os.environ.get(n))]
+def _values() -> tuple[str, ...]:
+    """The secret values: read again whenever the environment's size or the remembered set
+    changes (a server's environment does not change; a key a provider uses is remembered)."""
+    global _values_cache
     with _lock:
-        values += _remembered
+        stamp = (len(os.environ), len(_remembered))
+        if _values_cache[0] != stamp:
+            values = [os.environ[n] for n in sorted(secret_names())] + sorted(_remembered)
+            kept = tuple(v for v in values if len(v.strip()) >= MIN_SECRET)
+            _values_cache = (stamp, kept)
+        return _values_cache[1]
+
+
+@functools.lru_cache(maxsize=8)
+def _masks(values: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[bytes, ...]]:
+    """(text forms, byte forms as they appear in JSON), longest first."""
     found: set[str] = set()
     for value in values:
-        if len(value.strip()) >= MIN_SECRET:
-            found |= forms(value)
-    return sorted(found, key=len, reverse=True)
+        found |= forms(value)
+    texts = tuple(sorted(found, key=len, reverse=True))
+    raw = {f.encode("utf-8", "replace") for f in texts}
+    raw |= {json.dumps(f)[1:-1].encode() for f in texts}
+    return texts, tuple(sorted(raw, key=len, reverse=True))
+
+
+def secrets() -> tuple[str, ...]:
+    """Every secret form to mask, longest first (a key that contains another is masked
+    whole)."""
+    return _masks(_values())[0]
 
 
 def redact(text: str) -> str:
@@ -90,13 +105,27 @@ def display_url(url: str) -> str:
 def redact_bytes(data: bytes) -> bytes:
     """`data` (ASCII JSON-RPC framing) with secrets masked by as many `*`: the length, and
     so the Content-Length header in front of a message, stays right."""
-    for secret in secrets():
-        for form in {secret, json.dumps(secret)[1:-1]}:
-            raw = form.encode("utf-8", "replace")
-            if raw in data:
-                data = data.replace(raw, b"*" * len(raw))
+    for raw in _masks(_values())[1]:
+        if raw in data:
+            data = data.replace(raw, b"*" * len(raw))
     if b"@" in data:
         text = data.decode("latin-1")
         masked = _USERINFO.sub(lambda m: m[1] + "*" * (len(m[0]) - len(m[1]) - 1) + "@", text)
         data = masked.encode("latin-1")
     return data
+
+
+class RedactingWriter:
+    """A pygls writer whose bytes pass `redact_bytes` on their way to the client."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+
+    def write(self, data: bytes) -> Any:
+        return self.inner.write(redact_bytes(data))
+
+    def close(self) -> Any:
+        return self.inner.close()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)

@@ -31,6 +31,7 @@ from server.config import ENV_VARS, Config
 from server.providers.base import ChatMessage, Provider, ProviderError
 from server.providers.defaults import DEFAULT_MODEL_NAME, provider_base_url, provider_model
 from server.providers.local import llama_installed, model_file
+from server.redact import display_url
 
 PROBE_TIMEOUT = 0.3
 STATUS_TIMEOUT = 60.0
@@ -237,7 +238,8 @@ def describe_model(config: Config) -> tuple[str | None, str | None]:
         return (path.name if path else None), None
     if config.provider == "cli":
         return (" ".join(config.cliCommand) or None), None
-    return provider_model(config, config.provider), provider_base_url(config, config.provider)
+    base_url = display_url(provider_base_url(config, config.provider))
+    return provider_model(config, config.provider), base_url
 
 
 async def check_answers(provider: Provider, config: Config, timeout: float) -> tuple[bool, str]:
