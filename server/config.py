@@ -56,6 +56,10 @@ class ApiKeyError(ValueError):
     """An API key variable holds something that cannot be a key. The message names the
     variable and the problem, never the value."""
 
+    def __init__(self, variable: str, problem: str) -> None:
+        super().__init__(f"the API key in {variable} contains {problem}")
+        self.variable = variable
+
 
 def clean_api_key(variable: str, value: str | None) -> str | None:
     """The key in `value` without surrounding whitespace (a pasted `sk-…\\r\\n` works);
@@ -70,10 +74,8 @@ def clean_api_key(variable: str, value: str | None) -> str | None:
     if bad is not None:
         char = key[bad]
         what = "a space" if char == " " else "a non-ASCII character" if ord(char) > 127 else None
-        raise ApiKeyError(
-            f"the API key in {variable} contains {what or 'a control character'} "
-            f"(character {bad + 1} of {len(key)})"
-        )
+        problem = f"{what or 'a control character'} (character {bad + 1} of {len(key)})"
+        raise ApiKeyError(variable, problem)
     return key
 
 

@@ -54,7 +54,7 @@ class AnthropicProvider(HttpStreamProvider):
         super().__init__(config, base)
         self.url = self.base_url + "/v1/messages"
         self.model = provider_model(config, "anthropic")
-        self.key = self.read_key(ANTHROPIC_KEY_ENV, lambda: anthropic_key(config))
+        self.key = self.read_key(lambda: anthropic_key(config))
 
     def hint(self, status: int | None) -> str:
         if status in (401, 403):

@@ -60,13 +60,13 @@ class HttpStreamProvider:
             self._client = httpx.AsyncClient(timeout=timeout, trust_env=False)
         return self._client
 
-    def read_key(self, variable: str, read: Callable[[], str | None]) -> str | None:
+    def read_key(self, read: Callable[[], str | None]) -> str | None:
         """The API key (`read()`), checked when the provider is made: a value that cannot be
         a key is a ProviderError naming the variable, not a failed request that shows it."""
         try:
             return read()
         except ApiKeyError as exc:
-            hint = f"set {variable} to the key alone (no spaces, quotes or line breaks inside)"
+            hint = f"set {exc.variable} to the key alone (no spaces or line breaks inside)"
             raise self.error(None, str(exc), hint) from None
 
     def hint(self, status: int | None) -> str:

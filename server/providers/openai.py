@@ -34,7 +34,7 @@ class OpenAIProvider(HttpStreamProvider):
     def __init__(self, config: Config) -> None:
         super().__init__(config, config.baseUrl)
         self.url = self.base_url + "/chat/completions"
-        self.key = self.read_key(config.apiKeyEnv, config.api_key)
+        self.key = self.read_key(config.api_key)
 
     def hint(self, status: int | None) -> str:
         if status in (401, 403):
