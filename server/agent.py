@@ -13,12 +13,14 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from actions.apply import ApplyRefused
-from actions.checkpoint_types import CheckpointError
+from actions.checkpoints.types import CheckpointError
 from actions.errors import ActionError
+from actions.plans import PlanFiles, PlanRun
 from actions.prompt import render_invalid_document, render_plan_progress
 from actions.schema import (
     Action,
     ContinueMultiFile,
+    FileOp,
     StartMultiFile,
     TextResponse,
     ToolCallAction,
@@ -29,7 +31,6 @@ from actions.tools import ToolRegistry
 from actions.tools.adapters import ToolAdapter
 from parsing import ActionBlock, Block, StreamParser, TextBlock, ToolCallBlock
 from parsing.blocks import block_record, merge_text
-from server.plans import FileOp, PlanFiles, PlanRun
 from server.protocol import ChatContext, ProgressKind
 from server.providers.base import ChatMessage, NativeToolCall, Provider
 from server.session import ChatSession
