@@ -7,7 +7,8 @@ ANTHROPIC_API_KEY, any *_API_KEY / *_TOKEN / *_SECRET / *_PASSWORD), a value reg
 `remember` (the key a provider read, whatever its variable), and the user-info part of a URL
 (`https://user:key@host`). Each is masked in the forms it can take in a message: as set
 (`sk-…\\r`), stripped, escaped as repr/JSON does (`sk-…\\\\r`), and its pieces around a
-control character.
+control character. Values shorter than 8 characters, plain words and numbers are not
+secrets (`SOME_TOKEN=true` must not mask `true` in a JSON-RPC message).
 """
 
 from __future__ import annotations
@@ -22,8 +23,7 @@ from typing import Any
 MASK = "***"
 SECRET_ENV_NAMES = frozenset({"AGENT_LS_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_API_KEY"})
 SECRET_SUFFIXES = ("_API_KEY", "_TOKEN", "_SECRET", "_PASSWORD")
-MIN_SECRET = 4  # shorter values are not masked (they would mask ordinary words)
-MIN_PIECE = 8  # pieces of a value split at a control character
+MIN_SECRET = 8  # shorter values are not masked (they would mask ordinary words)
 _USERINFO = re.compile(r"(?P<scheme>\b[A-Za-z][A-Za-z0-9+.-]*://)[^\s/?#@]+@")
 _CONTROL = re.compile(r"[\x00-\x20\x7f-\x9f]+")
 
@@ -34,7 +34,7 @@ _values_cache: tuple[tuple[int, int], tuple[str, ...]] = ((-1, -1), ())
 
 def remember(value: str | None) -> None:
     """Treat `value` as a secret from now on (in every form `forms` gives)."""
-    if value and len(value.strip()) >= MIN_SECRET:
+    if value and maskable(value.strip()):
         with _lock:
             _remembered.add(value)
 
@@ -46,8 +46,15 @@ def forms(value: str) -> set[str]:
     for text in (value, stripped):
         found.add(repr(text)[1:-1])
         found.add(json.dumps(text)[1:-1])
-    found |= {p for p in _CONTROL.split(value) if len(p) >= MIN_PIECE}
-    return {f for f in found if len(f) >= MIN_SECRET}
+    found |= set(_CONTROL.split(value))
+    return {f for f in found if maskable(f)}
+
+
+def maskable(value: str) -> bool:
+    """Whether masking `value` is safe and useful: long enough, and not a plain word or
+    number (masking "true", "message" or "1234" would break JSON-RPC framing and text; real
+    keys mix letters with digits or signs)."""
+    return len(value) >= MIN_SECRET and not value.isalpha() and not value.isdigit()
 
 
 def secret_names() -> frozenset[str]:
@@ -64,7 +71,7 @@ def _values() -> tuple[str, ...]:
         stamp = (len(os.environ), len(_remembered))
         if _values_cache[0] != stamp:
             values = [os.environ[n] for n in sorted(secret_names())] + sorted(_remembered)
-            kept = tuple(v for v in values if len(v.strip()) >= MIN_SECRET)
+            kept = tuple(v for v in values if maskable(v.strip()))
             _values_cache = (stamp, kept)
         return _values_cache[1]
 

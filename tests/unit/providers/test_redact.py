@@ -107,3 +107,14 @@ def test_a_bad_key_is_a_provider_error_when_the_provider_is_made(
     assert "Hint: set AGENT_LS_API_KEY to the key alone" in message
     assert KEY[:8] not in message
     assert KEY[8:] not in message
+
+
+def test_plain_words_and_numbers_in_secret_variables_never_break_a_message(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    for name, value in {"A_TOKEN": "true", "B_SECRET": "message", "C_API_KEY": "12345678"}.items():
+        monkeypatch.setenv(name, value)
+    body = b'{"jsonrpc":"2.0","id":12345678,"result":{"applied":true,"message":"ok"}}'
+    framed = b"Content-Length: %d\r\n\r\n%s" % (len(body), body)
+    assert redact_bytes(framed) == framed
+    assert redact(framed.decode()) == framed.decode()
