@@ -18,6 +18,7 @@ from pygls.uris import to_fs_path
 from server import __version__
 from server.config import ConfigProblem
 from server.protocol import AGENT_CHAT, AGENT_SESSIONS, AGENT_STATUS, make_converter
+from server.redact import RedactingWriter
 from server.session import ServerState
 
 log = logging.getLogger(__name__)
@@ -47,6 +48,10 @@ class AgentProtocol(LanguageServerProtocol):
         if method in self.CUSTOM_REQUESTS:
             return RawRequest
         return super().get_message_type(method)
+
+    def set_writer(self, writer: Any, include_headers: bool = True) -> None:
+        """Every byte sent to the client passes the secret mask (server/redact.py)."""
+        super().set_writer(RedactingWriter(writer), include_headers)
 
 
 class RequestFailed(JsonRpcException):
