@@ -22,9 +22,10 @@ from server.protocol import (
     ToolCallStarted,
     to_wire,
 )
-from server.providers import ProviderError, make_provider
+from server.providers import PROVIDERS, ProviderError, make_provider
 from server.resolve import resolve_provider
 from server.session import ChatSession
+from server.wording import empty_message_problem, workspace_problem
 from server.workspace import build_agent
 
 
@@ -64,7 +65,7 @@ def register(sub: Any) -> None:
     parser = sub.add_parser("chat", help="ask once in the terminal and stream the answer")
     parser.add_argument("message", help="what to ask")
     parser.add_argument("--workspace", default=".", help="workspace folder (default: .)")
-    parser.add_argument("--provider", help="provider name (openai)")
+    parser.add_argument("--provider", choices=PROVIDERS, help=f"provider ({', '.join(PROVIDERS)})")
     parser.add_argument("--base-url", dest="baseUrl", help="provider base URL, e.g. …/v1")
     parser.add_argument("--model", help="model name")
     parser.add_argument("--json", action="store_true", help="print the final result as JSON")
@@ -92,8 +93,9 @@ async def chat_once(
 def cli_setup(args: argparse.Namespace) -> tuple[Path, Config, set[str]] | None:
     """The resolved --workspace and the configuration (problems printed); None: no folder."""
     workspace = Path(args.workspace)
-    if not workspace.is_dir():
-        print(f"agent-ls: workspace {workspace} is not a directory", file=sys.stderr)
+    unusable = workspace_problem(workspace)
+    if unusable is not None:
+        print(f"agent-ls: {unusable}", file=sys.stderr)
         return None
     config, explicit, problems = cli_config(args)
     for problem in problems:
@@ -102,6 +104,10 @@ def cli_setup(args: argparse.Namespace) -> tuple[Path, Config, set[str]] | None:
 
 
 def run(args: argparse.Namespace) -> int:
+    problem = empty_message_problem(args.message)
+    if problem is not None:
+        print(f"agent-ls: {problem}", file=sys.stderr)
+        return 2
     setup = cli_setup(args)
     if setup is None:
         return 2

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from actions.checkpoints import CheckpointStore
-from actions.checkpoints.types import CheckpointError, Transition
+from actions.checkpoints.types import CheckpointConflict, CheckpointError, Transition
 from server.editor import EditorApplier
 from server.lsp import AgentLanguageServer, RequestFailed
 from server.protocol import (
@@ -25,6 +25,7 @@ from server.protocol import (
     UndoResult,
     checkpoint_entry,
 )
+from server.wording import conflict_message
 from server.workspace import open_store
 
 
@@ -63,6 +64,9 @@ async def _move(ls: AgentLanguageServer, kind: str, force: bool) -> UndoResult:
     move = store.undo if kind == "undo" else store.redo
     try:
         transition: Transition = await asyncio.to_thread(move, force=force, current_content=current)
+    except CheckpointConflict as exc:
+        hint = 'pass the argument {"force": true}'
+        raise RequestFailed(f"{kind}: {conflict_message(kind, exc.paths, hint)}") from None
     except CheckpointError as exc:
         raise RequestFailed(f"{kind}: {exc}") from None
     await EditorApplier(ls, root, sync_any=True).sync(transition.changes)
