@@ -189,12 +189,12 @@ def remove_empty_dirs(workspace: Path, dirs: Iterable[str]) -> None:
 class StoreFiles:
     """The files of one store: history, plan journals, objects, lock, and the path policy."""
 
-    def __init__(self, workspace: Path, store_dir: Path, *, keep: int, max_file_bytes: int) -> None:
+    def __init__(self, workspace: Path, store_dir: Path, *, keep: int, policy: PathPolicy) -> None:
         self.workspace = workspace
         self.store_dir = store_dir
         self.keep = max(1, keep)
         self.objects = ObjectStore(store_dir / "git")
-        self.policy = PathPolicy(workspace, store_dir, max_file_bytes)
+        self.policy = policy
         self.plans_dir = store_dir / "plans"
 
     def lock(self, *, exclusive: bool = True) -> contextlib.AbstractContextManager[None]:

@@ -2,7 +2,9 @@
 
 A plan must not edit what we cannot undo: paths outside the workspace, inside a `.git`,
 symbolic links, directories, git-ignored files and files over the size cap are refused
-with `CheckpointRefused` before anything is written.
+with `CheckpointRefused` before anything is written. Secret files (the deny list of
+`actions.paths`, less the user's allow-list) are refused too: no copy of them ever enters
+the store.
 
 Ignore rules come from the user's own repositories through `git check-ignore`, which only
 reads. Each path is checked in the innermost repository that holds it (nested repos and
@@ -19,6 +21,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path, PurePosixPath
 
 from actions.checkpoints.types import CheckpointRefused
+from actions.paths import SecretPolicy
 
 log = logging.getLogger(__name__)
 
@@ -59,10 +62,17 @@ def check_rel_path(path: str) -> str:
 class PathPolicy:
     """Checks paths of one workspace: confinement, file type, size cap, git ignore rules."""
 
-    def __init__(self, workspace: Path, store_dir: Path, max_file_bytes: int) -> None:
+    def __init__(
+        self,
+        workspace: Path,
+        store_dir: Path,
+        max_file_bytes: int,
+        secrets: SecretPolicy | None = None,
+    ) -> None:
         self.workspace = workspace
         self.store_dir = store_dir
         self.max_file_bytes = max_file_bytes
+        self.secrets = secrets or SecretPolicy()
         self._outer_repo = any(
             (parent / ".git").exists() for parent in (workspace, *workspace.parents)
         )
@@ -71,11 +81,19 @@ class PathPolicy:
         """Refuse the first path that cannot be snapshotted (as it is on disk now)."""
         paths = list(paths)
         for path in paths:
-            self.check_file(check_rel_path(path))
+            self.check_secret(check_rel_path(path))
+            self.check_file(path)
         ignored = self.ignored(paths)
         if ignored:
             first = sorted(ignored)[0]
             raise CheckpointRefused(first, "ignored by .gitignore: agent-ls does not snapshot it")
+
+    def check_secret(self, path: str) -> None:
+        pattern = self.secrets.refused(path)
+        if pattern is not None:
+            raise CheckpointRefused(
+                path, f"a secret file ({pattern!r}): agent-ls keeps no copy of it"
+            )
 
     def check_size(self, path: str, size: int) -> None:
         if size > self.max_file_bytes:

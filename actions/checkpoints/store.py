@@ -15,7 +15,7 @@ from pathlib import Path
 
 from actions.checkpoints.journal import ApplyJournal, Entry, StoreFiles, StoreState, Target
 from actions.checkpoints.objects import blob_sha
-from actions.checkpoints.paths import clean_git_env, run_git
+from actions.checkpoints.paths import PathPolicy, clean_git_env, run_git
 from actions.checkpoints.recorder import PlanRecorder
 from actions.checkpoints.recovery import apply_journal, drop_orphans, recover
 from actions.checkpoints.types import (
@@ -29,8 +29,10 @@ from actions.checkpoints.types import (
     Transition,
     TransitionKind,
 )
+from actions.paths import SecretPolicy
 
 STORE_ENV = "AGENT_LS_CHECKPOINT_DIR"
+MAX_FILE_BYTES = 5 * 2**20  # files larger than this are refused (their copies would bloat)
 ContentReader = Callable[[str], bytes | None]
 
 
@@ -56,13 +58,17 @@ class CheckpointStore(StoreFiles):
         *,
         store_dir: Path | None = None,
         keep: int = 50,
-        max_file_bytes: int = 5 * 2**20,
+        max_file_bytes: int = MAX_FILE_BYTES,
+        secret_allow: Sequence[str] = (),
     ) -> None:
+        """`secret_allow`: gitignore globs of secret files the user allowed (see
+        `actions.paths`); every other secret file is refused and never stored."""
         real = Path(os.path.realpath(workspace))
         if not real.is_dir():
             raise CheckpointError(f"workspace {workspace} is not a folder")
         store_path = Path(os.path.realpath(store_dir or default_store_dir(real)))
-        super().__init__(real, store_path, keep=keep, max_file_bytes=max_file_bytes)
+        policy = PathPolicy(real, store_path, max_file_bytes, SecretPolicy(secret_allow))
+        super().__init__(real, store_path, keep=keep, policy=policy)
         self.plans_dir.mkdir(parents=True, exist_ok=True)
         with self.lock():
             self.objects.init()
