@@ -28,12 +28,12 @@ from actions.checkpoints.journal import (
     read_workspace_file,
     save_model,
     set_workspace_file,
+    write_private,
 )
 from actions.checkpoints.objects import TreeItem, blob_sha, commit_object, tree_objects
 from actions.checkpoints.pack import object_id, pack_bytes
 from actions.checkpoints.recovery import apply_journal
 from actions.checkpoints.types import CheckpointInfo, FileState, PlanClosed, Transition
-from actions.diskio import write_atomic
 
 
 class PlanRecorder:
@@ -108,7 +108,7 @@ class PlanRecorder:
         if blobs:
             batch = f"{self.id}.{len(self._plan.files)}.pack"
             data, where = pack_bytes(blobs)
-            write_atomic(store.plans_dir / batch, data, durable=False)
+            write_private(store.plans_dir / batch, data)
         kill_point("touch:blobs-written")
         images = []
         for path, content, executable in captured:

@@ -13,7 +13,17 @@ import secrets
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from actions.checkpoints.journal import ApplyJournal, Entry, StoreFiles, StoreState, Target
+from actions.checkpoints.journal import (
+    PRIVATE_DIR,
+    ApplyJournal,
+    Entry,
+    StoreFiles,
+    StoreState,
+    Target,
+    make_private_dir,
+    tighten,
+    write_private,
+)
 from actions.checkpoints.objects import blob_sha
 from actions.checkpoints.paths import PathPolicy, clean_git_env, run_git
 from actions.checkpoints.recorder import PlanRecorder
@@ -69,12 +79,16 @@ class CheckpointStore(StoreFiles):
         store_path = Path(os.path.realpath(store_dir or default_store_dir(real)))
         policy = PathPolicy(real, store_path, max_file_bytes, SecretPolicy(secret_allow))
         super().__init__(real, store_path, keep=keep, policy=policy)
-        self.plans_dir.mkdir(parents=True, exist_ok=True)
+        loose = self.store_dir.is_dir() and self.store_dir.stat().st_mode & 0o077
+        make_private_dir(self.store_dir)
+        if loose:
+            tighten(self.store_dir)  # made by a version that left it readable by others
+        self.plans_dir.mkdir(mode=PRIVATE_DIR, exist_ok=True)
         with self.lock():
             self.objects.init()
             marker = self.store_dir / "workspace"
             if not marker.exists():
-                marker.write_text(str(self.workspace) + "\n")
+                write_private(marker, os.fsencode(self.workspace) + b"\n")
             self.last_recovery = recover(self)
 
     # -- public operations ----------------------------------------------------------------------
