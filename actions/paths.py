@@ -19,6 +19,8 @@ Rules (SPEC §6), for reads and writes alike unless noted:
   matches one of the user's ``secret_allow`` globs (gitignore syntax, e.g. ``.env.test``,
   ``certs/dev.pem``; the ``agentLs.allowSecretFiles`` setting).
 - Writes only: the root itself, an existing directory, or a path under an existing file.
+- Unicode names are matched as they look: a name equal under NFC to an existing one is that
+  file (never a second look-alike beside it); a new name is created in NFC.
 
 Checks run against the filesystem at resolve time; the caller acts right after (the window
 between check and use is accepted: the model cannot create symlinks itself).
@@ -114,7 +116,7 @@ class Workspace:
         if not isinstance(model_path, str):
             raise PathRefused(repr(model_path), "a path must be a string")
         _check_text(model_path)
-        parts = self._components(model_path)
+        parts = self._on_disk_names(self._components(model_path))
         relative = "/".join(parts)
         self._check_location(model_path, relative, for_write=for_write)
         try:
@@ -160,6 +162,27 @@ class Workspace:
                 continue
             parts.append(part)
         return parts
+
+    def _on_disk_names(self, parts: list[str]) -> list[str]:
+        """Names as the disk spells them: a non-ASCII name that equals an existing one
+        under NFC is that one (NFD ``café`` is the NFC ``café`` on screen); a new one is NFC."""
+        names: list[str] = []
+        folder = self.root
+        for part in parts:
+            name = part
+            if not part.isascii() and not os.path.lexists(folder / part):
+                name = unicodedata.normalize("NFC", part)
+                try:
+                    siblings = os.listdir(folder)
+                except OSError:
+                    siblings = []
+                for sibling in siblings:
+                    if unicodedata.normalize("NFC", sibling) == name:
+                        name = sibling
+                        break
+            names.append(name)
+            folder = folder / name
+        return names
 
     def _check_location(self, raw: str, relative: str, *, for_write: bool) -> None:
         reason = _denial_reason(relative, self._denied)

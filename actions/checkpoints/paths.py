@@ -59,6 +59,10 @@ def check_rel_path(path: str) -> str:
     return path
 
 
+def _megabytes(size: int) -> str:
+    return f"{size / 2**20:.1f} MB ({size} bytes)"
+
+
 class PathPolicy:
     """Checks paths of one workspace: confinement, file type, size cap, git ignore rules."""
 
@@ -98,7 +102,10 @@ class PathPolicy:
     def check_size(self, path: str, size: int) -> None:
         if size > self.max_file_bytes:
             raise CheckpointRefused(
-                path, f"{size} bytes is over the checkpoint size cap of {self.max_file_bytes}"
+                path,
+                f"{_megabytes(size)} is over the checkpoint size cap of "
+                f"{_megabytes(self.max_file_bytes)}: agent-ls could not undo it, so it is not "
+                "written (split it into smaller files)",
             )
 
     def check_file(self, path: str) -> None:

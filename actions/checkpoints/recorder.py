@@ -131,6 +131,11 @@ class PlanRecorder:
         )
         save_model(self._journal_path, self._plan)
 
+    def check_content(self, path: str, size: int) -> None:
+        """Refuse (CheckpointRefused) new content of `size` bytes for `path` before it is
+        written: over the size cap its post-image could not be recorded."""
+        self._store.policy.check_size(path, size)
+
     def write(self, path: str, content: bytes | None) -> None:
         """touch + write `content` atomically (None deletes the file)."""
         self.touch(path)
