@@ -43,7 +43,8 @@ from actions.paths import SecretPolicy
 
 STORE_ENV = "AGENT_LS_CHECKPOINT_DIR"
 MAX_FILE_BYTES = 5 * 2**20  # files larger than this are refused (their copies would bloat)
-ContentReader = Callable[[str], bytes | None]
+# The text of a path's open editor buffer (UTF-8), or None when the file is not open.
+BufferReader = Callable[[str], bytes | None]
 
 
 def default_store_dir(workspace: Path) -> Path:
@@ -98,19 +99,15 @@ class CheckpointStore(StoreFiles):
         """Start recording a plan; pre-images of `paths` are captured now."""
         return PlanRecorder(self, secrets.token_hex(6), description, session_id, paths)
 
-    def plan_undo(
-        self, *, force: bool = False, current_content: ContentReader | None = None
-    ) -> Transition:
+    def plan_undo(self, *, force: bool = False, buffers: BufferReader | None = None) -> Transition:
         """What undo would write (pre-images of the last applied plan); writes nothing."""
         with self.lock(exclusive=False):
-            return self._plan("undo", self.state(), force, current_content)[0]
+            return self._plan("undo", self.state(), force, buffers)[0]
 
-    def plan_redo(
-        self, *, force: bool = False, current_content: ContentReader | None = None
-    ) -> Transition:
+    def plan_redo(self, *, force: bool = False, buffers: BufferReader | None = None) -> Transition:
         """What redo would write (post-images of the last undone plan); writes nothing."""
         with self.lock(exclusive=False):
-            return self._plan("redo", self.state(), force, current_content)[0]
+            return self._plan("redo", self.state(), force, buffers)[0]
 
     def apply(self, transition: Transition) -> Transition:
         """Write a planned undo/redo to disk (journaled) and move the history."""
@@ -126,17 +123,13 @@ class CheckpointStore(StoreFiles):
             apply_journal(self, self._journal_for(transition.kind, entry, index))
         return transition
 
-    def undo(
-        self, *, force: bool = False, current_content: ContentReader | None = None
-    ) -> Transition:
+    def undo(self, *, force: bool = False, buffers: BufferReader | None = None) -> Transition:
         """Restore every file the last applied plan touched to its pre-plan content."""
-        return self._move("undo", force, current_content)
+        return self._move("undo", force, buffers)
 
-    def redo(
-        self, *, force: bool = False, current_content: ContentReader | None = None
-    ) -> Transition:
+    def redo(self, *, force: bool = False, buffers: BufferReader | None = None) -> Transition:
         """Re-apply the last undone plan."""
-        return self._move("redo", force, current_content)
+        return self._move("redo", force, buffers)
 
     def list(self) -> list[CheckpointInfo]:
         """The history, newest first."""
@@ -151,11 +144,9 @@ class CheckpointStore(StoreFiles):
             drop_orphans(self)
 
     # -- undo / redo ------------------------------------------------------------------------------
-    def _move(
-        self, kind: TransitionKind, force: bool, current_content: ContentReader | None
-    ) -> Transition:
+    def _move(self, kind: TransitionKind, force: bool, buffers: BufferReader | None) -> Transition:
         with self.lock():
-            transition, entry, index = self._plan(kind, self.state(), force, current_content)
+            transition, entry, index = self._plan(kind, self.state(), force, buffers)
             apply_journal(self, self._journal_for(kind, entry, index))
         return transition
 
@@ -175,33 +166,40 @@ class CheckpointStore(StoreFiles):
         kind: TransitionKind,
         state: StoreState,
         force: bool,
-        current_content: ContentReader | None,
+        buffers: BufferReader | None,
     ) -> tuple[Transition, Entry, int]:
+        """The transition to the other side of the next entry. A path whose disk content, or
+        open editor buffer, differs from what the entry left there is a conflict (named,
+        with where it changed) unless `force`."""
         entry, index = self._next_entry(kind, state)
-        changed: builtins.list[str] = []
+        changed: dict[str, str] = {}
         changes: builtins.list[FileState] = []
         for record in entry.files:
             expected = record.post if kind == "undo" else record.pre
-            if current_content is None:
-                current = self.disk_sha(record.path)
-            else:
-                content = current_content(record.path)
-                current = None if content is None else blob_sha(content)
-            if current != expected:
-                changed.append(record.path)
+            where = self._changed_where(record.path, expected, buffers)
+            if where:
+                changed[record.path] = where
             sha, executable = (
-                (record.pre, record.pre_exec)
-                if kind == "undo"
-                else (
-                    record.post,
-                    record.post_exec,
-                )
+                (record.pre, record.pre_exec) if kind == "undo" else (record.post, record.post_exec)
             )
             data = None if sha is None else self.objects.read_blob(sha, entry.pack)
             changes.append(FileState(record.path, data, executable))
         if changed and not force:
-            raise CheckpointConflict(kind, changed)
+            raise CheckpointConflict(kind, builtins.list(changed), changed)
         return Transition(entry.id, tuple(changes), kind, tuple(changed)), entry, index
+
+    def _changed_where(
+        self, path: str, expected: str | None, buffers: BufferReader | None
+    ) -> str | None:
+        """ "on disk", "in the editor", both, or None when `path` is as the entry left it.
+        A buffer of a file the entry left absent is a stale view: only the disk counts."""
+        places = []
+        if self.disk_sha(path) != expected:
+            places.append("on disk")
+        text = buffers(path) if buffers is not None and expected is not None else None
+        if text is not None and blob_sha(text) != expected:
+            places.append("in the editor")
+        return " and ".join(places) or None
 
     def _journal_for(self, kind: TransitionKind, entry: Entry, index: int) -> ApplyJournal:
         undo = kind == "undo"
