@@ -13,6 +13,7 @@ import secrets
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from actions.checkpoints.gitenv import clean_git_env, run_git
 from actions.checkpoints.journal import (
     PRIVATE_DIR,
     ApplyJournal,
@@ -25,7 +26,7 @@ from actions.checkpoints.journal import (
     write_private,
 )
 from actions.checkpoints.objects import blob_sha
-from actions.checkpoints.paths import PathPolicy, clean_git_env, run_git
+from actions.checkpoints.paths import PathPolicy
 from actions.checkpoints.recorder import PlanRecorder
 from actions.checkpoints.recovery import apply_journal, drop_orphans, recover
 from actions.checkpoints.types import (
