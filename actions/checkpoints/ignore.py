@@ -106,7 +106,13 @@ class RepoIgnore:
         self._files = files or IgnoreFiles()
         repo = git.Repo(root)
         self._exclude = Path(repo.common_dir) / "info" / "exclude"
+        self._configs = [Path(repo.common_dir) / "config", *_global_configs()]
+        self._stamp = _stamps(self._configs)
         self._global = _excludes_file(repo)
+
+    def still_valid(self) -> bool:
+        """False once the repository or a git configuration file changed (re-read then)."""
+        return (self.root / ".git").exists() and _stamps(self._configs) == self._stamp
 
     def ignored(self, paths: Iterable[str]) -> set[str]:
         """Which of `paths` (relative to the repository root, posix) git ignores."""
@@ -149,6 +155,23 @@ class RepoIgnore:
         return {os.fsdecode(name) for name in done.stdout.split(b"\0") if name}
 
 
+def _global_configs() -> list[Path]:
+    xdg = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
+    return [Path(os.path.expanduser("~/.gitconfig")), Path(xdg) / "git" / "config"]
+
+
+def _stamps(paths: list[Path]) -> list[_Stamp | None]:
+    found: list[_Stamp | None] = []
+    for path in paths:
+        try:
+            info = path.stat()
+        except OSError:
+            found.append(None)
+            continue
+        found.append((info.st_mtime_ns, info.st_size, info.st_ino))
+    return found
+
+
 def _excludes_file(repo: git.Repo) -> Path | None:
     """core.excludesFile, or git's default `$XDG_CONFIG_HOME/git/ignore`."""
     try:
@@ -162,17 +185,38 @@ def _excludes_file(repo: git.Repo) -> Path | None:
     return Path(xdg) / "git" / "ignore"
 
 
-def repo_ignore(root: Path, files: IgnoreFiles) -> RepoIgnore | None:
-    """The rules of the repository whose work tree root is `root` (None: not usable)."""
+_SHARED = IgnoreFiles()
+_REPOS: dict[Path, RepoIgnore] = {}
+_TOPLEVELS: dict[Path, Path | None] = {}
+
+
+def repo_ignore(root: Path) -> RepoIgnore | None:
+    """The rules of the repository whose work tree root is `root` (None: not usable).
+    Shared by every store of the process (each chat turn opens one): the repository is
+    found and its configuration read once; its ignore files are re-read when they change."""
+    cached = _REPOS.get(root)
+    if cached is not None and cached.still_valid():
+        return cached
     try:
-        return RepoIgnore(root, files)
+        rules = RepoIgnore(root, _SHARED)
     except (git.InvalidGitRepositoryError, git.NoSuchPathError, OSError, ValueError) as exc:
         log.warning("cannot read the git repository at %s: %s", root, exc)
         return None
+    _REPOS[root] = rules
+    return rules
 
 
 def toplevel(folder: Path) -> Path | None:
     """The work tree root of the repository holding `folder` (GitPython's discovery)."""
+    if folder not in _TOPLEVELS:
+        _TOPLEVELS[folder] = _find_toplevel(folder)
+    found = _TOPLEVELS[folder]
+    if found is not None and not (found / ".git").exists():
+        _TOPLEVELS[folder] = found = _find_toplevel(folder)  # the repository went away
+    return found
+
+
+def _find_toplevel(folder: Path) -> Path | None:
     try:
         repo = git.Repo(folder, search_parent_directories=True)
     except (git.InvalidGitRepositoryError, git.NoSuchPathError, OSError, ValueError):

@@ -17,9 +17,8 @@ import os
 import stat
 from collections.abc import Iterable
 from pathlib import Path, PurePosixPath
-from typing import Literal
 
-from actions.checkpoints.ignore import IgnoreFiles, RepoIgnore, repo_ignore, toplevel
+from actions.checkpoints.ignore import repo_ignore, toplevel
 from actions.checkpoints.types import CheckpointRefused
 from actions.paths import SecretPolicy
 
@@ -57,9 +56,6 @@ class PathPolicy:
         self.store_dir = store_dir
         self.max_file_bytes = max_file_bytes
         self.secrets = secrets or SecretPolicy()
-        self._ignore_files = IgnoreFiles()
-        self._repos: dict[Path, RepoIgnore | None] = {}
-        self._outer: Path | Literal[False] | None = False  # False: not looked up yet
 
     def check(self, paths: Iterable[str]) -> None:
         """Refuse the first path that cannot be snapshotted (as it is on disk now)."""
@@ -123,17 +119,12 @@ class PathPolicy:
                 groups.setdefault(repo, []).append(path)
         found: set[str] = set()
         for repo, members in groups.items():
-            rules = self._rules(repo)
+            rules = repo_ignore(repo)
             if rules is None:
                 continue
             rel = {os.path.relpath(self.workspace / path, repo): path for path in members}
             found.update(rel[name] for name in rules.ignored(rel))
         return found
-
-    def _rules(self, repo: Path) -> RepoIgnore | None:
-        if repo not in self._repos:
-            self._repos[repo] = repo_ignore(repo, self._ignore_files)
-        return self._repos[repo]
 
     def _repo_of(self, path: str) -> Path | None:
         """The work tree root of the innermost repository holding `path`."""
@@ -142,6 +133,4 @@ class PathPolicy:
             if (self.workspace / parent / ".git").exists():
                 return self.workspace / parent
             parent = parent.parent
-        if self._outer is False:
-            self._outer = toplevel(self.workspace)
-        return self._outer
+        return toplevel(self.workspace)

@@ -171,7 +171,8 @@ class PlanRecorder:
             entries = entries[-store.keep :]
             store.save_state(StoreState(entries=entries, applied=len(entries)))
             kill_point("commit:state-written")
-            store.objects.update_refs(delete=[old.id for old in dropped])
+            if dropped:
+                store.objects.update_refs(delete=[old.id for old in dropped])
             for pack in {old.pack for old in dropped} - {kept.pack for kept in entries}:
                 store.objects.delete_pack(pack)
             store.forget_plan(self.id)
