@@ -114,6 +114,21 @@ async def test_workspace_in_a_subfolder_of_a_git_repo(tmp_path: Path) -> None:
 
 
 @needs_git
+async def test_git_variables_inherited_by_the_server_do_not_redirect_the_listing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write(tmp_path, {"ws/.gitignore": "*.tmp\n", "ws/a.py": "", "ws/b.tmp": "", "other/z.py": ""})
+    git(tmp_path / "ws", "init", "-q")
+    git(tmp_path / "other", "init", "-q")
+    git(tmp_path / "other", "add", "-A")
+    monkeypatch.setenv("GIT_DIR", str(tmp_path / "other" / ".git"))  # e.g. run from a hook
+    monkeypatch.setenv("GIT_INDEX_FILE", str(tmp_path / "other" / ".git" / "index"))
+    result = await registry_for(tmp_path / "ws").call("list_files", {})
+    assert result.data["source"] == "git"
+    assert result.text.splitlines() == ["/.gitignore", "/a.py"]
+
+
+@needs_git
 async def test_list_files_drops_tracked_files_deleted_from_disk(tmp_path: Path) -> None:
     write(tmp_path, {"a.txt": "a", "b.txt": "b"})
     git(tmp_path, "init", "-q")
