@@ -217,10 +217,20 @@ class CheckpointStore(StoreFiles):
             kind=kind,
             checkpoint_id=entry.id,
             targets=targets,
-            missing_dirs=entry.pre_missing_dirs if undo else entry.post_missing_dirs,
+            missing_dirs=self._missing_dirs(entry, index) if undo else entry.post_missing_dirs,
             applied_after=index if undo else index + 1,
             pack=entry.pack,
         )
+
+    def _missing_dirs(self, entry: Entry, index: int) -> tuple[str, ...]:
+        """Folders to remove (where empty) when undoing `entry`: those absent before it, and
+        those absent before the plans already undone above it. Two overlapping plans (two
+        sessions) can create one folder: undoing the later-committed one cannot remove it
+        while the other's files are in it; undoing the other must."""
+        folders = set(entry.pre_missing_dirs)
+        for later in self.state().entries[index + 1 :]:
+            folders.update(later.pre_missing_dirs)
+        return tuple(sorted(folders))
 
     def git(self, args: Sequence[str], data: bytes = b"") -> str:
         """Run git on the store (explicit GIT_DIR, its own index, no user config or hooks)."""
