@@ -11,10 +11,11 @@ from pathlib import Path
 
 import pytest
 from lsprotocol import types
+from pygls.exceptions import JsonRpcException
 from pytest_lsp import LanguageClient
 
 from tests.e2e.conftest import chat
-from tests.e2e.conversations import doc, seed_project, tree
+from tests.e2e.conversations import FULL_CONVERSATION, doc, seed_project, tree
 from tests.fakellm import FakeLLM
 
 CAP = 5 * 2**20
@@ -106,3 +107,32 @@ async def test_a_name_identical_on_screen_to_an_existing_file_is_that_file(
     assert after[unicodedata.normalize("NFC", new_nfd)] == "tea = 1\n"  # new names: NFC
     assert new_nfd not in after
     assert result["plan"]["applied"] == [nfc, unicodedata.normalize("NFC", new_nfd)]
+
+
+async def test_an_editor_refusing_the_rollback_edit_is_told_to_the_user(
+    client: LanguageClient, fakellm: FakeLLM, project: Path
+) -> None:
+    editor = client.editor  # type: ignore[attr-defined]
+    app_uri = editor.open(project / "src" / "app.py")
+    accept = editor.on_apply_edit
+
+    def refuse_restoring(params: types.ApplyWorkspaceEditParams) -> types.ApplyWorkspaceEditResult:
+        texts = [
+            edit.new_text
+            for change in params.edit.document_changes or []
+            if isinstance(change, types.TextDocumentEdit)
+            for edit in change.edits
+        ]
+        if "print('v1')\n" in texts:  # the rollback: this editor has the buffer locked
+            return types.ApplyWorkspaceEditResult(applied=False, failure_reason="buffer locked")
+        return accept(params)
+
+    editor.on_apply_edit = refuse_restoring
+    fakellm.set_script({"replies": [FULL_CONVERSATION[2], FULL_CONVERSATION[3], {"fault": "500"}]})
+    with pytest.raises(JsonRpcException, match="HTTP 500"):
+        await chat(client, "Add a greeting module")
+
+    assert (project / "src" / "app.py").read_text() == "print('v1')\n"  # disk restored
+    assert editor.buffers[app_uri][1] != "print('v1')\n"  # the editor kept the plan's text
+    shown = [m for m in client.messages if m.type == types.MessageType.Error]
+    assert any("src/app.py" in m.message and "reload" in m.message for m in shown), shown
