@@ -8,11 +8,13 @@ import sys
 from typing import BinaryIO
 
 from server import __version__
+from server.commands import acp as acp_command
 from server.commands import chat as chat_command
 from server.commands import checkpoints as checkpoints_command
 from server.commands import doctor as doctor_command
 from server.commands import parse as parse_command
 from server.commands import parse_log as parse_log_command
+from server.commands import sessions as sessions_command
 from server.logs import setup_logging
 
 
@@ -62,6 +64,8 @@ def build_parser() -> argparse.ArgumentParser:
     parse_log_command.register(sub)
     checkpoints_command.register(sub)
     doctor_command.register(sub)
+    acp_command.register(sub)
+    sessions_command.register(sub)
     return parser
 
 

@@ -26,12 +26,29 @@ def build_agent(
 ) -> Agent:
     """The agent for `root`; without a folder the model can only talk (no tools, no edits)."""
     adapter = tool_adapter(config.toolProtocol)
+    budget = history_chars(config)
     if root is None or applier is None:
-        return Agent(provider, ToolRegistry(), None, "(no folder)", adapter, config.maxTurns)
+        return Agent(
+            provider,
+            ToolRegistry(),
+            None,
+            "(no folder)",
+            adapter,
+            config.maxTurns,
+            history_chars=budget,
+        )
     store = open_store(root, config.allowSecretFiles)
     workspace = Workspace(
         root, extra_denied=[store.store_dir], secret_allow=config.allowSecretFiles
     )
     plans = PlanFiles(workspace, store, applier)
     registry = default_registry(workspace)
-    return Agent(provider, registry, plans, workspace.name, adapter, config.maxTurns)
+    return Agent(
+        provider, registry, plans, workspace.name, adapter, config.maxTurns, history_chars=budget
+    )
+
+
+def history_chars(config: Config) -> int:
+    """Characters of earlier conversation a turn may send: the model's context window less
+    the reply's share, at about 4 characters a token (never below a few exchanges)."""
+    return max(8000, (config.contextSize - config.maxTokens) * 4)

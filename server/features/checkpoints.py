@@ -19,7 +19,15 @@ from actions.checkpoints import CheckpointStore
 from actions.checkpoints.types import CheckpointError, Transition
 from server.editor import EditorApplier
 from server.lsp import AgentLanguageServer, RequestFailed
-from server.protocol import CMD_CHECKPOINTS, CMD_REDO, CMD_UNDO
+from server.protocol import (
+    CMD_CHECKPOINTS,
+    CMD_REDO,
+    CMD_UNDO,
+    CheckpointEntry,
+    UndoneFile,
+    UndoResult,
+    checkpoint_entry,
+)
 from server.workspace import open_store
 
 
@@ -44,7 +52,7 @@ async def _store(ls: AgentLanguageServer) -> tuple[Path, CheckpointStore]:
         raise RequestFailed(f"the checkpoint store cannot be opened: {exc}") from None
 
 
-async def _move(ls: AgentLanguageServer, kind: str, force: bool) -> dict[str, Any]:
+async def _move(ls: AgentLanguageServer, kind: str, force: bool) -> UndoResult:
     root, store = await _store(ls)
 
     buffers = _open_buffers(ls, root)
@@ -54,11 +62,11 @@ async def _move(ls: AgentLanguageServer, kind: str, force: bool) -> dict[str, An
     except CheckpointError as exc:
         raise RequestFailed(f"{kind}: {exc}") from None
     await EditorApplier(ls, root, sync_any=True).sync(transition.changes)
-    return {
-        "checkpointId": transition.checkpoint_id,
-        "files": [{"path": c.path, "exists": c.content is not None} for c in transition.changes],
-        "overridden": list(transition.overridden),
-    }
+    return UndoResult(
+        checkpoint_id=transition.checkpoint_id,
+        files=[UndoneFile(path=c.path, exists=c.content is not None) for c in transition.changes],
+        overridden=list(transition.overridden),
+    )
 
 
 def _open_buffers(ls: AgentLanguageServer, root: Path) -> dict[str, bytes]:
@@ -74,15 +82,15 @@ def _open_buffers(ls: AgentLanguageServer, root: Path) -> dict[str, bytes]:
     return found
 
 
-async def undo(ls: AgentLanguageServer, *args: Any) -> dict[str, Any]:
+async def undo(ls: AgentLanguageServer, *args: Any) -> UndoResult:
     return await _move(ls, "undo", _force(args))
 
 
-async def redo(ls: AgentLanguageServer, *args: Any) -> dict[str, Any]:
+async def redo(ls: AgentLanguageServer, *args: Any) -> UndoResult:
     return await _move(ls, "redo", _force(args))
 
 
-async def checkpoints(ls: AgentLanguageServer, *args: Any) -> list[dict[str, object]]:
+async def checkpoints(ls: AgentLanguageServer, *args: Any) -> list[CheckpointEntry]:
     _, store = await _store(ls)
     infos = await asyncio.to_thread(store.list)
-    return [info.to_json() for info in infos]
+    return [checkpoint_entry(info) for info in infos]
