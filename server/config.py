@@ -43,6 +43,8 @@ class Config:
     cliCommand: tuple[str, ...] = ()  # cli: the agent command (argv)
     cliTimeout: float = 600.0  # cli: seconds before the command is killed
     toolProtocol: str = "json"  # json | xml | native: see actions/tools/adapters.py
+    # Secret files the user lets agent-ls read, list and write (gitignore globs; ["*"]: all).
+    allowSecretFiles: tuple[str, ...] = ()
 
     def api_key(self, environ: Mapping[str, str] | None = None) -> str | None:
         """The secret from `apiKeyEnv`, else AGENT_LS_API_KEY (see `clean_api_key`); never
@@ -147,6 +149,21 @@ def _argv(value: Any) -> tuple[str, ...]:
     return tuple(value)
 
 
+def _globs(value: Any) -> tuple[str, ...]:
+    """A list of gitignore-style globs; `true` means every file, `false` none."""
+    if value is True:
+        return ("*",)
+    if value is False:
+        return ()
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list | tuple) or not all(
+        isinstance(glob, str) and glob.strip() for glob in value
+    ):
+        raise ValueError("a list of glob patterns (or true / false)")
+    return tuple(value)
+
+
 _CHECKS: dict[str, Callable[[Any], Any]] = {
     "provider": _non_empty_str,
     "baseUrl": _non_empty_str,
@@ -163,6 +180,7 @@ _CHECKS: dict[str, Callable[[Any], Any]] = {
     "cliCommand": _argv,
     "cliTimeout": _positive_float,
     "toolProtocol": _one_of("json", "xml", "native"),
+    "allowSecretFiles": _globs,
 }
 assert set(_CHECKS) == {f.name for f in fields(Config)}
 
