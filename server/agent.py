@@ -9,6 +9,7 @@ The same code serves the LSP handler and the CLI; they differ in their sink and 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
@@ -31,8 +32,10 @@ from parsing import ActionBlock, Block, StreamParser, TextBlock, ToolCallBlock
 from parsing.blocks import block_record, merge_text
 from server.plans import FileOp, PlanFiles, PlanRun
 from server.protocol import ChatContext, ProgressKind
-from server.providers.base import ChatMessage, NativeToolCall, Provider
+from server.providers.base import ChatMessage, NativeToolCall, Provider, StreamChunk
+from server.providers.constraints import ConstrainedProvider
 from server.session import ChatSession
+from server.turn_state import turn_state
 
 JSON_ADAPTER = ToolAdapter("json")
 
@@ -149,8 +152,7 @@ async def stream_reply(
     blocks: list[Block] = []
     calls: list[NativeToolCall] = []
     truncated = False
-    tools = agent.adapter.native_tools(agent.registry.manifests())
-    async for chunk in agent.provider.stream_chat(messages, tools=tools):
+    async for chunk in await reply_stream(agent, messages, turn):
         calls.extend(chunk.tool_calls)
         if chunk.text:
             pieces.append(chunk.text)
@@ -162,6 +164,18 @@ async def stream_reply(
     turn.blocks.extend(dict(block_record(b), reply=turn.replies) for b in blocks)
     turn.replies += 1
     return "".join(pieces), blocks, tuple(calls)
+
+
+async def reply_stream(
+    agent: Agent, messages: list[ChatMessage], turn: Turn
+) -> AsyncIterator[StreamChunk]:
+    """The provider's reply; a constrained provider (the embedded model) is told the turn's
+    state, so it can only send a document the turn can use."""
+    if isinstance(agent.provider, ConstrainedProvider):
+        state = await turn_state(agent.registry, agent.plans, turn.plan)
+        return agent.provider.stream_constrained(messages, state=state)
+    tools = agent.adapter.native_tools(agent.registry.manifests())
+    return agent.provider.stream_chat(messages, tools=tools)
 
 
 def show_text(turn: Turn, blocks: list[Block]) -> list[Block]:
