@@ -84,6 +84,7 @@ class Turn:
     replies: int = 0
     plan: PlanRun | None = None
     done: bool = False
+    tools_called: list[str] = field(default_factory=list)
 
     def say(self, text: str) -> None:
         if text:
@@ -172,7 +173,7 @@ async def reply_stream(
     """The provider's reply; a constrained provider (the embedded model) is told the turn's
     state, so it can only send a document the turn can use."""
     if isinstance(agent.provider, ConstrainedProvider):
-        state = await turn_state(agent.registry, agent.plans, turn.plan)
+        state = await turn_state(agent.registry, agent.plans, turn.plan, turn.tools_called)
         return agent.provider.stream_constrained(messages, state=state)
     tools = agent.adapter.native_tools(agent.registry.manifests())
     return agent.provider.stream_chat(messages, tools=tools)
@@ -252,6 +253,7 @@ def retry(turn: Turn, message: str) -> str:
 
 async def run_tool(turn: Turn, call: ToolCallSpec) -> str:
     turn.sink.emit("tool_call", data={"name": call.function_name, "args": call.args})
+    turn.tools_called.append(call.function_name)
     result = await turn.agent.registry.call(call.function_name, call.args)
     turn.sink.emit(
         "tool_result",

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from actions.tools import ToolRegistry
 from actions.tools.list_files import ListFiles
 from server.plans import PlanFiles, PlanRun
@@ -12,12 +14,16 @@ MAX_STATE_FILES = 300
 
 
 async def turn_state(
-    registry: ToolRegistry, plans: PlanFiles | None, plan: PlanRun | None
+    registry: ToolRegistry,
+    plans: PlanFiles | None,
+    plan: PlanRun | None,
+    tools_called: Sequence[str] = (),
 ) -> TurnState:
     """Tools, the workspace's files and the plan's remaining files, as they are now."""
     tools = tuple(registry.manifests())
+    called = tuple(tools_called)
     if plans is None:
-        return TurnState(tools, None, None, can_edit=False)
+        return TurnState(tools, None, None, can_edit=False, tools_called=called)
     workspace = plans.workspace
     listing = await ListFiles(workspace).files()
     files = [path for path in listing.files if not workspace.is_secret(path)]
@@ -28,4 +34,5 @@ async def turn_state(
         tools,
         file_state(files, MAX_STATE_FILES) if listing.complete else None,
         remaining,
+        tools_called=called,
     )

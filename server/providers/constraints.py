@@ -23,12 +23,14 @@ class TurnState:
     (too many to list, or no folder open): paths are then only checked for their characters.
     `plan_remaining`: None when no plan is in progress, else the planned files not applied yet
     (empty: the plan is complete). `can_edit`: a workspace folder is open (plans possible).
+    `tools_called`: the names of the tools called so far in this turn, in order.
     """
 
     tools: tuple[Tool, ...] = ()
     files: tuple[str, ...] | None = None
     plan_remaining: tuple[str, ...] | None = None
     can_edit: bool = True
+    tools_called: tuple[str, ...] = ()
 
 
 @runtime_checkable

@@ -5,10 +5,13 @@ A small model under a loose grammar sends documents the turn then refuses
 made-up path) or loops inside an unbounded string until max_tokens. So each reply's grammar
 is built from a `TurnState`:
 
-- no plan in progress, or the plan complete: text_response | tool_call | start_multi_file;
-- a plan with files left: continue_multi_file (one of those files) | tool_call;
+- no plan in progress: text_response | tool_call | start_multi_file;
+- a plan with files left: continue_multi_file with one of them (a small model otherwise
+  wanders off: re-reads files, starts over);
+- a plan complete: text_response (the turn's answer);
 - update/delete/read paths are files that exist, create paths are paths that do not;
-- tool_call names are the offered tools, their args the tool's own parameters;
+- tool_call names are the offered tools not called yet in this turn (a small model calls
+  list_files again and again otherwise), their args the tool's own parameters;
 - every string, array and object is bounded, and strings admit only JSON's escaped forms
   (no raw newline or control character), so every reply decodes strictly.
 
@@ -116,23 +119,20 @@ def one_of(branches: Iterable[dict[str, Any] | None]) -> dict[str, Any] | None:
 def document_schema(state: TurnState) -> dict[str, Any]:
     """The JSON Schema of the documents valid in `state` (a union of closed objects)."""
     paths = Paths(state.files)
-    branches: list[dict[str, Any] | None] = []
-    in_plan = state.plan_remaining is not None and len(state.plan_remaining) > 0
-    if not in_plan:
-        branches.append(
-            closed(
-                {"action": {"const": "text_response"}, "text_response": string(TEXT_MAX, 1)},
-                ["action", "text_response"],
-            )
-        )
-    branches.append(tool_call_branch(state.tools, paths))
-    if state.can_edit and not in_plan:
-        branches.append(start_branch(paths))
-    if state.can_edit and in_plan:
-        branches.append(continue_branch(paths, state.plan_remaining or ()))
-    schema = one_of(branches)
-    assert schema is not None  # text_response or continue_multi_file is always there
-    return schema
+    remaining = state.plan_remaining
+    answer = closed(
+        {"action": {"const": "text_response"}, "text_response": string(TEXT_MAX, 1)},
+        ["action", "text_response"],
+    )
+    if remaining is None or not state.can_edit:
+        fresh = [tool for tool in state.tools if tool.name not in state.tools_called]
+        branches = [answer, tool_call_branch(fresh, paths)]
+        branches.append(start_branch(paths) if state.can_edit else None)
+    elif remaining:
+        branches = [continue_branch(paths, remaining)]
+    else:
+        branches = []  # the plan is complete: what is left is the answer
+    return one_of(branches) or answer
 
 
 def start_branch(paths: Paths) -> dict[str, Any] | None:
