@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from actions.plans import PlanFiles, PlanRun
 from actions.tools import ToolRegistry
 from actions.tools.list_files import ListFiles
-from server.plans import PlanFiles, PlanRun
 from server.providers.constraints import TurnState, file_state
 
 # More files than this and paths are only checked for their characters (grammar size).
