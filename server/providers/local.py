@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import functools
 import importlib.util
 import os
 import threading
@@ -65,8 +66,9 @@ def thread_count() -> int:
 GRAMMAR_CACHE = 16  # compiled grammars kept per model (one per recent turn state)
 
 
+@functools.lru_cache(maxsize=GRAMMAR_CACHE)
 def state_grammar(state: TurnState) -> str:
-    """The GBNF of the documents valid in `state`."""
+    """The GBNF of the documents valid in `state` (cached: a big workspace takes ~1 s)."""
     return to_gbnf(document_schema(state), state.files)
 
 
