@@ -89,16 +89,23 @@ class ListFiles:
         if not folder.absolute.is_dir():
             what = "does not exist" if not folder.absolute.exists() else "is a file, not a folder"
             raise ToolExecutionError(f"list_files: {folder.model_path} {what}")
-        listing = await git_files(self.workspace.root, folder.relative, self.config.git_timeout)
+        return self._render(await self.listing(folder.relative), folder.model_path)
+
+    async def listing(self, relative: str = "") -> Listing:
+        """The files below the folder `relative` (git's view in a work tree, else a walk),
+        noise folders and denied locations included (`files` filters them)."""
+        listing = await git_files(self.workspace.root, relative, self.config.git_timeout)
         if listing is None:
             listing = await asyncio.to_thread(
-                walk_files,
-                self.workspace.root,
-                folder.relative,
-                self._skipped,
-                self.config.scan_limit,
+                walk_files, self.workspace.root, relative, self._skipped, self.config.scan_limit
             )
-        return self._render(listing, folder.model_path)
+        return listing
+
+    async def files(self) -> Listing:
+        """Every file of the workspace a model may name, as `list_files` shows them."""
+        listing = await self.listing()
+        kept = [path for path in listing.files if not self._skipped(path)]
+        return Listing(kept, listing.source, listing.complete)
 
     def _skipped(self, relative: str) -> bool:
         parts = relative.split("/")
