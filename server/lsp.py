@@ -120,6 +120,13 @@ class AgentLanguageServer(LanguageServer):
         self._shown: set[str] = set()
         self.document_changed = asyncio.Condition()
 
+    @classmethod
+    def fresh(cls) -> AgentLanguageServer:
+        """A new server with every feature (server.app.build_server), for one TCP client."""
+        from server.app import build_server
+
+        return build_server()
+
     def start_io(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
         """Serve over stdio with agent-ls' wire (see server/wire); sets `exit_code`."""
         self.exit_code = run_stdio(
@@ -128,8 +135,17 @@ class AgentLanguageServer(LanguageServer):
         self.shutdown()  # type: ignore[no-untyped-call]
 
     def start_tcp(self, host: str, port: int) -> None:
-        """Serve one client over TCP; prints "listening on" once bound; sets `exit_code`."""
-        self.exit_code = run_tcp(self.protocol, host, port)
+        """Serve TCP clients until a stop signal; prints "listening on" once bound; sets
+        `exit_code`. This server answers the first client; every later or concurrent one
+        gets a fresh server of the same build (its own state: sessions, settings)."""
+        first = [self.protocol]
+
+        def protocol_for_client() -> Any:
+            if first:
+                return first.pop()
+            return type(self).fresh().protocol
+
+        self.exit_code = run_tcp(protocol_for_client, host, port)
         self.shutdown()  # type: ignore[no-untyped-call]
 
     def typed(self, params: Any, cls: type[T]) -> T:
