@@ -26,6 +26,7 @@ from pygls.uris import to_fs_path
 from server import __version__
 from server.config import ConfigProblem
 from server.protocol import AGENT_CHAT, AGENT_SESSIONS, AGENT_STATUS, make_converter
+from server.redact import RedactingWriter
 from server.session import ServerState
 from server.wire.messages import describe_error
 from server.wire.serve import run_stdio, run_tcp
@@ -79,6 +80,10 @@ class AgentProtocol(LanguageServerProtocol):
             return RawRequest
         return super().get_message_type(method)
 
+    def set_writer(self, writer: Any, include_headers: bool = True) -> None:
+        """Every byte sent to the client passes the secret mask (server/redact.py)."""
+        super().set_writer(RedactingWriter(writer), include_headers)
+
     def _send_handler_result(self, future: Future[Any], *, msg_id: Any) -> None:
         """pygls' answer to a finished handler, but an unexpected exception is answered with
         its type and message only (the traceback goes to the log, not to the client)."""
@@ -115,6 +120,13 @@ class AgentLanguageServer(LanguageServer):
         self._shown: set[str] = set()
         self.document_changed = asyncio.Condition()
 
+    @classmethod
+    def fresh(cls) -> AgentLanguageServer:
+        """A new server with every feature (server.app.build_server), for one TCP client."""
+        from server.app import build_server
+
+        return build_server()
+
     def start_io(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
         """Serve over stdio with agent-ls' wire (see server/wire); sets `exit_code`."""
         self.exit_code = run_stdio(
@@ -123,8 +135,17 @@ class AgentLanguageServer(LanguageServer):
         self.shutdown()  # type: ignore[no-untyped-call]
 
     def start_tcp(self, host: str, port: int) -> None:
-        """Serve one client over TCP; prints "listening on" once bound; sets `exit_code`."""
-        self.exit_code = run_tcp(self.protocol, host, port)
+        """Serve TCP clients until a stop signal; prints "listening on" once bound; sets
+        `exit_code`. This server answers the first client; every later or concurrent one
+        gets a fresh server of the same build (its own state: sessions, settings)."""
+        first = [self.protocol]
+
+        def protocol_for_client() -> Any:
+            if first:
+                return first.pop()
+            return type(self).fresh().protocol
+
+        self.exit_code = run_tcp(protocol_for_client, host, port)
         self.shutdown()  # type: ignore[no-untyped-call]
 
     def typed(self, params: Any, cls: type[T]) -> T:

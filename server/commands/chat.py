@@ -11,6 +11,7 @@ from typing import Any
 
 from actions.apply import DiskApplier
 from server.agent import AgentError, TurnOutcome, run_turn
+from server.commands.progress import Progress
 from server.config import Config, ConfigProblem, from_environment, merge
 from server.protocol import (
     ErrorProgress,
@@ -34,8 +35,11 @@ class StdoutSink:
 
     def __init__(self, stream_text: bool) -> None:
         self.stream_text = stream_text
+        self.progress: Progress | None = None
 
     def emit(self, event: ProgressEvent) -> None:
+        if self.progress is not None:
+            self.progress.clear()
         if isinstance(event, TextDelta):
             if event.delta and self.stream_text:
                 sys.stdout.write(event.delta)
@@ -83,11 +87,42 @@ def cli_config(args: argparse.Namespace) -> tuple[Config, set[str], list[ConfigP
 async def chat_once(
     config: Config, explicit: set[str], root: Path, message: str, sink: StdoutSink
 ) -> tuple[ChatSession, TurnOutcome]:
-    resolution = await resolve_provider(config, explicit)
-    provider = make_provider(resolution.config, root)
-    agent = build_agent(config, provider, root, DiskApplier(root))
-    session = ChatSession("cli")
-    return session, await run_turn(agent, session, message, None, sink)
+    progress = Progress()
+    sink.progress = progress
+    progress.start()
+    try:
+        resolution = await resolve_provider(config, explicit)
+        provider = make_provider(resolution.config, root)
+        if provider.name == "local":
+            progress.clear()
+            print(EMBEDDED_NOTE, file=sys.stderr, flush=True)
+            progress.detail = generated_tokens
+        agent = build_agent(config, provider, root, DiskApplier(root))
+        session = ChatSession("cli")
+        return session, await run_turn(agent, session, message, None, sink)
+    finally:
+        await progress.stop()
+
+
+EMBEDDED_NOTE = (
+    "agent-ls: answering with the embedded model (in process, on the CPU): loading it and "
+    "writing each document take a while"
+)
+
+
+def generated_tokens() -> str:
+    from server.providers.local import tokens_generated
+
+    return f"{tokens_generated()} tokens generated"
+
+
+def no_answer(outcome: TurnOutcome) -> str | None:
+    """What to print when the turn ended without answer text (None: nothing was done)."""
+    plan = outcome.plan
+    if plan is None or not plan.applied:
+        return None
+    undo = " (agent-ls undo reverts it)" if outcome.checkpoint_id else ""
+    return f"Applied the plan '{plan.description}': {', '.join(plan.applied)}{undo}"
 
 
 def cli_setup(args: argparse.Namespace) -> tuple[Path, Config, set[str]] | None:
@@ -125,6 +160,13 @@ def run(args: argparse.Namespace) -> int:
         return 130
     if args.json:
         print(json.dumps(to_wire(outcome.result(session.id)), ensure_ascii=False))
+        return 0
+    if not outcome.text.strip():
+        summary = no_answer(outcome)
+        if summary is None:
+            print("agent-ls: the model ended the turn without an answer", file=sys.stderr)
+            return 1
+        print(summary)
     elif not outcome.text.endswith("\n"):
         sys.stdout.write("\n")
     return 0

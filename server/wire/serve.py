@@ -1,4 +1,4 @@
-"""Run a connection over stdio or TCP until EOF, `exit`, SIGINT or SIGTERM.
+"""Run a connection over stdio (until EOF, `exit`, SIGINT or SIGTERM) or serve TCP clients.
 
 Stopping is the same for every cause: the reader stops, every handler still running is
 cancelled and awaited (a plan in progress rolls back and its files are restored), pending
@@ -45,39 +45,38 @@ def run_stdio(protocol: JsonRPCProtocol, stdin: BinaryIO, stdout: BinaryIO) -> i
     return asyncio.run(main())
 
 
-def run_tcp(protocol: JsonRPCProtocol, host: str, port: int) -> int:
-    """Serve one client on a loopback socket; prints "listening on HOST:PORT" on stderr."""
+def run_tcp(make_protocol: Callable[[], JsonRPCProtocol], host: str, port: int) -> int:
+    """Serve every client that connects to a loopback socket, each with a protocol (and so a
+    server state) of its own from `make_protocol`, several at once; a client that leaves
+    (EOF or `exit`) ends only its connection. Prints "listening on HOST:PORT" on stderr and
+    runs until SIGINT / SIGTERM."""
 
     async def main() -> int:
-        finished: asyncio.Future[int] = asyncio.get_running_loop().create_future()
-        busy = False
+        forever: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+        clients = 0
 
         async def on_client(reader: asyncio.StreamReader, stream: asyncio.StreamWriter) -> None:
-            nonlocal busy
-            if busy:
-                log.warning("refused a second client: one client per server")
-                stream.close()
-                return
-            busy = True
+            nonlocal clients
+            clients += 1
+            peer = stream.get_extra_info("peername")
+            log.info("client %d connected from %s", clients, peer)
+            protocol = make_protocol()
             writer = BatchingWriter(stream.write, stream.close)
             protocol.set_writer(writer)
             frames = FrameReader(lambda: asyncio.ensure_future(reader.read(65536)))
             try:
                 code = await Connection(protocol).run(frames)
+                log.info("client from %s left (%d)", peer, code)
             finally:
                 writer.flush()
-            if not finished.done():
-                finished.set_result(code)
+                with contextlib.suppress(OSError):
+                    stream.close()
 
         server = await asyncio.start_server(on_client, host, port)
         bound = server.sockets[0].getsockname()
-
-        async def announced() -> int:  # after the signal handlers are in place
-            print(f"agent-ls: listening on {bound[0]}:{bound[1]}", file=sys.stderr, flush=True)
-            return await finished
-
+        print(f"agent-ls: listening on {bound[0]}:{bound[1]}", file=sys.stderr, flush=True)
         async with server:
-            return await until_stopped(announced(), None)
+            return await until_stopped(forever, None)
 
     return asyncio.run(main())
 
