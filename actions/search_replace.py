@@ -18,7 +18,7 @@ from __future__ import annotations
 import bisect
 import difflib
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from itertools import accumulate, pairwise
 from typing import Literal
@@ -59,10 +59,33 @@ class Failed:
 
     index: int
     reason: FailReason
-    detail: str
     nearest: tuple[tuple[int, str], ...] = ()
     places: tuple[int, ...] = ()
-    """Ambiguous: the 1-based lines where the search matched."""
+    """Ambiguous: the 1-based lines where the search matched (overlap: the line)."""
+    other: int = -1
+    """Overlap: the index of the other block."""
+
+    def describe(self, label: Callable[[int], str] | None = None) -> str:
+        """One line saying why, naming blocks with ``label`` (default "block N")."""
+        name = label or (lambda index: f"block {index + 1}")
+        if self.reason == "empty":
+            return (
+                f"{name(self.index)}: search is empty; copy the existing lines next to the "
+                "change into search (and repeat them in replace) to say where it goes"
+            )
+        if self.reason == "ambiguous":
+            shown = ", ".join(str(p) for p in self.places)
+            return (
+                f"{name(self.index)}: search matches {len(self.places)} places (lines {shown}); "
+                "add a few unchanged lines around it so it matches exactly one"
+            )
+        if self.reason == "overlap":
+            return (
+                f"{name(self.index)} and {name(self.other)} change overlapping lines "
+                f"(near line {self.places[0]}); merge them into one block"
+            )
+        where = f"; the nearest lines are {self.nearest[0][0]}-{self.nearest[-1][0]}"
+        return f"{name(self.index)}: search not found{where if self.nearest else ''}"
 
 
 @dataclass(frozen=True)
@@ -81,7 +104,7 @@ class EditsFailed(ActionError):
         self.matched = tuple(matched)
         self.total = total
         counts = f"{len(self.failed)} of {total} search/replace block(s) failed"
-        super().__init__(f"{counts}: " + "; ".join(f.detail for f in self.failed))
+        super().__init__(f"{counts}: " + "; ".join(f.describe() for f in self.failed))
 
 
 @dataclass
@@ -153,12 +176,7 @@ def match_block(lines: _Lines, index: int, block: EditBlock) -> Matched | Failed
     if not search.strip():
         if not lines.text and not search:
             return Matched(index, 0, 0, block.replace, "exact", 1)
-        return Failed(
-            index,
-            "empty",
-            f"block {index + 1}: search is empty; copy the existing lines next to the change "
-            "into search (and repeat them in replace) to say where it goes",
-        )
+        return Failed(index, "empty")
     exact = _exact_places(lines.text, search)
     if len(exact) == 1:
         start = exact[0]
@@ -311,20 +329,11 @@ def _line_match(
 
 
 def _ambiguous(lines: _Lines, index: int, places: list[int]) -> Failed:
-    shown = ", ".join(str(p) for p in places[:MAX_LISTED_PLACES])
-    more = " and more" if len(places) > MAX_LISTED_PLACES else ""
-    detail = (
-        f"block {index + 1}: search matches {len(places)}{'+' if more else ''} places "
-        f"(lines {shown}{more}); add a few unchanged lines around it so it matches exactly one"
-    )
-    return Failed(index, "ambiguous", detail, places=tuple(places[:MAX_LISTED_PLACES]))
+    return Failed(index, "ambiguous", places=tuple(places[:MAX_LISTED_PLACES]))
 
 
 def _not_found(lines: _Lines, index: int, wanted: list[str]) -> Failed:
-    nearest = nearest_lines(lines, wanted)
-    where = f"; nearest: lines {nearest[0][0]}-{nearest[-1][0]}" if nearest else ""
-    detail = f"block {index + 1}: search not found{where}"
-    return Failed(index, "not_found", detail, nearest=nearest)
+    return Failed(index, "not_found", nearest=nearest_lines(lines, wanted))
 
 
 def nearest_lines(lines: _Lines, wanted: list[str]) -> tuple[tuple[int, str], ...]:
@@ -397,13 +406,10 @@ def _overlaps(matched: list[Matched]) -> list[Failed]:
     ordered = sorted(matched, key=lambda m: (m.start, m.end))
     for before, after in pairwise(ordered):
         if after.start < before.end or (after.start == before.start == before.end):
-            pair = sorted((before.index, after.index))
-            detail = (
-                f"blocks {pair[0] + 1} and {pair[1] + 1} change overlapping lines "
-                f"(line {before.line}); merge them into one block"
-            )
-            for which in pair:
-                failed.setdefault(which, Failed(which, "overlap", detail))
+            for which, other in ((before.index, after.index), (after.index, before.index)):
+                failed.setdefault(
+                    which, Failed(which, "overlap", places=(after.line,), other=other)
+                )
     return list(failed.values())
 
 
