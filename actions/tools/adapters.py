@@ -40,12 +40,19 @@ start_multi_file / continue_multi_file documents."""
 @dataclass(frozen=True)
 class ToolAdapter:
     style: ToolStyle
+    fenced_bodies: bool = True
+    """Teach file bodies as fenced code blocks (False: a model constrained to pure JSON)."""
 
     def system_prompt(
         self, tools: Sequence[Tool], *, workspace_name: str, instructions: str = ""
     ) -> str:
         """The system prompt: the action protocol plus how this style calls tools."""
-        base = render_system_prompt(tools, workspace_name=workspace_name, instructions=instructions)
+        base = render_system_prompt(
+            tools,
+            workspace_name=workspace_name,
+            instructions=instructions,
+            fenced_bodies=self.fenced_bodies,
+        )
         if self.style == "xml":
             example = json.dumps({"name": "read_file", "arguments": {"path": "/src/App.jsx"}})
             return base + "\n\n" + _XML_SECTION.format(example=example)
@@ -62,10 +69,10 @@ class ToolAdapter:
         return render_tool_result(call, result)
 
 
-def tool_adapter(style: str) -> ToolAdapter:
+def tool_adapter(style: str, *, fenced_bodies: bool = True) -> ToolAdapter:
     """The adapter for a configured style (ValueError names the valid ones)."""
     if style not in TOOL_STYLES:
         raise ValueError(
             f"unknown tool protocol {style!r}; expected one of {', '.join(TOOL_STYLES)}"
         )
-    return ToolAdapter(style)
+    return ToolAdapter(style, fenced_bodies)
