@@ -43,7 +43,8 @@ count). A body is copied byte for byte, so write code exactly as it must be save
 {"action": "start_multi_file",
  "plan": {"description": "Add a greeting helper and use it.",
           "files_to_modify": ["/src/greet.py", "/src/app.py"]},
- "first_file": {"action": "create_file", "file": {"path": "/src/greet.py", "content": {"fence": 1}}},
+ "first_file": {"action": "create_file",
+                "file": {"path": "/src/greet.py", "content": {"fence": 1}}},
  "message": "Creating the helper..."}
 ```
 ```python

@@ -214,7 +214,7 @@ async def test_read_file_ranges_come_back_numbered(
     write(tmp_path, {"n.txt": NUMBERED_FILE})
     result = await registry_for(tmp_path).call("read_file", args)
     assert result.ok, result.text
-    assert f"=== /n.txt (" in result.text
+    assert "=== /n.txt (" in result.text
     assert note in result.text
     body = result.text.split("```\n", 1)[1].rsplit("```", 1)[0]
     assert body == "".join(f"{n:>6}\trow {n}\n" for n in shown)
