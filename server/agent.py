@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Literal, Protocol
 
 from actions.apply import ApplyRefused
-from actions.checkpoint_types import CheckpointError
+from actions.checkpoints.types import CheckpointError
 from actions.errors import ActionError
 from actions.feedback import (
     describe_document,
@@ -23,10 +23,12 @@ from actions.feedback import (
     render_malformed,
 )
 from actions.fence_refs import TruncatedBody, has_references, resolve_references
+from actions.plans import PlanFiles, PlanRun
 from actions.prompt import render_invalid_document, render_plan_progress
 from actions.schema import (
     Action,
     ContinueMultiFile,
+    FileOp,
     StartMultiFile,
     TextResponse,
     ToolCallAction,
@@ -39,7 +41,6 @@ from parsing import ActionBlock, Block, StreamParser, TextBlock, ToolCallBlock
 from parsing.blocks import block_record, merge_text
 from parsing.code_fences import CodeFence, code_fences
 from parsing.malformed import malformed_documents
-from server.plans import FileOp, PlanFiles, PlanRun
 from server.protocol import ChatContext, ProgressKind
 from server.providers.base import ChatMessage, NativeToolCall, Provider
 from server.session import ChatSession

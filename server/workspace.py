@@ -7,11 +7,11 @@ from pathlib import Path
 from actions.apply import Applier
 from actions.checkpoints import CheckpointStore
 from actions.paths import Workspace
+from actions.plans import PlanFiles
 from actions.tools import ToolRegistry, default_registry
 from actions.tools.adapters import tool_adapter
 from server.agent import Agent
 from server.config import Config
-from server.plans import PlanFiles
 from server.providers.base import Provider
 
 

@@ -12,8 +12,8 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-from actions.checkpoint_types import CheckpointError, Transition
 from actions.checkpoints import CheckpointStore
+from actions.checkpoints.types import CheckpointError, Transition
 from server.editor import EditorApplier
 from server.lsp import AgentLanguageServer, RequestFailed
 from server.protocol import CMD_CHECKPOINTS, CMD_REDO, CMD_UNDO

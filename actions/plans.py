@@ -11,15 +11,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from actions.apply import Applier, FileWrite
-from actions.checkpoint_recorder import PlanRecorder
-from actions.checkpoints import CheckpointStore
+from actions.checkpoints import CheckpointStore, PlanRecorder
 from actions.errors import ActionError
 from actions.paths import ResolvedPath, Workspace
-from actions.schema import CreateFileOp, DeleteFileOp, UpdateFileOp
+from actions.schema import DeleteFileOp, FileOp, UpdateFileOp
 from actions.search_replace import EditBlock
 from actions.update_edits import EditsRefused, edit_text
-
-FileOp = CreateFileOp | UpdateFileOp | DeleteFileOp
 
 
 @dataclass
