@@ -19,15 +19,18 @@ FILE_SLOTS = ("first_file", "next_file")
 
 
 def describe_document(block: ActionBlock | ToolCallBlock) -> str:
-    """A short name for a document: ``continue_multi_file (update_file /src/a.py)``."""
+    """A short name for a document: ``continue_multi_file: update_file /src/a.py``."""
     if isinstance(block, ToolCallBlock):
         return f"tool_call {block.name}"
     document = block.document
+    call = document.get("tool_call")
+    if isinstance(call, Mapping):
+        return f"tool_call {call.get('function_name', '?')}"
     op = _file_op(document)
     if op is None:
         return block.action
     action, path = op
-    return f"{block.action} ({action} {path})"
+    return f"{block.action}: {action} {path}"
 
 
 def _file_op(document: Mapping[str, Any]) -> tuple[str, str] | None:
@@ -37,8 +40,6 @@ def _file_op(document: Mapping[str, Any]) -> tuple[str, str] | None:
             file = op.get("file")
             path = file.get("path") if isinstance(file, Mapping) else None
             return str(op.get("action", "?")), str(path or "?")
-    if isinstance(document.get("tool_call"), Mapping):
-        return None
     return None
 
 
