@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import bisect
 import difflib
-from collections import defaultdict
+import re
+from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from itertools import accumulate, pairwise
@@ -25,6 +26,7 @@ from typing import Literal
 
 from actions.errors import ActionError
 
+_WORD = re.compile(r"\w+")
 MatchKind = Literal["exact", "whitespace", "indentation"]
 FailReason = Literal["not_found", "ambiguous", "overlap", "empty"]
 NEAREST_CONTEXT = 2
@@ -64,6 +66,8 @@ class Failed:
     """Ambiguous: the 1-based lines where the search matched (overlap: the line)."""
     other: int = -1
     """Overlap: the index of the other block."""
+    similar: float = 0.0
+    """Not found: how close the nearest lines are (difflib ratio, 0..1)."""
 
     def describe(self, label: Callable[[int], str] | None = None) -> str:
         """One line saying why, naming blocks with ``label`` (default "block N")."""
@@ -84,7 +88,10 @@ class Failed:
                 f"{name(self.index)} and {name(self.other)} change overlapping lines "
                 f"(near line {self.places[0]}); merge them into one block"
             )
-        where = f"; the nearest lines are {self.nearest[0][0]}-{self.nearest[-1][0]}"
+        where = (
+            f"; the nearest lines are {self.nearest[0][0]}-{self.nearest[-1][0]}"
+            f" ({self.similar:.0%} similar)"
+        )
         return f"{name(self.index)}: search not found{where if self.nearest else ''}"
 
 
@@ -116,6 +123,9 @@ class _Lines:
     offsets: list[int]
     newline: str
     _index: dict[str, list[int]] | None = field(default=None, repr=False)
+    _words: dict[str, list[int]] | None = field(default=None, repr=False)
+    anchors: dict[str, list[int]] = field(default_factory=dict, repr=False)
+    """Whole lines chosen as anchors of the searches -> the 0-based lines holding them."""
 
     @classmethod
     def of(cls, text: str) -> _Lines:
@@ -129,6 +139,16 @@ class _Lines:
     def line_of(self, offset: int) -> int:
         """0-based line holding ``offset``."""
         return bisect.bisect_right(self.offsets, offset) - 1
+
+    def words(self) -> dict[str, list[int]]:
+        """Word -> the 0-based lines holding it."""
+        if self._words is None:
+            words: dict[str, list[int]] = {}
+            for number, line in enumerate(self.lines):
+                for word in set(_WORD.findall(line)):
+                    words.setdefault(word, []).append(number)
+            self._words = words
+        return self._words
 
     def index(self) -> dict[str, list[int]]:
         """Stripped line -> the 0-based lines holding it."""
@@ -148,10 +168,11 @@ def dominant_newline(text: str) -> str:
 def apply_edits(text: str, blocks: Sequence[EditBlock]) -> EditResult:
     """The text with every block applied (EditsFailed: none applied, and why)."""
     lines = _Lines.of(text)
+    anchors = _choose_anchors(lines, blocks)
     matched: list[Matched] = []
     failed: list[Failed] = []
     for index, block in enumerate(blocks):
-        outcome = match_block(lines, index, block)
+        outcome = match_block(lines, index, block, anchors[index])
         if isinstance(outcome, Matched):
             matched.append(outcome)
         else:
@@ -170,14 +191,45 @@ def apply_edits(text: str, blocks: Sequence[EditBlock]) -> EditResult:
     return EditResult("".join(pieces), tuple(sorted(matched, key=lambda m: m.index)))
 
 
-def match_block(lines: _Lines, index: int, block: EditBlock) -> Matched | Failed:
+Anchor = tuple[str, int] | None
+"""A whole line of the search and its offset in it (None: no whole line, search by find)."""
+
+
+def _choose_anchors(lines: _Lines, blocks: Sequence[EditBlock]) -> list[Anchor]:
+    """For each search, its rarest whole line in the text; then where those lines are, in
+    one pass. An exact occurrence of a search must hold each of its whole lines (those after
+    its first line break) as a line of the text, so only those places need checking."""
+    counts = Counter(lines.lines)
+    chosen: list[Anchor] = []
+    for block in blocks:
+        best: Anchor = None
+        offset = block.search.find("\n") + 1
+        while offset:
+            end = block.search.find("\n", offset) + 1
+            if not end:
+                break
+            row = block.search[offset:end]
+            if best is None or counts[row] < counts[best[0]]:
+                best = (row, offset)
+            offset = end
+        chosen.append(best)
+    wanted = {anchor[0] for anchor in chosen if anchor is not None and counts[anchor[0]]}
+    for number, line in enumerate(lines.lines):
+        if line in wanted:
+            lines.anchors.setdefault(line, []).append(number)
+    return chosen
+
+
+def match_block(
+    lines: _Lines, index: int, block: EditBlock, anchor: Anchor = None
+) -> Matched | Failed:
     """Where one block applies, or why it cannot."""
     search = block.search
     if not search.strip():
         if not lines.text and not search:
             return Matched(index, 0, 0, block.replace, "exact", 1)
         return Failed(index, "empty")
-    exact = _exact_places(lines.text, search)
+    exact = _exact_places(lines, search, anchor)
     if len(exact) == 1:
         start = exact[0]
         replacement = _with_newline(block.replace, lines.newline)
@@ -187,8 +239,18 @@ def match_block(lines: _Lines, index: int, block: EditBlock) -> Matched | Failed
     return _tolerant(lines, index, block)
 
 
-def _exact_places(text: str, search: str) -> list[int]:
+def _exact_places(lines: _Lines, search: str, anchor: Anchor) -> list[int]:
+    text = lines.text
     places: list[int] = []
+    if anchor is not None:
+        row, offset = anchor
+        for number in lines.anchors.get(row, ()):
+            at = lines.offsets[number] - offset
+            if at >= 0 and text.startswith(search, at):
+                places.append(at)
+                if len(places) > MAX_LISTED_PLACES:
+                    break
+        return places
     at = text.find(search)
     while at >= 0 and len(places) <= MAX_LISTED_PLACES:
         places.append(at)
@@ -333,14 +395,19 @@ def _ambiguous(lines: _Lines, index: int, places: list[int]) -> Failed:
 
 
 def _not_found(lines: _Lines, index: int, wanted: list[str]) -> Failed:
-    return Failed(index, "not_found", nearest=nearest_lines(lines, wanted))
-
-
-def nearest_lines(lines: _Lines, wanted: list[str]) -> tuple[tuple[int, str], ...]:
-    """The numbered lines of the text most like ``wanted`` (with a little context)."""
     if not lines.lines or not wanted:
-        return ()
+        return Failed(index, "not_found")
     first = _best_window(lines, wanted)
+    return Failed(
+        index,
+        "not_found",
+        nearest=nearest_lines(lines, wanted, first),
+        similar=similarity(lines, first, wanted),
+    )
+
+
+def nearest_lines(lines: _Lines, wanted: list[str], first: int) -> tuple[tuple[int, str], ...]:
+    """The numbered lines of the window at ``first`` (with a little context)."""
     low = max(0, first - NEAREST_CONTEXT)
     high = min(len(lines.lines), first + len(wanted) + NEAREST_CONTEXT)
     return tuple((n + 1, lines.lines[n].rstrip("\r\n")) for n in range(low, high))
@@ -356,7 +423,7 @@ def _best_window(lines: _Lines, wanted: list[str]) -> int:
             for number in index.get(key, ())[:50]:
                 votes[number - offset] += 1
     if not votes:
-        votes = _fuzzy_votes(index, wanted)
+        votes = _fuzzy_votes(lines, wanted)
     if not votes:
         return 0
     top = max(votes.values())
@@ -364,40 +431,26 @@ def _best_window(lines: _Lines, wanted: list[str]) -> int:
     return max(0, min(best, len(lines.lines) - 1))
 
 
-def _fuzzy_votes(index: dict[str, list[int]], wanted: list[str]) -> defaultdict[int, float]:
-    """Votes from lines that are only similar (typos), weighted by difflib's ratio."""
+def _fuzzy_votes(lines: _Lines, wanted: list[str]) -> defaultdict[int, float]:
+    """Votes from the words the search shares with the text's lines (typos leave the other
+    words voting); a word found on many lines weighs little. difflib would compare each
+    search line with every line of the text: seconds on a 10k-line file."""
+    index = lines.words()
     votes: defaultdict[int, float] = defaultdict(float)
-    keys = [key for key in index if key]
-    used = 0
     for offset, row in enumerate(wanted):
-        key = row.strip()
-        if len(key) < 3:
-            continue
-        for score, close in _close_matches(key, keys):
-            for number in index[close][:20]:
-                votes[number - offset] += score
-        used += 1
-        if used >= 4:
-            break
+        for word in set(_WORD.findall(row)):
+            hits = index.get(word, ())
+            if 0 < len(hits) <= 200:
+                for number in hits:
+                    votes[number - offset] += 1 / len(hits)
     return votes
 
 
-def _close_matches(
-    word: str, keys: list[str], n: int = 3, cutoff: float = 0.6
-) -> list[tuple[float, str]]:
-    """``difflib.get_close_matches`` with the scores (its cheap bounds first)."""
-    matcher = difflib.SequenceMatcher()
-    matcher.set_seq2(word)
-    scored: list[tuple[float, str]] = []
-    for key in keys:
-        matcher.set_seq1(key)
-        if (
-            matcher.real_quick_ratio() >= cutoff
-            and matcher.quick_ratio() >= cutoff
-            and matcher.ratio() >= cutoff
-        ):
-            scored.append((matcher.ratio(), key))
-    return sorted(scored, reverse=True)[:n]
+def similarity(lines: _Lines, first: int, wanted: list[str]) -> float:
+    """difflib's ratio between the search and the window of the text at ``first``."""
+    window = lines.lines[first : first + len(wanted)]
+    have = "\n".join(row.strip() for row in window)
+    return difflib.SequenceMatcher(None, have, "\n".join(row.strip() for row in wanted)).ratio()
 
 
 def _overlaps(matched: list[Matched]) -> list[Failed]:
