@@ -29,7 +29,8 @@ _XML_SECTION = """\
 Calling tools: write each call as a <tool_call> tag holding a JSON object with the tool's
 name and arguments, for example:
 <tool_call>{example}</tool_call>
-Send the call and stop: its result comes back as the next message."""
+Several calls may share one reply: they run in order and their results come back together
+as the next message."""
 
 _NATIVE_SECTION = """\
 Calling tools: use the function-calling interface of this conversation (the tools are attached
