@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
-from typing import Any
 
 from actions.apply import Applier, FileWrite
 from actions.checkpoints import CheckpointStore, PlanRecorder
@@ -33,15 +32,6 @@ class PlanRun:
     @property
     def remaining(self) -> list[str]:
         return [path for path in self.files if path not in self.applied]
-
-    def summary(self) -> dict[str, Any]:
-        return {
-            "description": self.description,
-            "files": self.files,
-            "applied": self.applied,
-            "skipped": self.remaining,
-            "unplanned": self.unplanned,
-        }
 
 
 class PlanFiles:

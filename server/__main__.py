@@ -8,6 +8,7 @@ import sys
 from typing import BinaryIO
 
 from server import __version__
+from server.commands import acp as acp_command
 from server.commands import chat as chat_command
 from server.commands import checkpoints as checkpoints_command
 from server.commands import doctor as doctor_command
@@ -62,6 +63,7 @@ def build_parser() -> argparse.ArgumentParser:
     parse_log_command.register(sub)
     checkpoints_command.register(sub)
     doctor_command.register(sub)
+    acp_command.register(sub)
     return parser
 
 

@@ -14,9 +14,10 @@ from typing import Any
 
 from server.commands.chat import cli_setup
 from server.config import Config
+from server.protocol import StatusReport, to_wire
 from server.providers import make_provider
 from server.providers.base import Provider
-from server.resolve import StatusReport, provider_status
+from server.resolve import provider_status
 
 
 def register(sub: Any) -> None:
@@ -60,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
         provider_status(config, explicit, provider_for=provider_for, check=not args.no_check)
     )
     if args.json:
-        print(json.dumps(report.to_json(), ensure_ascii=False))
+        print(json.dumps(to_wire(report), ensure_ascii=False))
     else:
         print(render(report))
     return 0 if report.reachable or (args.no_check and report.provider) else 1

@@ -18,6 +18,9 @@ from server.protocol import (
     ChatParams,
     ChatProgress,
     ChatResult,
+    ErrorProgress,
+    ProgressEvent,
+    TextDelta,
 )
 from server.providers import ProviderError
 from server.session import ChatSession
@@ -38,12 +41,12 @@ class LspSink:
                 self.token, types.WorkDoneProgressBegin(title="agent-ls", cancellable=True)
             )
 
-    def emit(self, kind: Any, *, delta: str | None = None, data: Any = None) -> None:
+    def emit(self, event: ProgressEvent) -> None:
         self.ls.protocol.notify(
-            AGENT_CHAT_PROGRESS, ChatProgress(self.session_id, kind, delta=delta, data=data)
+            AGENT_CHAT_PROGRESS, ChatProgress(session_id=self.session_id, event=event)
         )
         if self.token is not None:
-            message = delta if kind == "text" else f"{kind}"
+            message = event.delta if isinstance(event, TextDelta) else event.kind
             self.ls.work_done_progress.report(
                 self.token, types.WorkDoneProgressReport(message=message)
             )
@@ -63,7 +66,7 @@ async def chat(ls: AgentLanguageServer, params: Any) -> ChatResult:
     session = ls.state.chat(request.session_id)
     sink = LspSink(ls, session.id, request.work_done_token)
     outcome = await editor_turn(ls, session, request.message, request.context, sink)
-    return ChatResult(session.id, outcome.text, outcome.blocks, outcome.plan, outcome.checkpoint_id)
+    return outcome.result(session.id)
 
 
 async def editor_turn(
@@ -91,7 +94,7 @@ async def editor_turn(
         ending = "done"
     except (ProviderError, AgentError) as exc:
         ending = "failed"
-        sink.emit("error", data={"message": str(exc)})
+        sink.emit(ErrorProgress(message=str(exc)))
         if on_failure is not None:
             on_failure(exc)
         raise RequestFailed(str(exc)) from None
