@@ -15,22 +15,18 @@ every block that did match. Replacements take the text's line ending (CRLF files
 
 from __future__ import annotations
 
-import bisect
-import difflib
-import re
-from collections import Counter, defaultdict
+from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from itertools import accumulate, pairwise
+from dataclasses import dataclass
+from itertools import pairwise
 from typing import Literal
 
 from actions.errors import ActionError
+from actions.search_nearest import best_window, nearest_lines, similarity
+from actions.text_lines import TextLines
 
-_WORD = re.compile(r"\w+")
 MatchKind = Literal["exact", "whitespace", "indentation"]
 FailReason = Literal["not_found", "ambiguous", "overlap", "empty"]
-NEAREST_CONTEXT = 2
-"""Lines shown before and after the nearest window of a failed block."""
 MAX_LISTED_PLACES = 5
 
 
@@ -114,60 +110,9 @@ class EditsFailed(ActionError):
         super().__init__(f"{counts}: " + "; ".join(f.describe() for f in self.failed))
 
 
-@dataclass
-class _Lines:
-    """The text split into lines (with endings), their offsets, and lazy normal forms."""
-
-    text: str
-    lines: list[str]
-    offsets: list[int]
-    newline: str
-    _index: dict[str, list[int]] | None = field(default=None, repr=False)
-    _words: dict[str, list[int]] | None = field(default=None, repr=False)
-    anchors: dict[str, list[int]] = field(default_factory=dict, repr=False)
-    """Whole lines chosen as anchors of the searches -> the 0-based lines holding them."""
-
-    @classmethod
-    def of(cls, text: str) -> _Lines:
-        parts = text.split("\n")
-        lines = [part + "\n" for part in parts[:-1]]
-        if parts[-1]:
-            lines.append(parts[-1])
-        offsets = [0, *accumulate(map(len, lines))]
-        return cls(text, lines, offsets, dominant_newline(text))
-
-    def line_of(self, offset: int) -> int:
-        """0-based line holding ``offset``."""
-        return bisect.bisect_right(self.offsets, offset) - 1
-
-    def words(self) -> dict[str, list[int]]:
-        """Word -> the 0-based lines holding it."""
-        if self._words is None:
-            words: dict[str, list[int]] = {}
-            for number, line in enumerate(self.lines):
-                for word in set(_WORD.findall(line)):
-                    words.setdefault(word, []).append(number)
-            self._words = words
-        return self._words
-
-    def index(self) -> dict[str, list[int]]:
-        """Stripped line -> the 0-based lines holding it."""
-        if self._index is None:
-            index: dict[str, list[int]] = {}
-            for number, line in enumerate(self.lines):
-                index.setdefault(line.strip(), []).append(number)
-            self._index = index
-        return self._index
-
-
-def dominant_newline(text: str) -> str:
-    crlf = text.count("\r\n")
-    return "\r\n" if crlf and crlf * 2 >= text.count("\n") else "\n"
-
-
 def apply_edits(text: str, blocks: Sequence[EditBlock]) -> EditResult:
     """The text with every block applied (EditsFailed: none applied, and why)."""
-    lines = _Lines.of(text)
+    lines = TextLines.of(text)
     anchors = _choose_anchors(lines, blocks)
     matched: list[Matched] = []
     failed: list[Failed] = []
@@ -195,7 +140,7 @@ Anchor = tuple[str, int] | None
 """A whole line of the search and its offset in it (None: no whole line, search by find)."""
 
 
-def _choose_anchors(lines: _Lines, blocks: Sequence[EditBlock]) -> list[Anchor]:
+def _choose_anchors(lines: TextLines, blocks: Sequence[EditBlock]) -> list[Anchor]:
     """For each search, its rarest whole line in the text; then where those lines are, in
     one pass. An exact occurrence of a search must hold each of its whole lines (those after
     its first line break) as a line of the text, so only those places need checking."""
@@ -221,7 +166,7 @@ def _choose_anchors(lines: _Lines, blocks: Sequence[EditBlock]) -> list[Anchor]:
 
 
 def match_block(
-    lines: _Lines, index: int, block: EditBlock, anchor: Anchor = None
+    lines: TextLines, index: int, block: EditBlock, anchor: Anchor = None
 ) -> Matched | Failed:
     """Where one block applies, or why it cannot."""
     search = block.search
@@ -239,7 +184,7 @@ def match_block(
     return _tolerant(lines, index, block)
 
 
-def _exact_places(lines: _Lines, search: str, anchor: Anchor) -> list[int]:
+def _exact_places(lines: TextLines, search: str, anchor: Anchor) -> list[int]:
     text = lines.text
     places: list[int] = []
     if anchor is not None:
@@ -258,7 +203,7 @@ def _exact_places(lines: _Lines, search: str, anchor: Anchor) -> list[int]:
     return places
 
 
-def _line(lines: _Lines, offset: int) -> int:
+def _line(lines: TextLines, offset: int) -> int:
     return lines.line_of(offset) + 1
 
 
@@ -286,7 +231,7 @@ def _strip_blank_edges(rows: list[str]) -> tuple[list[str], int, int]:
     return rows[head:tail], head, len(rows) - tail
 
 
-def _tolerant(lines: _Lines, index: int, block: EditBlock) -> Matched | Failed:
+def _tolerant(lines: TextLines, index: int, block: EditBlock) -> Matched | Failed:
     wanted, head, tail = _strip_blank_edges(rows_of(block.search))
     replace_rows = rows_of(block.replace) if block.replace else []
     kinds: tuple[MatchKind, ...] = ("whitespace", "indentation")
@@ -314,7 +259,7 @@ Shift = tuple[str, str]
 """(removed, added) indentation prefix turning a search line into the text's line."""
 
 
-def _line_places(lines: _Lines, wanted: list[str], reindent: bool) -> list[tuple[int, Shift]]:
+def _line_places(lines: TextLines, wanted: list[str], reindent: bool) -> list[tuple[int, Shift]]:
     """0-based first lines where ``wanted`` matches (with the indentation shift)."""
     if not wanted:
         return []
@@ -373,7 +318,7 @@ def _reindent(row: str, shift: Shift) -> str:
 
 
 def _line_match(
-    lines: _Lines,
+    lines: TextLines,
     index: int,
     first: int,
     count: int,
@@ -390,67 +335,20 @@ def _line_match(
     return Matched(index, start, end, replacement, kind, first + 1)
 
 
-def _ambiguous(lines: _Lines, index: int, places: list[int]) -> Failed:
+def _ambiguous(lines: TextLines, index: int, places: list[int]) -> Failed:
     return Failed(index, "ambiguous", places=tuple(places[:MAX_LISTED_PLACES]))
 
 
-def _not_found(lines: _Lines, index: int, wanted: list[str]) -> Failed:
+def _not_found(lines: TextLines, index: int, wanted: list[str]) -> Failed:
     if not lines.lines or not wanted:
         return Failed(index, "not_found")
-    first = _best_window(lines, wanted)
+    first = best_window(lines, wanted)
     return Failed(
         index,
         "not_found",
         nearest=nearest_lines(lines, wanted, first),
         similar=similarity(lines, first, wanted),
     )
-
-
-def nearest_lines(lines: _Lines, wanted: list[str], first: int) -> tuple[tuple[int, str], ...]:
-    """The numbered lines of the window at ``first`` (with a little context)."""
-    low = max(0, first - NEAREST_CONTEXT)
-    high = min(len(lines.lines), first + len(wanted) + NEAREST_CONTEXT)
-    return tuple((n + 1, lines.lines[n].rstrip("\r\n")) for n in range(low, high))
-
-
-def _best_window(lines: _Lines, wanted: list[str]) -> int:
-    """0-based first line of the window that most lines of ``wanted`` vote for."""
-    index = lines.index()
-    votes: defaultdict[int, float] = defaultdict(float)
-    for offset, row in enumerate(wanted):
-        key = row.strip()
-        if key:
-            for number in index.get(key, ())[:50]:
-                votes[number - offset] += 1
-    if not votes:
-        votes = _fuzzy_votes(lines, wanted)
-    if not votes:
-        return 0
-    top = max(votes.values())
-    best = min(start for start, count in votes.items() if count == top)
-    return max(0, min(best, len(lines.lines) - 1))
-
-
-def _fuzzy_votes(lines: _Lines, wanted: list[str]) -> defaultdict[int, float]:
-    """Votes from the words the search shares with the text's lines (typos leave the other
-    words voting); a word found on many lines weighs little. difflib would compare each
-    search line with every line of the text: seconds on a 10k-line file."""
-    index = lines.words()
-    votes: defaultdict[int, float] = defaultdict(float)
-    for offset, row in enumerate(wanted):
-        for word in set(_WORD.findall(row)):
-            hits = index.get(word, ())
-            if 0 < len(hits) <= 200:
-                for number in hits:
-                    votes[number - offset] += 1 / len(hits)
-    return votes
-
-
-def similarity(lines: _Lines, first: int, wanted: list[str]) -> float:
-    """difflib's ratio between the search and the window of the text at ``first``."""
-    window = lines.lines[first : first + len(wanted)]
-    have = "\n".join(row.strip() for row in window)
-    return difflib.SequenceMatcher(None, have, "\n".join(row.strip() for row in wanted)).ratio()
 
 
 def _overlaps(matched: list[Matched]) -> list[Failed]:
