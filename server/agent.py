@@ -16,6 +16,7 @@ import attrs
 
 from actions.apply import ApplyRefused
 from actions.checkpoints.types import CheckpointError
+from actions.documents import DocumentFences, mark_last_document_truncated, to_action
 from actions.errors import ActionError
 from actions.feedback import (
     describe_document,
@@ -24,7 +25,7 @@ from actions.feedback import (
     render_cut_text,
     render_malformed,
 )
-from actions.fence_refs import TruncatedBody, has_references, resolve_references
+from actions.fence_refs import TruncatedBody
 from actions.plans import PlanFiles, PlanRun
 from actions.prompt import render_invalid_document, render_plan_progress
 from actions.schema import (
@@ -35,13 +36,11 @@ from actions.schema import (
     TextResponse,
     ToolCallAction,
     ToolCallSpec,
-    validate_action,
 )
 from actions.tools import ToolRegistry
 from actions.tools.adapters import ToolAdapter
 from parsing import ActionBlock, Block, StreamParser, TextBlock, ToolCallBlock
 from parsing.blocks import merge_text
-from parsing.code_fences import CodeFence, code_fences
 from parsing.malformed import malformed_documents
 from server.protocol import (
     BlockRecord,
@@ -222,19 +221,6 @@ def show_text(turn: Turn, blocks: list[Block]) -> list[Block]:
     return blocks
 
 
-def mark_last_document_truncated(blocks: list[Block]) -> None:
-    """The provider cut the reply (max tokens): its last document cannot be complete, unless
-    text follows it (the cut then fell in that text)."""
-    for index in range(len(blocks) - 1, -1, -1):
-        block = blocks[index]
-        if isinstance(block, TextBlock):
-            if block.text.strip() and index == len(blocks) - 1:
-                return
-            continue
-        blocks[index] = replace(block, truncated=True)
-        return
-
-
 async def handle_reply(turn: Turn, reply: Reply) -> str:
     """Run every document of the reply in order; returns the next message for the model."""
     documents = [b for b in reply.blocks if isinstance(b, ActionBlock | ToolCallBlock)]
@@ -304,44 +290,6 @@ async def run_document(
     if isinstance(action, ToolCallAction):
         return DocumentOutcome("tool", await run_tool(turn, action.tool_call))
     return await apply_plan_document(turn, action)
-
-
-class DocumentFences:
-    """The reply's fenced code blocks, found once and only if a document references one."""
-
-    def __init__(self, reply: str, documents: list[ActionBlock | ToolCallBlock]) -> None:
-        self.reply = reply
-        self.spans = [(b.start, b.end) for b in documents]
-        self._fences: list[CodeFence] | None = None
-
-    def get(self) -> list[CodeFence]:
-        if self._fences is None:
-            self._fences = code_fences(self.reply, self.spans)
-        return self._fences
-
-
-def to_action(block: ActionBlock | ToolCallBlock, fences: DocumentFences | None = None) -> Action:
-    """The validated action of a document block (ActionError: why it cannot be used;
-    TruncatedBody: a fence it references was cut off)."""
-    if block.truncated:
-        raise ActionError(
-            "the document was cut off before its end, so nothing was applied; send it again "
-            "complete (change large files with search/replace edits)"
-        )
-    if block.suspect:
-        raise ActionError(
-            "the document is malformed JSON that could not be decoded without losing "
-            "characters; send it again as valid JSON (escape quotes and newlines in strings), "
-            'or put file bodies in fenced code blocks referenced as {"fence": N}'
-        )
-    if isinstance(block, ToolCallBlock):
-        return ToolCallAction(
-            action="tool_call", tool_call=ToolCallSpec(function_name=block.name, args=block.args)
-        )
-    document = block.document
-    if fences is not None and has_references(document):
-        document = resolve_references(document, fences.get())
-    return validate_action(document)
 
 
 def report_error(turn: Turn, message: str) -> str:
