@@ -16,6 +16,8 @@ from parsing.blocks import ActionBlock, ToolCallBlock
 from parsing.malformed import MalformedDocument
 
 FILE_SLOTS = ("first_file", "next_file")
+MULTI_RESULTS = "Results of the"
+"""How a message carrying several documents' results opens (history trimming knows it)."""
 
 
 def describe_document(block: ActionBlock | ToolCallBlock) -> str:
@@ -104,6 +106,7 @@ def join_results(parts: Sequence[tuple[str, str]]) -> str:
     """Several documents' results, in order, each under its document's name."""
     if len(parts) == 1:
         return parts[0][1]
-    return "\n\n".join(
+    listed = "\n\n".join(
         f"[{number}/{len(parts)}] {name}:\n{text}" for number, (name, text) in enumerate(parts, 1)
     )
+    return f"{MULTI_RESULTS} {len(parts)} documents of your reply, in order:\n\n{listed}"

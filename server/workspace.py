@@ -26,10 +26,27 @@ def build_agent(
     """The agent for `root`; without a folder the model can only talk (no tools, no edits)."""
     # The embedded model's decoding is constrained to one JSON document: no fences there.
     adapter = tool_adapter(config.toolProtocol, fenced_bodies=provider.name != "local")
+    budget = history_chars(config)
     if root is None or applier is None:
-        return Agent(provider, ToolRegistry(), None, "(no folder)", adapter, config.maxTurns)
+        return Agent(
+            provider,
+            ToolRegistry(),
+            None,
+            "(no folder)",
+            adapter,
+            config.maxTurns,
+            history_chars=budget,
+        )
     store = open_store(root)
     workspace = Workspace(root, extra_denied=[store.store_dir])
     plans = PlanFiles(workspace, store, applier)
     registry = default_registry(workspace)
-    return Agent(provider, registry, plans, workspace.name, adapter, config.maxTurns)
+    return Agent(
+        provider, registry, plans, workspace.name, adapter, config.maxTurns, history_chars=budget
+    )
+
+
+def history_chars(config: Config) -> int:
+    """Characters of earlier conversation a turn may send: the model's context window less
+    the reply's share, at about 4 characters a token (never below a few exchanges)."""
+    return max(8000, (config.contextSize - config.maxTokens) * 4)
