@@ -65,6 +65,8 @@ class PlanFiles:
         if isinstance(op, UpdateFileOp) and op.edits is not None:
             content = await self._edited(plan, target, op)
         plan.kept.pop(target.relative, None)
+        if content is not None:
+            plan.recorder.check_content(target.relative, len(content.encode("utf-8")))
         await asyncio.to_thread(plan.recorder.touch, target.relative)
         await self.applier.apply([FileWrite(target, content)])
         if target.relative not in plan.files and target.relative not in plan.unplanned:
