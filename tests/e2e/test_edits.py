@@ -279,7 +279,7 @@ async def test_an_undecodable_bare_document_goes_back_to_the_model(
     fakellm.set_script(
         {
             "replies": [
-                'Sure.\n{"action": "text_response" "text_response": "hi"}',
+                "Reading it.\n<tool_call>read_file /src/app.py</tool_call>",
                 doc(action="text_response", text_response="hi"),
             ]
         }
@@ -287,6 +287,6 @@ async def test_an_undecodable_bare_document_goes_back_to_the_model(
     result = await chat(client, "hello")
     feedback = last_message(fakellm, 1)
     assert "not valid JSON" in feedback
-    assert "text_response document at line 2" in feedback
-    assert "Expecting ',' delimiter at line 1, column 28" in feedback
+    assert "tool_call document at line 2" in feedback
+    assert "its body is not a JSON object" in feedback
     assert result["text"].endswith("hi")
