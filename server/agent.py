@@ -47,7 +47,6 @@ from server.protocol import (
     block_record,
 )
 from server.providers.base import ChatMessage, NativeToolCall, Provider
-from server.session import ChatSession
 
 JSON_ADAPTER = ToolAdapter("json")
 
@@ -56,6 +55,15 @@ class ProgressSink(Protocol):
     """Where a turn's steps go as they happen (the LSP client, the terminal, a test)."""
 
     def emit(self, event: ProgressEvent) -> None: ...
+
+
+@dataclass
+class ChatSession:
+    """One conversation; turns of the same session run one at a time."""
+
+    id: str
+    messages: list[ChatMessage] = field(default_factory=list)
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
 
 class AgentError(Exception):

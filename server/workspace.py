@@ -1,7 +1,18 @@
-"""Build the agent for one workspace folder: confinement, tools, checkpoints, applier."""
+"""Per-folder state, opened once and shared by chat turns, undo/redo and code actions.
+
+A `FolderContext` holds what belongs to one workspace folder: path confinement, the
+checkpoint store (opening it takes its lock, initialises the shadow git directory and
+recovers an interrupted operation), the tool registry bound to the folder, and the slot of
+the retrieval index. `Folders` opens each one in a worker thread the first time it is
+needed, so the event loop never blocks on it, and hands the same context to every later
+request; concurrent first requests share the one opening. `build_agent` combines a context
+with what changes per turn: configuration, provider and the editor applier.
+"""
 
 from __future__ import annotations
 
+import asyncio
+from dataclasses import dataclass
 from pathlib import Path
 
 from actions.apply import Applier
@@ -15,20 +26,54 @@ from server.plans import PlanFiles
 from server.providers.base import Provider
 
 
-def open_store(root: Path) -> CheckpointStore:
-    """The checkpoint store of `root` (outside the workspace; opening it recovers a crash)."""
-    return CheckpointStore(root)
+@dataclass
+class FolderContext:
+    """One workspace folder's long-lived state."""
+
+    root: Path
+    workspace: Workspace
+    store: CheckpointStore
+    registry: ToolRegistry
+    index: object | None = None  # the retrieval index, when one is open for the folder
+
+
+def open_folder(root: Path) -> FolderContext:
+    """Open the folder's state (blocking: file lock, git directory, crash recovery)."""
+    store = CheckpointStore(root)
+    workspace = Workspace(root, extra_denied=[store.store_dir])
+    return FolderContext(root, workspace, store, default_registry(workspace))
+
+
+class Folders:
+    """The folder contexts of a server, each opened once off the event loop."""
+
+    def __init__(self) -> None:
+        self._opened: dict[Path, asyncio.Task[FolderContext]] = {}
+
+    async def get(self, root: Path) -> FolderContext:
+        """The context of `root`, opened now if needed (CheckpointError / OSError when it
+        cannot be: the next call tries again)."""
+        task = self._opened.get(root)
+        if task is None:
+            task = asyncio.ensure_future(asyncio.to_thread(open_folder, root))
+            self._opened[root] = task
+        try:
+            return await asyncio.shield(task)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            if self._opened.get(root) is task:
+                del self._opened[root]
+            raise
 
 
 def build_agent(
-    config: Config, provider: Provider, root: Path | None, applier: Applier | None
+    config: Config, provider: Provider, folder: FolderContext | None, applier: Applier | None
 ) -> Agent:
-    """The agent for `root`; without a folder the model can only talk (no tools, no edits)."""
+    """The agent for one turn; without a folder the model can only talk (no tools, no edits)."""
     adapter = tool_adapter(config.toolProtocol)
-    if root is None or applier is None:
+    if folder is None or applier is None:
         return Agent(provider, ToolRegistry(), None, "(no folder)", adapter, config.maxTurns)
-    store = open_store(root)
-    workspace = Workspace(root, extra_denied=[store.store_dir])
-    plans = PlanFiles(workspace, store, applier)
-    registry = default_registry(workspace)
-    return Agent(provider, registry, plans, workspace.name, adapter, config.maxTurns)
+    plans = PlanFiles(folder.workspace, folder.store, applier)
+    name = folder.workspace.name
+    return Agent(provider, folder.registry, plans, name, adapter, config.maxTurns)

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from actions.apply import DiskApplier
-from server.agent import AgentError, TurnOutcome, run_turn
+from server.agent import AgentError, ChatSession, TurnOutcome, run_turn
 from server.config import Config, ConfigProblem, from_environment, merge
 from server.protocol import (
     ErrorProgress,
@@ -24,8 +24,7 @@ from server.protocol import (
 )
 from server.providers import ProviderError, make_provider
 from server.resolve import resolve_provider
-from server.session import ChatSession
-from server.workspace import build_agent
+from server.workspace import build_agent, open_folder
 
 
 class StdoutSink:
@@ -84,7 +83,8 @@ async def chat_once(
 ) -> tuple[ChatSession, TurnOutcome]:
     resolution = await resolve_provider(config, explicit)
     provider = make_provider(resolution.config, root)
-    agent = build_agent(config, provider, root, DiskApplier(root))
+    folder = await asyncio.to_thread(open_folder, root)
+    agent = build_agent(config, provider, folder, DiskApplier(root))
     session = ChatSession("cli")
     return session, await run_turn(agent, session, message, None, sink)
 

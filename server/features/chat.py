@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from lsprotocol import types
 
-from server.agent import AgentError, TurnOutcome, run_turn
-from server.editor import EditorApplier
+from actions.checkpoint_types import CheckpointError
+from server.agent import AgentError, ChatSession, TurnOutcome, run_turn
+from server.editor import EditorApplier, LspEditor
 from server.features.configuration import settled
 from server.lsp import AgentLanguageServer, RequestFailed
 from server.protocol import (
@@ -23,8 +25,7 @@ from server.protocol import (
     TextDelta,
 )
 from server.providers import ProviderError
-from server.session import ChatSession
-from server.workspace import build_agent
+from server.workspace import FolderContext, build_agent
 
 
 class LspSink:
@@ -87,13 +88,16 @@ async def editor_turn(
     sink.begin()
     ending = "cancelled"
     try:
-        applier = EditorApplier(ls, root) if root is not None else None
+        folder = await open_folder(ls, root)
+        applier = EditorApplier(LspEditor(ls), root) if root is not None else None
         provider = await ls.state.resolved_provider(root)
-        agent = build_agent(config, provider, root, applier)
+        agent = build_agent(config, provider, folder, applier)
         outcome = await run_turn(agent, session, message, context, sink)
         ending = "done"
     except (ProviderError, AgentError) as exc:
         ending = "failed"
+        if isinstance(exc, ProviderError):
+            ls.state.forget_resolution()
         sink.emit(ErrorProgress(message=str(exc)))
         if on_failure is not None:
             on_failure(exc)
@@ -101,3 +105,13 @@ async def editor_turn(
     finally:
         sink.end(ending)
     return outcome
+
+
+async def open_folder(ls: AgentLanguageServer, root: Path | None) -> FolderContext | None:
+    """The folder's context (opened once, off the event loop); AgentError if it cannot be."""
+    if root is None:
+        return None
+    try:
+        return await ls.state.folders.get(root)
+    except (CheckpointError, OSError) as exc:
+        raise AgentError(f"the checkpoint store of {root} cannot be opened: {exc}") from None

@@ -14,7 +14,7 @@ from typing import Any
 
 from actions.checkpoint_types import CheckpointError, Transition
 from actions.checkpoints import CheckpointStore
-from server.editor import EditorApplier
+from server.editor import EditorApplier, LspEditor
 from server.lsp import AgentLanguageServer, RequestFailed
 from server.protocol import (
     CMD_CHECKPOINTS,
@@ -25,7 +25,6 @@ from server.protocol import (
     UndoResult,
     checkpoint_entry,
 )
-from server.workspace import open_store
 
 
 def register(server: AgentLanguageServer) -> None:
@@ -44,9 +43,10 @@ async def _store(ls: AgentLanguageServer) -> tuple[Path, CheckpointStore]:
     if root is None:
         raise RequestFailed("no workspace folder is open: there is no plan history")
     try:
-        return root, await asyncio.to_thread(open_store, root)
-    except CheckpointError as exc:
+        folder = await ls.state.folders.get(root)
+    except (CheckpointError, OSError) as exc:
         raise RequestFailed(f"the checkpoint store cannot be opened: {exc}") from None
+    return root, folder.store
 
 
 async def _move(ls: AgentLanguageServer, kind: str, force: bool) -> UndoResult:
@@ -65,7 +65,7 @@ async def _move(ls: AgentLanguageServer, kind: str, force: bool) -> UndoResult:
         transition: Transition = await asyncio.to_thread(move, force=force, current_content=current)
     except CheckpointError as exc:
         raise RequestFailed(f"{kind}: {exc}") from None
-    await EditorApplier(ls, root, sync_any=True).sync(transition.changes)
+    await EditorApplier(LspEditor(ls), root, sync_any=True).sync(transition.changes)
     return UndoResult(
         checkpoint_id=transition.checkpoint_id,
         files=[UndoneFile(path=c.path, exists=c.content is not None) for c in transition.changes],
