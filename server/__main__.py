@@ -3,30 +3,17 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
-from typing import BinaryIO
 
 from server import __version__
+from server.commands import acp as acp_command
 from server.commands import chat as chat_command
 from server.commands import checkpoints as checkpoints_command
 from server.commands import doctor as doctor_command
 from server.commands import parse as parse_command
 from server.commands import parse_log as parse_log_command
 from server.logs import setup_logging
-
-
-def protocol_stdout() -> BinaryIO:
-    """Keep the real stdout for JSON-RPC only; everything else written to fd 1 goes to stderr.
-
-    One stray line on stdout breaks the connection for good in some editors, and child
-    processes inherit fd 1, so redirect the descriptor itself, not just `sys.stdout`.
-    """
-    sys.stdout.flush()
-    protocol_fd = os.dup(1)
-    os.dup2(2, 1)
-    sys.stdout = sys.stderr
-    return os.fdopen(protocol_fd, "wb", buffering=0)
+from server.stdio import protocol_stdout
 
 
 def serve(args: argparse.Namespace) -> int:
@@ -62,6 +49,7 @@ def build_parser() -> argparse.ArgumentParser:
     parse_log_command.register(sub)
     checkpoints_command.register(sub)
     doctor_command.register(sub)
+    acp_command.register(sub)
     return parser
 
 

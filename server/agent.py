@@ -15,12 +15,14 @@ from typing import Protocol
 import attrs
 
 from actions.apply import ApplyRefused
-from actions.checkpoint_types import CheckpointError
+from actions.checkpoints.types import CheckpointError
 from actions.errors import ActionError
+from actions.plans import PlanFiles, PlanRun
 from actions.prompt import render_invalid_document, render_plan_progress
 from actions.schema import (
     Action,
     ContinueMultiFile,
+    FileOp,
     StartMultiFile,
     TextResponse,
     ToolCallAction,
@@ -31,7 +33,6 @@ from actions.tools import ToolRegistry
 from actions.tools.adapters import ToolAdapter
 from parsing import ActionBlock, Block, StreamParser, TextBlock, ToolCallBlock
 from parsing.blocks import merge_text
-from server.plans import FileOp, PlanFiles, PlanRun
 from server.protocol import (
     BlockRecord,
     ChatContext,

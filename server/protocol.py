@@ -23,7 +23,7 @@ from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, overrid
 from lsprotocol import types
 from pygls.protocol import default_converter
 
-from actions.checkpoint_types import CheckpointInfo
+from actions.checkpoints.types import CheckpointInfo
 from parsing.blocks import ActionBlock, Block, TextBlock
 
 AGENT_CHAT = "agent/chat"

@@ -16,13 +16,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from actions.apply import Applier
-from actions.checkpoints import CheckpointStore
+from actions.checkpoints import CheckpointError, CheckpointStore
 from actions.paths import Workspace
+from actions.plans import PlanFiles
 from actions.tools import ToolRegistry, default_registry
 from actions.tools.adapters import tool_adapter
-from server.agent import Agent
+from server.agent import Agent, AgentError
 from server.config import Config
-from server.plans import PlanFiles
 from server.providers.base import Provider
 
 
@@ -44,6 +44,10 @@ def open_folder(root: Path) -> FolderContext:
     return FolderContext(root, workspace, store, default_registry(workspace))
 
 
+class FolderUnavailable(AgentError):
+    """The folder's state cannot be opened (not a folder, its checkpoint store unusable)."""
+
+
 class Folders:
     """The folder contexts of a server, each opened once off the event loop."""
 
@@ -51,20 +55,20 @@ class Folders:
         self._opened: dict[Path, asyncio.Task[FolderContext]] = {}
 
     async def get(self, root: Path) -> FolderContext:
-        """The context of `root`, opened now if needed (CheckpointError / OSError when it
-        cannot be: the next call tries again)."""
+        """The context of `root`, opened now if needed (FolderUnavailable when it cannot be:
+        the next call tries again)."""
         task = self._opened.get(root)
         if task is None:
             task = asyncio.ensure_future(asyncio.to_thread(open_folder, root))
             self._opened[root] = task
         try:
             return await asyncio.shield(task)
-        except asyncio.CancelledError:
-            raise
-        except Exception:
+        except (CheckpointError, OSError) as exc:
             if self._opened.get(root) is task:
                 del self._opened[root]
-            raise
+            raise FolderUnavailable(
+                f"the checkpoint store of {root} cannot be opened: {exc}"
+            ) from exc
 
 
 def build_agent(

@@ -8,7 +8,6 @@ from typing import Any
 
 from lsprotocol import types
 
-from actions.checkpoint_types import CheckpointError
 from server.agent import AgentError, ChatSession, TurnOutcome, run_turn
 from server.editor import EditorApplier, LspEditor
 from server.features.configuration import settled
@@ -108,10 +107,8 @@ async def editor_turn(
 
 
 async def open_folder(ls: AgentLanguageServer, root: Path | None) -> FolderContext | None:
-    """The folder's context (opened once, off the event loop); AgentError if it cannot be."""
+    """The folder's context (opened once, off the event loop); FolderUnavailable (an
+    AgentError) when it cannot be."""
     if root is None:
         return None
-    try:
-        return await ls.state.folders.get(root)
-    except (CheckpointError, OSError) as exc:
-        raise AgentError(f"the checkpoint store of {root} cannot be opened: {exc}") from None
+    return await ls.state.folders.get(root)

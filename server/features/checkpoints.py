@@ -12,8 +12,8 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-from actions.checkpoint_types import CheckpointError, Transition
 from actions.checkpoints import CheckpointStore
+from actions.checkpoints.types import CheckpointError, Transition
 from server.editor import EditorApplier, LspEditor
 from server.lsp import AgentLanguageServer, RequestFailed
 from server.protocol import (
@@ -25,6 +25,7 @@ from server.protocol import (
     UndoResult,
     checkpoint_entry,
 )
+from server.workspace import FolderUnavailable
 
 
 def register(server: AgentLanguageServer) -> None:
@@ -44,8 +45,8 @@ async def _store(ls: AgentLanguageServer) -> tuple[Path, CheckpointStore]:
         raise RequestFailed("no workspace folder is open: there is no plan history")
     try:
         folder = await ls.state.folders.get(root)
-    except (CheckpointError, OSError) as exc:
-        raise RequestFailed(f"the checkpoint store cannot be opened: {exc}") from None
+    except FolderUnavailable as exc:
+        raise RequestFailed(str(exc)) from None
     return root, folder.store
 
 

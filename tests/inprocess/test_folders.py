@@ -9,9 +9,8 @@ import pytest
 from lsprotocol import types
 from pytest_lsp import client_capabilities
 
-from actions.checkpoints import CheckpointError
 from server.capabilities import ResolvedClientCapabilities
-from server.workspace import Folders
+from server.workspace import Folders, FolderUnavailable
 
 
 async def test_concurrent_requests_share_one_opening_and_later_ones_reuse_it(
@@ -28,7 +27,7 @@ async def test_concurrent_requests_share_one_opening_and_later_ones_reuse_it(
 async def test_a_folder_that_cannot_be_opened_is_tried_again_next_time(tmp_path: Path) -> None:
     folders = Folders()
     missing = tmp_path / "not-yet"
-    with pytest.raises(CheckpointError, match="not a folder"):
+    with pytest.raises(FolderUnavailable, match="not a folder"):
         await folders.get(missing)
     missing.mkdir()
     opened = await folders.get(missing)

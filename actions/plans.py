@@ -10,13 +10,10 @@ import asyncio
 from dataclasses import dataclass, field
 
 from actions.apply import Applier, FileWrite
-from actions.checkpoint_recorder import PlanRecorder
-from actions.checkpoints import CheckpointStore
+from actions.checkpoints import CheckpointStore, PlanRecorder
 from actions.errors import ActionError
 from actions.paths import Workspace
-from actions.schema import CreateFileOp, DeleteFileOp, UpdateFileOp
-
-FileOp = CreateFileOp | UpdateFileOp | DeleteFileOp
+from actions.schema import DeleteFileOp, FileOp, UpdateFileOp
 
 
 @dataclass
