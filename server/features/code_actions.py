@@ -69,6 +69,7 @@ class ActionData:
     range: types.Range
     diagnostic: types.Diagnostic | None = None
     instruction: str | None = None
+    result: ChatResult | None = None  # set on the resolved action: what the turn did
 
 
 @attrs.define(frozen=True)
@@ -251,7 +252,7 @@ async def resolve_code_action(
     return attrs.evolve(
         action,
         edit=types.WorkspaceEdit(changes={}),
-        data={**to_wire(data), "result": to_wire(result)},
+        data=to_wire(attrs.evolve(data, result=result)),
     )
 
 
