@@ -12,6 +12,7 @@ from server.commands import checkpoints as checkpoints_command
 from server.commands import doctor as doctor_command
 from server.commands import parse as parse_command
 from server.commands import parse_log as parse_log_command
+from server.commands import sessions as sessions_command
 from server.logs import setup_logging
 from server.stdio import protocol_stdout
 
@@ -50,6 +51,7 @@ def build_parser() -> argparse.ArgumentParser:
     checkpoints_command.register(sub)
     doctor_command.register(sub)
     acp_command.register(sub)
+    sessions_command.register(sub)
     return parser
 
 

@@ -33,6 +33,7 @@ from actions.tools import ToolRegistry
 from actions.tools.adapters import ToolAdapter
 from parsing import ActionBlock, Block, StreamParser, TextBlock, ToolCallBlock
 from parsing.blocks import merge_text
+from server.history import trim_history
 from server.protocol import (
     BlockRecord,
     ChatContext,
@@ -82,6 +83,7 @@ class Agent:
     adapter: ToolAdapter = JSON_ADAPTER
     max_turns: int = 25
     max_retries: int = 3
+    history_chars: int | None = None  # earlier turns are trimmed to this (None: kept whole)
 
 
 @dataclass(frozen=True)
@@ -147,7 +149,10 @@ async def run_turn(
         manifests = agent.registry.manifests()
         prompt = agent.adapter.system_prompt(manifests, workspace_name=agent.workspace_name)
         system = ChatMessage("system", prompt)
-        convo = [*chat.messages, ChatMessage("user", user_message(message, context))]
+        past = chat.messages
+        if agent.history_chars is not None:
+            past = trim_history(past, agent.history_chars - len(prompt))
+        convo = [*past, ChatMessage("user", user_message(message, context))]
         turn = Turn(agent, chat.id, sink)
         try:
             for _ in range(agent.max_turns):

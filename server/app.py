@@ -8,6 +8,7 @@ from server.features import (
     code_actions,
     configuration,
     documents,
+    sessions,
     status,
 )
 from server.lsp import AgentLanguageServer
@@ -21,4 +22,5 @@ def build_server() -> AgentLanguageServer:
     checkpoints.register(server)
     code_actions.register(server)
     status.register(server)
+    sessions.register(server)
     return server

@@ -17,7 +17,7 @@ from pygls.uris import to_fs_path
 
 from server import __version__
 from server.config import ConfigProblem
-from server.protocol import AGENT_CHAT, AGENT_STATUS, make_converter
+from server.protocol import AGENT_CHAT, AGENT_SESSIONS, AGENT_STATUS, make_converter
 from server.session import ServerState
 
 log = logging.getLogger(__name__)
@@ -41,7 +41,7 @@ class RawRequest:
 
 
 class AgentProtocol(LanguageServerProtocol):
-    CUSTOM_REQUESTS = frozenset({AGENT_CHAT, AGENT_STATUS})
+    CUSTOM_REQUESTS = frozenset({AGENT_CHAT, AGENT_STATUS, AGENT_SESSIONS})
 
     def get_message_type(self, method: str) -> type[Any] | None:  # type: ignore[override]
         if method in self.CUSTOM_REQUESTS:

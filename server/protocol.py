@@ -29,6 +29,7 @@ from parsing.blocks import ActionBlock, Block, TextBlock
 AGENT_CHAT = "agent/chat"
 AGENT_CHAT_PROGRESS = "agent/chatProgress"
 AGENT_STATUS = "agent/status"
+AGENT_SESSIONS = "agent/sessions"
 
 CMD_CHAT = "agent.chat"
 CMD_UNDO = "agent.undo"
@@ -314,6 +315,25 @@ class StatusReport:
     detail: str
     base_url: str | None = None
     candidates: tuple[Candidate, ...] = ()
+
+
+@attrs.frozen(kw_only=True)
+class SessionsParams:
+    """Params of `agent/sessions`: `delete` removes that stored conversation first."""
+
+    delete: str | None = attrs.field(
+        default=None, validator=attrs.validators.optional(attrs.validators.instance_of(str))
+    )
+
+
+@attrs.frozen(kw_only=True)
+class SessionEntry:
+    """One stored conversation of the workspace (`agent/sessions`, `agent-ls sessions`)."""
+
+    id: str
+    title: str
+    updated: str
+    turns: int
 
 
 # The converter ----------------------------------------------------------------------------

@@ -10,6 +10,7 @@ from pathlib import Path
 from server.agent import ChatSession
 from server.capabilities import ResolvedClientCapabilities
 from server.config import Config, ConfigProblem, from_environment, merge
+from server.history import SessionStore, UnknownSession
 from server.providers import make_provider
 from server.providers.base import Provider
 from server.resolve import Resolution, explicit_keys, resolve_provider
@@ -65,8 +66,15 @@ class ServerState:
         """The provider failed: the next turn resolves again (a local server may be gone)."""
         self.resolution = None
 
-    def chat(self, session_id: str | None) -> ChatSession:
-        """The session with this id (created on first use), or a new one when None."""
+    def chat(self, session_id: str | None, history: SessionStore | None = None) -> ChatSession:
+        """The session with this id, or a new one when None. A session not in memory is
+        restored from `history` (the stored conversations of the workspace); an id that
+        is in neither raises UnknownSession."""
         if session_id is None:
             session_id = uuid.uuid4().hex[:12]
-        return self.chats.setdefault(session_id, ChatSession(session_id))
+            return self.chats.setdefault(session_id, ChatSession(session_id))
+        if session_id not in self.chats:
+            if history is None or not history.exists(session_id):
+                raise UnknownSession(session_id)
+            self.chats[session_id] = ChatSession(session_id, history.load(session_id))
+        return self.chats[session_id]

@@ -76,8 +76,25 @@ def build_agent(
 ) -> Agent:
     """The agent for one turn; without a folder the model can only talk (no tools, no edits)."""
     adapter = tool_adapter(config.toolProtocol)
+    budget = history_chars(config)
     if folder is None or applier is None:
-        return Agent(provider, ToolRegistry(), None, "(no folder)", adapter, config.maxTurns)
+        return Agent(
+            provider,
+            ToolRegistry(),
+            None,
+            "(no folder)",
+            adapter,
+            config.maxTurns,
+            history_chars=budget,
+        )
     plans = PlanFiles(folder.workspace, folder.store, applier)
     name = folder.workspace.name
-    return Agent(provider, folder.registry, plans, name, adapter, config.maxTurns)
+    return Agent(
+        provider, folder.registry, plans, name, adapter, config.maxTurns, history_chars=budget
+    )
+
+
+def history_chars(config: Config) -> int:
+    """Characters of earlier conversation a turn may send: the model's context window less
+    the reply's share, at about 4 characters a token (never below a few exchanges)."""
+    return max(8000, (config.contextSize - config.maxTokens) * 4)

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from lsprotocol import types
+from pygls.exceptions import JsonRpcInvalidParams
 
 from server.agent import AgentError, ChatSession, TurnOutcome, run_turn
 from server.editor import EditorApplier, LspEditor
 from server.features.configuration import settled
+from server.history import SessionStore, UnknownSession
 from server.lsp import AgentLanguageServer, RequestFailed
 from server.protocol import (
     AGENT_CHAT,
@@ -63,7 +66,7 @@ def register(server: AgentLanguageServer) -> None:
 async def chat(ls: AgentLanguageServer, params: Any) -> ChatResult:
     request = ls.typed(params, ChatParams)
     await settled(ls)
-    session = ls.state.chat(request.session_id)
+    session = await open_chat(ls, request.session_id)
     sink = LspSink(ls, session.id, request.work_done_token)
     outcome = await editor_turn(ls, session, request.message, request.context, sink)
     return outcome.result(session.id)
@@ -93,6 +96,7 @@ async def editor_turn(
         agent = build_agent(config, provider, folder, applier)
         outcome = await run_turn(agent, session, message, context, sink)
         ending = "done"
+        await asyncio.to_thread(SessionStore(root).save, session.id, session.messages)
     except (ProviderError, AgentError) as exc:
         ending = "failed"
         if isinstance(exc, ProviderError):
@@ -112,3 +116,13 @@ async def open_folder(ls: AgentLanguageServer, root: Path | None) -> FolderConte
     if root is None:
         return None
     return await ls.state.folders.get(root)
+
+
+async def open_chat(ls: AgentLanguageServer, session_id: str | None) -> ChatSession:
+    """The chat session `session_id` (restored from the workspace's stored conversations
+    after a restart), a new one when None; an unknown id is InvalidParams."""
+    history = SessionStore(ls.root())
+    try:
+        return await asyncio.to_thread(ls.state.chat, session_id, history)
+    except UnknownSession as exc:
+        raise JsonRpcInvalidParams(f"invalid params: sessionId: {exc}") from None

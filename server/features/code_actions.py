@@ -39,7 +39,7 @@ from lsprotocol import types
 from pygls.uris import to_fs_path
 
 from server.agent import TurnOutcome
-from server.features.chat import LspSink, editor_turn
+from server.features.chat import LspSink, editor_turn, open_chat
 from server.features.configuration import settled
 from server.lsp import AgentLanguageServer, RequestFailed
 from server.protocol import CMD_CHAT, CMD_UNDO, ChatContext, ChatParams, ChatResult, to_wire
@@ -269,7 +269,7 @@ async def run_and_show(
 ) -> tuple[str, TurnOutcome]:
     """One agent turn with progress; its outcome (or failure) shown to the user."""
     await settled(ls)
-    session = ls.state.chat(session_id)
+    session = await open_chat(ls, session_id)
     sink = LspSink(ls, session.id, await progress_token(ls))
 
     def report(exc: Exception) -> None:

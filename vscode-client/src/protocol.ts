@@ -148,6 +148,19 @@ export interface StatusReport {
   candidates: Candidate[];
 }
 
+/** Params of `agent/sessions`: `delete` removes that stored conversation first. */
+export interface SessionsParams {
+  delete?: string;
+}
+
+/** One stored conversation of the workspace (`agent/sessions`). */
+export interface SessionEntry {
+  id: string;
+  title: string;
+  updated: string;
+  turns: number;
+}
+
 type Json = Record<string, unknown>;
 
 function isObject(value: unknown): value is Json {

@@ -7,11 +7,6 @@ local progress = require("agent_ls.progress")
 local M = {}
 local chat = nil -- { buf, session_id, root, busy, last_result }
 
-local function session_id()
-  math.randomseed(os.time() + vim.loop.hrtime() % 100000)
-  return string.format("nvim-%06x%06x", math.random(0, 0xffffff), math.random(0, 0xffffff))
-end
-
 local function valid()
   return chat ~= nil and vim.api.nvim_buf_is_valid(chat.buf)
 end
@@ -69,6 +64,7 @@ local function finish(err, result)
     append({ "", "  ! " .. (err.message or tostring(err)), "" })
   else
     chat.last_result = result
+    chat.session_id = result and result.sessionId or chat.session_id
     local plan = result and result.plan
     if plan and plan ~= vim.NIL and plan.state == "pending" then
       append({ "", "  ⏸ plan pending review: :AgentAccept / :AgentReject [reason]" })
@@ -100,7 +96,11 @@ function M.send(text)
   end
   chat.busy = true
   append({ "", "agent-ls:", "" })
-  local _, request_id = c.request("agent/chat", { sessionId = chat.session_id, message = text }, finish, chat.buf)
+  if chat.session_id == nil then
+    progress.adopt_next(on_progress) -- the server names the session in its first notification
+  end
+  local params = { message = text, sessionId = chat.session_id }
+  local _, request_id = c.request("agent/chat", params, finish, chat.buf)
   chat.request = { client = c, id = request_id }
 end
 
@@ -123,11 +123,10 @@ function M.open(message)
     vim.bo[buf].filetype = "markdown"
     vim.bo[buf].swapfile = false
     vim.fn.prompt_setprompt(buf, "you> ")
-    chat = { buf = buf, session_id = session_id(), busy = false, root = root }
+    chat = { buf = buf, session_id = nil, busy = false, root = root }
     vim.fn.prompt_setcallback(buf, function(text)
       M.send(text)
     end)
-    progress.listen(chat.session_id, on_progress)
   end
   if vim.fn.bufwinid(chat.buf) == -1 then
     local how = config.options.chat_window
