@@ -56,6 +56,10 @@ class Editor(Protocol):
 
     async def apply_edit(self, edit: types.WorkspaceEdit) -> types.ApplyWorkspaceEditResult: ...
 
+    def show_error(self, message: str) -> None:
+        """Tell the user (window/showMessage), not only the log."""
+        ...
+
 
 class LspEditor:
     """The LSP client as the applier's editor."""
@@ -82,6 +86,11 @@ class LspEditor:
     async def apply_edit(self, edit: types.WorkspaceEdit) -> types.ApplyWorkspaceEditResult:
         params = types.ApplyWorkspaceEditParams(edit=edit, label="agent-ls")
         return await self.ls.workspace_apply_edit_async(params)
+
+    def show_error(self, message: str) -> None:
+        self.ls.window_show_message(
+            types.ShowMessageParams(type=types.MessageType.Error, message=message)
+        )
 
 
 class EditorApplier:
@@ -155,6 +164,16 @@ class EditorApplier:
         for change in changes:
             self.pushed[change.uri] = (opened[change.uri][1], change.content or "")
 
+    def _tell_stale_buffers(self, paths: list[str], reason: str) -> None:
+        """The disk was restored but the editor kept the old text in its buffers: saving them
+        would write it back. The user must know, not only the log."""
+        names = ", ".join(paths)
+        self.editor.show_error(
+            f"agent-ls restored {names} on disk, but the editor refused to update the "
+            f"open buffer(s) ({reason}). They still show other text: reload them from "
+            "disk (Neovim :e!, VS Code 'Revert File') before saving."
+        )
+
     async def sync(self, states: Sequence[FileState]) -> None:
         """Disk holds `states` again: update the open buffers that show something else."""
         changes: list[FileChange] = []
@@ -175,3 +194,4 @@ class EditorApplier:
                 await self._push(changes, opened)
             except ApplyRefused as exc:
                 log.warning("could not update open buffers after restoring files: %s", exc)
+                self._tell_stale_buffers([change.path for change in changes], exc.reason)

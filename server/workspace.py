@@ -12,6 +12,7 @@ with what changes per turn: configuration, provider and the editor applier.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -37,10 +38,16 @@ class FolderContext:
     index: object | None = None  # the retrieval index, when one is open for the folder
 
 
-def open_folder(root: Path) -> FolderContext:
-    """Open the folder's state (blocking: file lock, git directory, crash recovery)."""
-    store = CheckpointStore(root)
-    workspace = Workspace(root, extra_denied=[store.store_dir])
+def open_store(root: Path, secret_allow: Sequence[str] = ()) -> CheckpointStore:
+    """The checkpoint store of `root` (outside the workspace; opening it recovers a crash)."""
+    return CheckpointStore(root, secret_allow=secret_allow)
+
+
+def open_folder(root: Path, secret_allow: Sequence[str] = ()) -> FolderContext:
+    """Open the folder's state (blocking: file lock, git directory, crash recovery);
+    `secret_allow`: the secret-looking files the user allows (agentLs.allowSecretFiles)."""
+    store = open_store(root, secret_allow)
+    workspace = Workspace(root, extra_denied=[store.store_dir], secret_allow=secret_allow)
     return FolderContext(root, workspace, store, default_registry(workspace))
 
 
@@ -52,20 +59,21 @@ class Folders:
     """The folder contexts of a server, each opened once off the event loop."""
 
     def __init__(self) -> None:
-        self._opened: dict[Path, asyncio.Task[FolderContext]] = {}
+        self._opened: dict[tuple[Path, tuple[str, ...]], asyncio.Task[FolderContext]] = {}
 
-    async def get(self, root: Path) -> FolderContext:
+    async def get(self, root: Path, secret_allow: Sequence[str] = ()) -> FolderContext:
         """The context of `root`, opened now if needed (FolderUnavailable when it cannot be:
-        the next call tries again)."""
-        task = self._opened.get(root)
+        the next call tries again). A changed `secret_allow` setting opens a new context."""
+        key = (root, tuple(secret_allow))
+        task = self._opened.get(key)
         if task is None:
-            task = asyncio.ensure_future(asyncio.to_thread(open_folder, root))
-            self._opened[root] = task
+            task = asyncio.ensure_future(asyncio.to_thread(open_folder, root, key[1]))
+            self._opened[key] = task
         try:
             return await asyncio.shield(task)
         except (CheckpointError, OSError) as exc:
-            if self._opened.get(root) is task:
-                del self._opened[root]
+            if self._opened.get(key) is task:
+                del self._opened[key]
             raise FolderUnavailable(
                 f"the checkpoint store of {root} cannot be opened: {exc}"
             ) from exc

@@ -222,7 +222,7 @@ class AgentLsAcp:
         provider = await self.state.resolved_provider(session.root)
         writes = self.client if self._client_writes() else None
         applier = AcpApplier(session.root, session.id, writes, sink)
-        folder = await self.state.folders.get(session.root)
+        folder = await self.state.folders.get(session.root, config.allowSecretFiles)
         agent = build_agent(config, provider, folder, applier)
         await run_turn(agent, session.chat, text, None, sink)
 

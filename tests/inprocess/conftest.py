@@ -87,6 +87,7 @@ class BufferEditor:
         self.refuse: str | None = None  # a reason: every applyEdit is answered "not applied"
         self.document_changed = asyncio.Condition()
         self.edits: list[types.WorkspaceEdit] = []
+        self.errors: list[str] = []  # what window/showMessage would show
 
     def open(self, path: Path, text: str | None = None) -> str:
         """Open `path` in a buffer (its disk content unless `text`: unsaved changes)."""
@@ -98,6 +99,9 @@ class BufferEditor:
     def buffer(self, path: Path) -> str | None:
         document = self.workspace.text_documents.get(path.as_uri())
         return None if document is None else document.source
+
+    def show_error(self, message: str) -> None:
+        self.errors.append(message)
 
     def open_document(self, uri: str) -> tuple[int, str] | None:
         document = self.workspace.text_documents.get(uri)
