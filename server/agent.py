@@ -61,7 +61,6 @@ from server.protocol import (
 )
 from server.providers.base import ChatMessage, NativeToolCall, Provider, StreamChunk
 from server.providers.constraints import ConstrainedProvider
-from server.session import ChatSession
 from server.turn_state import turn_state
 
 JSON_ADAPTER = ToolAdapter("json")
@@ -71,6 +70,15 @@ class ProgressSink(Protocol):
     """Where a turn's steps go as they happen (the LSP client, the terminal, a test)."""
 
     def emit(self, event: ProgressEvent) -> None: ...
+
+
+@dataclass
+class ChatSession:
+    """One conversation; turns of the same session run one at a time."""
+
+    id: str
+    messages: list[ChatMessage] = field(default_factory=list)
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
 
 class AgentError(Exception):
