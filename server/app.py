@@ -8,6 +8,8 @@ from server.features import (
     code_actions,
     configuration,
     documents,
+    indexing,
+    search,
     status,
 )
 from server.lsp import AgentLanguageServer
@@ -20,5 +22,7 @@ def build_server() -> AgentLanguageServer:
     chat.register(server)
     checkpoints.register(server)
     code_actions.register(server)
+    indexing.register(server)
+    search.register(server)
     status.register(server)
     return server

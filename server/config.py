@@ -18,6 +18,7 @@ ENV_VARS = {
     "model": "AGENT_LS_MODEL",
     "modelPath": "AGENT_LS_MODEL_PATH",
     "cliCommand": "AGENT_LS_CLI_COMMAND",
+    "indexUrl": "AGENT_LS_INDEX_URL",
 }
 API_KEY_ENV = "AGENT_LS_API_KEY"
 
@@ -41,6 +42,7 @@ class Config:
     cliCommand: tuple[str, ...] = ()  # cli: the agent command (argv)
     cliTimeout: float = 600.0  # cli: seconds before the command is killed
     toolProtocol: str = "json"  # json | xml | native: see actions/tools/adapters.py
+    indexUrl: str = ""  # retrieval index: "" = embedded SQLite; postgresql://... for a team
 
     def api_key(self, environ: Mapping[str, str] | None = None) -> str | None:
         """The secret, read on use from the environment; never stored in logs or results."""
@@ -116,6 +118,14 @@ def _argv(value: Any) -> tuple[str, ...]:
     return tuple(value)
 
 
+def _index_url(value: Any) -> str:
+    if not isinstance(value, str) or (
+        value and not value.startswith(("postgresql://", "postgres://", "sqlite:"))
+    ):
+        raise ValueError("a postgresql:// URL, or empty for the embedded index")
+    return value
+
+
 _CHECKS: dict[str, Callable[[Any], Any]] = {
     "provider": _non_empty_str,
     "baseUrl": _non_empty_str,
@@ -132,6 +142,7 @@ _CHECKS: dict[str, Callable[[Any], Any]] = {
     "cliCommand": _argv,
     "cliTimeout": _positive_float,
     "toolProtocol": _one_of("json", "xml", "native"),
+    "indexUrl": _index_url,
 }
 assert set(_CHECKS) == {f.name for f in fields(Config)}
 

@@ -17,7 +17,7 @@ from pygls.uris import to_fs_path
 
 from server import __version__
 from server.config import ConfigProblem
-from server.protocol import AGENT_CHAT, AGENT_STATUS
+from server.protocol import AGENT_CHAT, AGENT_SEARCH, AGENT_STATUS
 from server.session import ServerState
 
 log = logging.getLogger(__name__)
@@ -57,7 +57,7 @@ _PARAMS = params_converter()
 
 
 class AgentProtocol(LanguageServerProtocol):
-    CUSTOM_REQUESTS = frozenset({AGENT_CHAT, AGENT_STATUS})
+    CUSTOM_REQUESTS = frozenset({AGENT_CHAT, AGENT_STATUS, AGENT_SEARCH})
 
     def get_message_type(self, method: str) -> type[Any] | None:  # type: ignore[override]
         if method in self.CUSTOM_REQUESTS:

@@ -14,6 +14,8 @@ from lsprotocol import types
 AGENT_CHAT = "agent/chat"
 AGENT_CHAT_PROGRESS = "agent/chatProgress"
 AGENT_STATUS = "agent/status"
+AGENT_SEARCH = "agent/search"
+AGENT_INDEX_UPDATED = "agent/indexUpdated"
 
 CMD_CHAT = "agent.chat"
 CMD_UNDO = "agent.undo"

@@ -6,6 +6,7 @@ import asyncio
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from server.config import Config, ConfigProblem, from_environment, merge
 from server.providers import make_provider
@@ -31,6 +32,7 @@ class ServerState:
     client_settings: dict[str, object] = field(default_factory=dict)
     chats: dict[str, ChatSession] = field(default_factory=dict)
     providers: dict[tuple[Config, Path | None], Provider] = field(default_factory=dict)
+    indexes: dict[tuple[Path, str], Any] = field(default_factory=dict)  # features/indexing
 
     @classmethod
     def from_environment(cls) -> tuple[ServerState, list[ConfigProblem]]:

@@ -9,6 +9,7 @@ from actions.checkpoints import CheckpointStore
 from actions.paths import Workspace
 from actions.tools import ToolRegistry, default_registry
 from actions.tools.adapters import tool_adapter
+from actions.tools.search_docs import IndexSource
 from server.agent import Agent
 from server.config import Config
 from server.plans import PlanFiles
@@ -21,14 +22,21 @@ def open_store(root: Path) -> CheckpointStore:
 
 
 def build_agent(
-    config: Config, provider: Provider, root: Path | None, applier: Applier | None
+    config: Config,
+    provider: Provider,
+    root: Path | None,
+    applier: Applier | None,
+    *,
+    index_source: IndexSource | None = None,
 ) -> Agent:
-    """The agent for `root`; without a folder the model can only talk (no tools, no edits)."""
+    """The agent for `root`; without a folder the model can only talk (no tools, no edits).
+    `index_source`: the live index for search_docs (the server's); else the embedded index of
+    `root` is opened and updated on the first search."""
     adapter = tool_adapter(config.toolProtocol)
     if root is None or applier is None:
         return Agent(provider, ToolRegistry(), None, "(no folder)", adapter, config.maxTurns)
     store = open_store(root)
     workspace = Workspace(root, extra_denied=[store.store_dir])
     plans = PlanFiles(workspace, store, applier)
-    registry = default_registry(workspace)
+    registry = default_registry(workspace, index_source=index_source, index_url=config.indexUrl)
     return Agent(provider, registry, plans, workspace.name, adapter, config.maxTurns)

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 
 from actions.index.chunking import apply_summaries, chunk_document
 from actions.index.files import FileSet, IndexConfig
@@ -78,9 +80,12 @@ class WorkspaceIndex:
 
     async def update_paths(self, paths: Iterable[str]) -> UpdateReport:
         """Re-index these workspace-relative paths (created, changed, renamed or deleted)."""
-        wanted = sorted({path.strip("/") for path in paths if path.strip("/")})
-        ignored = await asyncio.to_thread(self.files.ignored, wanted)
+        given = {path.strip("/") for path in paths if path.strip("/")}
         known = await asyncio.to_thread(self.store.documents)
+        below = {doc for doc in known for path in given if doc.startswith(path + "/")}
+        inside = await asyncio.to_thread(self._files_below, given)
+        wanted = sorted(given | below | inside)  # a folder: every file it holds / held
+        ignored = await asyncio.to_thread(self.files.ignored, wanted)
         report = UpdateReport()
         for path in wanted:
             if path in ignored or self.files.skipped(path):
@@ -90,6 +95,18 @@ class WorkspaceIndex:
                 continue
             report.merge(await self._update(path, known.get(path)))
         return report
+
+    def _files_below(self, paths: Iterable[str]) -> set[str]:
+        found: set[str] = set()
+        root = self.workspace.root
+        for path in paths:
+            if not (root / path).is_dir() or self.files.skipped(path):
+                continue
+            for current, dirs, names in os.walk(root / path):
+                folder = Path(current).relative_to(root).as_posix()
+                dirs[:] = [d for d in dirs if not self.files.skipped(f"{folder}/{d}")]
+                found.update(f"{folder}/{name}" for name in names)
+        return found
 
     async def _update(self, path: str, known: DocumentRecord | None) -> UpdateReport:
         async with self._lock:

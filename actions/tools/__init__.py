@@ -38,29 +38,33 @@ def default_registry(
     list_config: ListFilesConfig | None = None,
     read_config: ReadFileConfig | None = None,
     index_source: IndexSource | None = None,
+    index_url: str = "",
 ) -> ToolRegistry:
     """A registry with the built-in tools bound to ``workspace``."""
     registry = ToolRegistry()
     registry.register(list_files.MANIFEST, ListFiles(workspace, list_config))
     registry.register(read_file.MANIFEST, ReadFile(workspace, read_config))
     registry.register(search_files.MANIFEST, SearchFiles(workspace))
-    registry.register(search_docs.MANIFEST, SearchDocs(index_source or _lazy_index(workspace)))
+    registry.register(
+        search_docs.MANIFEST, SearchDocs(index_source or _lazy_index(workspace, index_url))
+    )
     return registry
 
 
-def _lazy_index(workspace: Workspace) -> IndexSource:
+def _lazy_index(workspace: Workspace, url: str) -> IndexSource:
     """The embedded index of ``workspace``, opened and updated once, on the first search."""
     import asyncio
 
     from actions.index import WorkspaceIndex, open_index
+    from actions.tools.search_docs import Searchable
 
     opened: list[WorkspaceIndex] = []
     lock = asyncio.Lock()
 
-    async def source() -> WorkspaceIndex:
+    async def source() -> Searchable:
         async with lock:
             if not opened:
-                index = open_index(workspace)
+                index = open_index(workspace, url=url)
                 await index.update_all()
                 opened.append(index)
         return opened[0]

@@ -9,13 +9,13 @@ longer than ``max_hit_chars`` is cut with a notice giving the range to read inst
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from actions.errors import ToolExecutionError
 from actions.tools.base import Tool, ToolResult
 
 if TYPE_CHECKING:  # actions.index uses actions.tools' listing: import it lazily
-    from actions.index import Hit, WorkspaceIndex
+    from actions.index import Hit
 
 NAME = "search_docs"
 DEFAULT_K = 5
@@ -45,7 +45,14 @@ MANIFEST = Tool(
     },
 )
 
-IndexSource = Callable[[], Awaitable["WorkspaceIndex"]]
+
+class Searchable(Protocol):
+    """An index as search_docs uses it (``WorkspaceIndex``, the server's live index)."""
+
+    async def search(self, query: str, k: int) -> list[Hit]: ...
+
+
+IndexSource = Callable[[], Awaitable[Searchable]]
 
 
 class SearchDocs:

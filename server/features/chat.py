@@ -10,6 +10,7 @@ from lsprotocol import types
 from server.agent import AgentError, TurnOutcome, run_turn
 from server.editor import EditorApplier
 from server.features.configuration import settled
+from server.features.indexing import live
 from server.lsp import AgentLanguageServer, RequestFailed
 from server.protocol import (
     AGENT_CHAT,
@@ -86,7 +87,7 @@ async def editor_turn(
     try:
         applier = EditorApplier(ls, root) if root is not None else None
         provider = await ls.state.resolved_provider(root)
-        agent = build_agent(config, provider, root, applier)
+        agent = build_agent(config, provider, root, applier, index_source=lambda: live(ls))
         outcome = await run_turn(agent, session, message, context, sink)
         ending = "done"
     except (ProviderError, AgentError) as exc:
