@@ -2,7 +2,8 @@
 
 At ``initialized`` the workspace's index is opened (``indexUrl`` or the embedded store) and
 brought up to date in the background; from then on ``watchfiles`` and the editor's
-``didSave`` / ``workspace/didChangeWatchedFiles`` re-index what changes. After every update
+``didSave`` / ``workspace/didChangeWatchedFiles`` re-index what changes
+(``AGENT_LS_INDEX_WATCH=0`` turns the watcher off, e.g. on a network file system). After every update
 that changed something the server sends ``agent/indexUpdated``
 ``{indexed, removed, failed: {path: reason}}`` so a client (or a test) knows the index caught up.
 """
@@ -12,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
@@ -26,6 +28,7 @@ from actions.tools.list_files import ListFilesConfig
 
 log = logging.getLogger(__name__)
 INITIAL_WAIT = 30.0
+WATCH_ENV = "AGENT_LS_INDEX_WATCH"  # "0": no file watcher (didSave etc. still re-index)
 
 Notify = Callable[[dict[str, Any]], None]
 
@@ -42,7 +45,9 @@ class LiveIndex:
         self._stop = asyncio.Event()
         self._tasks: list[asyncio.Task[Any]] = []
 
-    def start(self, *, watch_files: bool = True) -> None:
+    def start(self, *, watch_files: bool | None = None) -> None:
+        if watch_files is None:
+            watch_files = os.environ.get(WATCH_ENV, "1") != "0"
         self._tasks.append(asyncio.ensure_future(self._initial()))
         if watch_files:
             self._tasks.append(asyncio.ensure_future(self._watch()))
