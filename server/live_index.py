@@ -3,8 +3,8 @@
 At ``initialized`` the workspace's index is opened (``indexUrl`` or the embedded store) and
 brought up to date in the background; from then on ``watchfiles`` and the editor's
 ``didSave`` / ``workspace/didChangeWatchedFiles`` re-index what changes
-(``AGENT_LS_INDEX_WATCH=0`` turns the watcher off, e.g. on a network file system). After every update
-that changed something the server sends ``agent/indexUpdated``
+(``AGENT_LS_INDEX_WATCH=0`` turns the watcher off, e.g. on a network file system). After
+every update that changed something the server sends ``agent/indexUpdated``
 ``{indexed, removed, failed: {path: reason}}`` so a client (or a test) knows the index caught up.
 """
 
