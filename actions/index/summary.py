@@ -39,6 +39,7 @@ def needs_summary(element: Element) -> bool:
 def fallback_summary(element: Element, caption: str = "") -> str:
     """The deterministic summary (see the module docstring)."""
     lead = caption.strip() or (element.headings[-1] if element.headings else "")
+    lead = " ".join(lead.split()).rstrip(".:;")
     if element.type == "table":
         rows = [_cells(line) for line in split_lines(element.content)]
         rows = [row for row in rows if row and not _is_rule(row)]
