@@ -12,10 +12,11 @@
   not (the CommonMark parser never sees them as headings).
 - tables and code blocks are atomic: never split, whatever their size.
 
-``chunk_elements(elements, text)`` merges consecutive prose of one section and cuts it into
-chunks of about ``max_chars`` characters on sentence boundaries, each chunk after the first
-repeating about ``overlap_words`` words of the previous one. Lists are cut the same way;
-heading elements are dropped (each chunk carries its heading path).
+``chunk_elements(elements)`` merges consecutive prose and lists of one section (type ``list``
+when only lists were merged, else ``text``) and cuts the run into chunks of about
+``max_chars`` characters on sentence boundaries, each chunk after the first repeating about
+``overlap_words`` words of the previous one. Heading elements are dropped (each chunk carries
+its heading path), as are HTML comment blocks (metadata such as ``<!-- YAML ... -->``).
 """
 
 from __future__ import annotations
@@ -151,23 +152,29 @@ def chunk_elements(
             run.clear()
 
     for element in elements:
-        if element.type == "text":
+        if element.type in ("text", "list"):
+            if _is_comment(element):
+                continue  # <!-- ... --> blocks are metadata, not prose
             if run and run[-1].headings != element.headings:
                 flush()
             run.append(element)
             continue
         flush()
-        if element.type == "list":
-            chunks.extend(_cut_run([element], max_chars, overlap_words))
-        elif element.type != "heading":  # a heading lives on in its elements' paths
+        if element.type != "heading":  # a heading lives on in its elements' paths
             chunks.append(element)
     flush()
     return chunks
 
 
+def _is_comment(element: Element) -> bool:
+    text = element.content.strip()
+    return text.startswith("<!--") and text.endswith("-->") and text.count("<!--") == 1
+
+
 def _cut_run(run: Sequence[Element], max_chars: int, overlap_words: int) -> list[Element]:
-    """Merge a run of prose of one section; cut it when longer than ``max_chars``."""
-    first = run[0]
+    """Merge a run of prose and lists of one section; cut it when longer than ``max_chars``."""
+    kind: ElementType = "list" if all(element.type == "list" for element in run) else "text"
+    first = replace(run[0], type=kind)
     text = "\n\n".join(element.content for element in run)
     # line of every character: merged paragraphs keep their own source line numbers
     starts: list[tuple[int, int]] = []  # (offset in text, source line)

@@ -35,7 +35,11 @@ def chunk_document(path: str, text: str) -> list[Chunk]:
     if kind == "markdown":
         elements = parse_elements(text)
         captions = _captions(elements)
-        used = set(captions.values())
+        used = {
+            caption
+            for element in elements
+            if needs_summary(element) and (caption := captions.get(element.start_line))
+        }
         chunked = [  # a paragraph alone before a table is its caption, not a passage of its own
             element
             for element in chunk_elements(elements)
@@ -70,12 +74,13 @@ def _captions(elements: list[Element]) -> dict[int, str]:
 def _chunk(path: str, position: int, element: Element, caption: str) -> Chunk:
     summary = fallback_summary(element, caption) if needs_summary(element) else ""
     kind: ChunkType = "text" if element.type == "heading" else element.type
+    small = summary or (f"{caption}\n{element.content}" if caption else element.content)
     return Chunk(
         document=path,
         position=position,
         type=kind,
         content=element.content,
-        indexed_text=indexed_text(path, element.headings, summary or element.content),
+        indexed_text=indexed_text(path, element.headings, small),
         summary=summary,
         is_atomic=element.is_atomic,
         headings=element.headings,

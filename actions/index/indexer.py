@@ -11,13 +11,15 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import stat
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Literal
 
 from actions.index.chunking import apply_summaries, chunk_document
 from actions.index.files import FileSet, IndexConfig
-from actions.index.model import DocumentRecord, Hit, IndexStatus
+from actions.index.model import Chunk, DocumentRecord, Hit, IndexStatus
 from actions.index.store import Store
 from actions.index.summary import Summarizer
 from actions.paths import Workspace
@@ -25,6 +27,24 @@ from actions.paths import Workspace
 log = logging.getLogger(__name__)
 ProgressCallback = Callable[[int, int, str], None]
 MAX_FAILURES_SHOWN = 50
+
+
+@dataclass
+class _Plan:
+    """What one document's update will write."""
+
+    path: str
+    action: Literal["skip", "remove", "unchanged", "touch", "failed", "chunks"]
+    record: DocumentRecord | None = None
+    chunks: list[Chunk] = field(default_factory=list)
+
+
+def _same_stat(known: DocumentRecord | None, info: os.stat_result) -> bool:
+    return (
+        known is not None
+        and known.status in ("ready", "failed")
+        and (known.size, known.mtime_ns) == (info.st_size, info.st_mtime_ns)
+    )
 
 
 @dataclass
@@ -72,6 +92,7 @@ class WorkspaceIndex:
         for gone in sorted(set(known) - wanted):
             await asyncio.to_thread(self.store.remove_document, gone)
             report.removed.append(gone)
+        await asyncio.to_thread(self._mark_pending, paths, known)
         for done, path in enumerate(paths, 1):
             report.merge(await self._update(path, known.get(path)))
             if progress is not None:
@@ -111,7 +132,12 @@ class WorkspaceIndex:
     async def _update(self, path: str, known: DocumentRecord | None) -> UpdateReport:
         async with self._lock:
             try:
-                return await self._update_locked(path, known)
+                plan = await asyncio.to_thread(self._plan, path, known)
+                if plan.chunks and plan.record is not None and self.summarizer is not None:
+                    chunked = replace(plan.record, status="chunked")
+                    await asyncio.to_thread(self.store.replace_chunks, chunked, plan.chunks)
+                    plan.chunks = await apply_summaries(plan.chunks, self.summarizer)
+                return await asyncio.to_thread(self._apply, plan)
             except Exception as error:  # one bad document never stops the others
                 log.exception("indexing %s failed", path)
                 reason = f"indexing failed: {error!r}"
@@ -119,45 +145,60 @@ class WorkspaceIndex:
                 await asyncio.to_thread(self.store.replace_chunks, record, [])
                 return UpdateReport(failed={path: reason})
 
-    async def _update_locked(self, path: str, known: DocumentRecord | None) -> UpdateReport:
-        store = self.store
-        info = await asyncio.to_thread(self.files.stat, path)
-        if info is None or (info.st_mode & 0o170000) == 0o040000:
-            if known is not None:
-                await asyncio.to_thread(store.remove_document, path)
-                return UpdateReport(removed=[path])
-            return UpdateReport()
-        same_stat = (
-            known is not None
-            and known.status in ("ready", "failed")
-            and (known.size, known.mtime_ns) == (info.st_size, info.st_mtime_ns)
-        )
-        if same_stat:
-            return UpdateReport(unchanged=[path])
-        read = await asyncio.to_thread(self.files.read, path, info)
-        record = DocumentRecord(path, "pending", read.content_hash, read.size, read.mtime_ns)
+    def _plan(self, path: str, known: DocumentRecord | None) -> _Plan:
+        """Everything but the writes: stat, read, check, chunk (runs in a worker thread)."""
+        info = self.files.stat(path)
+        if info is None or stat.S_ISDIR(info.st_mode):
+            return _Plan(path, "remove" if known is not None else "skip")
+        if _same_stat(known, info):
+            return _Plan(path, "unchanged")
+        read = self.files.read(path, info)
+        record = DocumentRecord(path, "ready", read.content_hash, read.size, read.mtime_ns)
         if read.text is None:
-            failed = replace(record, status="failed", reason=read.reason)
-            await asyncio.to_thread(store.replace_chunks, failed, [])
-            return UpdateReport(failed={path: read.reason})
+            return _Plan(path, "failed", replace(record, status="failed", reason=read.reason))
         if (
             known is not None
             and known.status == "ready"
             and known.content_hash == read.content_hash
         ):
-            await asyncio.to_thread(
-                store.put_document, replace(record, status="ready", chunks=known.chunks)
-            )
-            return UpdateReport(unchanged=[path])
-        await asyncio.to_thread(store.put_document, record)
-        chunks = await asyncio.to_thread(chunk_document, path, read.text)
-        chunked = replace(record, status="chunked", chunks=len(chunks))
-        await asyncio.to_thread(store.replace_chunks, chunked, chunks)
-        if self.summarizer is not None and any(chunk.summary for chunk in chunks):
-            chunks = await apply_summaries(chunks, self.summarizer)
-            await asyncio.to_thread(store.replace_chunks, chunked, chunks)
-        await asyncio.to_thread(store.put_document, replace(chunked, status="ready"))
-        return UpdateReport(indexed=[path])
+            return _Plan(path, "touch", replace(record, chunks=known.chunks))
+        chunks = chunk_document(path, read.text)
+        return _Plan(path, "chunks", replace(record, chunks=len(chunks)), chunks)
+
+    def _apply(self, plan: _Plan) -> UpdateReport:
+        """Write one plan to the store (runs in a worker thread)."""
+        if plan.action == "skip":
+            return UpdateReport()
+        if plan.action == "remove":
+            self.store.remove_document(plan.path)
+            return UpdateReport(removed=[plan.path])
+        if plan.action == "unchanged":
+            return UpdateReport(unchanged=[plan.path])
+        assert plan.record is not None
+        if plan.action == "touch":
+            self.store.put_document(plan.record)
+            return UpdateReport(unchanged=[plan.path])
+        self.store.replace_chunks(plan.record, plan.chunks)
+        if plan.action == "failed":
+            return UpdateReport(failed={plan.path: plan.record.reason})
+        return UpdateReport(indexed=[plan.path])
+
+    def _mark_pending(self, paths: list[str], known: dict[str, DocumentRecord]) -> None:
+        """Record ``pending`` for every file whose size or time changed (one transaction)."""
+        stale = []
+        for path in paths:
+            info = self.files.stat(path)
+            if (
+                info is not None
+                and not stat.S_ISDIR(info.st_mode)
+                and not _same_stat(known.get(path), info)
+            ):
+                old = known.get(path)
+                stale.append(
+                    replace(old, status="pending") if old else DocumentRecord(path, "pending")
+                )
+        if stale:
+            self.store.put_documents(stale)
 
     async def search(self, query: str, k: int = 8) -> list[Hit]:
         """The ``k`` best original elements for ``query``."""

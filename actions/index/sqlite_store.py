@@ -3,8 +3,12 @@
 Three FTS columns weigh differently: ``head`` (the file path and heading path, x2),
 ``small`` (the summary of a table / long code block, or the text of prose and short code,
 x1) and ``body`` (the original table or long code, x0.5: an exact cell value still finds
-its table, but the summary ranks it). Queries are reduced to their words, stop words
-dropped, and OR-ed: BM25 ranks chunks matching more, rarer words first.
+its table, but the summary ranks it). Text is indexed as lower-cased words with a light
+plural stemmer. Queries are reduced to the same words, stop words dropped, words found in
+more than 5% of the chunks (of a large index) dropped when rarer ones exist — they barely
+change the ranking and cost the most — and the rest OR-ed: BM25 ranks chunks matching more,
+rarer words first. A query of only very common words ranks the first ``CAPPED_ROWS`` matching
+chunks (bounded time; such a query has no good answer anyway).
 
 One connection per store, guarded by a lock (callers come from worker threads); WAL mode so
 another process (``agent-ls index`` beside a running server) can read and write too.
@@ -23,7 +27,7 @@ from pathlib import Path
 from actions.index.model import STATUSES, Chunk, DocumentRecord, Hit
 from actions.index.store import StoreError
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 WEIGHTS = (2.0, 1.0, 0.5)
 _WORD = re.compile(r"\w+", re.UNICODE)
 STOP_WORDS = frozenset(
@@ -89,16 +93,41 @@ CREATE TABLE IF NOT EXISTS chunks (
 );
 CREATE INDEX IF NOT EXISTS chunks_document ON chunks(document, position);
 CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
-    head, small, body, tokenize = 'porter unicode61'
+    head, small, body, tokenize = 'unicode61'
 );
+CREATE VIRTUAL TABLE IF NOT EXISTS chunks_vocab USING fts5vocab(chunks_fts, 'row');
 """
+COMMON_SHARE = 0.01  # a query word in more than 1% of the chunks (and > COMMON_MIN) is noise
+COMMON_MIN = 500
+MAX_TERMS = 6  # the rarest words of a long query decide its ranking
+CAPPED_ROWS = 1000
+STATS_TTL = 500  # document frequencies are re-read after this many document writes
 
 
-def fts_query(query: str) -> str:
-    """``query``'s words as an FTS5 OR-query (stop words dropped unless nothing else is left)."""
-    words = list(dict.fromkeys(word.lower() for word in _WORD.findall(query)))
-    kept = [word for word in words if word not in STOP_WORDS] or words
-    return " OR ".join(f'"{word}"' for word in kept)
+def terms(text: str) -> list[str]:
+    """Lower-cased words with a light plural stemmer (``indexes`` -> ``index``), the form
+    both the FTS columns and the queries use."""
+    return [_stem(word) for word in _WORD.findall(text.lower())]
+
+
+def _stem(word: str) -> str:
+    if len(word) <= 3 or not word.endswith("s") or word.endswith(("ss", "us", "is")):
+        return word
+    if word.endswith("ies") and not word.endswith(("eies", "aies")):
+        return word[:-3] + "y"
+    if word.endswith(("sses", "xes", "ches", "shes", "zes")):
+        return word[:-2]
+    return word[:-1]
+
+
+def query_terms(query: str) -> list[str]:
+    """``query``'s distinct terms, stop words dropped unless nothing else is left."""
+    words = list(dict.fromkeys(terms(query)))
+    return [word for word in words if word not in STOP_WORDS] or words
+
+
+def fts_query(words: list[str]) -> str:
+    return " OR ".join(f'"{word}"' for word in words)
 
 
 def fts_columns(chunk: Chunk) -> tuple[str, str, str]:
@@ -106,7 +135,8 @@ def fts_columns(chunk: Chunk) -> tuple[str, str, str]:
     path, _, rest = chunk.indexed_text.partition("\n")
     headings, _, small = rest.partition("\n")
     body = chunk.content if chunk.summary else ""
-    return f"{path} {headings}", small, body
+    head = " ".join(terms(f"{path} {headings}"))
+    return head, " ".join(terms(small)), " ".join(terms(body))
 
 
 class SqliteStore:
@@ -128,6 +158,9 @@ class SqliteStore:
         except OSError as error:
             raise StoreError(f"the index folder {path.parent} cannot be created: {error}") from None
         self._lock = threading.Lock()
+        self._frequencies: dict[str, int] = {}  # document frequency of query words, cached
+        self._total: int | None = None
+        self._writes = 0
 
     @property
     def location(self) -> str:
@@ -136,7 +169,7 @@ class SqliteStore:
     def _migrate(self) -> None:
         (version,) = self._db.execute("PRAGMA user_version").fetchone()
         if version not in (0, SCHEMA_VERSION):  # an older layout: rebuild from the files
-            for table in ("chunks_fts", "chunks", "documents"):
+            for table in ("chunks_vocab", "chunks_fts", "chunks", "documents"):
                 self._db.execute(f"DROP TABLE IF EXISTS {table}")
         self._db.executescript(_SCHEMA)
         self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
@@ -144,6 +177,9 @@ class SqliteStore:
     @contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
         with self._lock:
+            self._writes += 1
+            if self._total is not None and self._total < 2 * COMMON_MIN:
+                self._writes = STATS_TTL  # a small index: exact statistics are cheap
             self._db.execute("BEGIN IMMEDIATE")
             try:
                 yield self._db
@@ -162,6 +198,11 @@ class SqliteStore:
     def put_document(self, record: DocumentRecord) -> None:
         with self._transaction() as db:
             _upsert(db, record)
+
+    def put_documents(self, records: Sequence[DocumentRecord]) -> None:
+        with self._transaction() as db:
+            for record in records:
+                _upsert(db, record)
 
     def replace_chunks(self, record: DocumentRecord, chunks: Sequence[Chunk]) -> None:
         with self._transaction() as db:
@@ -206,19 +247,51 @@ class SqliteStore:
             ).fetchall()
         return [_chunk(row) for row in rows]
 
-    def search(self, query: str, k: int, *, vector: Sequence[float] | None = None) -> list[Hit]:
-        match = fts_query(query)
-        if not match or k <= 0:
+    def _selective(self, words: list[str]) -> list[str]:
+        """The words worth ranking by: known ones, the very common dropped when rarer exist."""
+        if not words:
             return []
+        with self._lock:
+            if self._writes >= STATS_TTL or self._total is None:
+                self._frequencies.clear()
+                (self._total,) = self._db.execute("SELECT count(*) FROM chunks").fetchone()
+                self._writes = 0
+            for word in words:
+                if word not in self._frequencies:
+                    row = self._db.execute(
+                        "SELECT doc FROM chunks_vocab WHERE term = ?", (word,)
+                    ).fetchone()
+                    self._frequencies[word] = int(row[0]) if row else 0
+            found = {word: self._frequencies[word] for word in words if self._frequencies[word]}
+            total = self._total
+        known = sorted(found, key=lambda word: found[word])
+        limit = max(COMMON_MIN, int(total * COMMON_SHARE))
+        selective = [word for word in known if found[word] <= limit]
+        return selective[:MAX_TERMS] or known[:2]
+
+    def search(self, query: str, k: int, *, vector: Sequence[float] | None = None) -> list[Hit]:
+        words = self._selective(query_terms(query))
+        if not words or k <= 0:
+            return []
+        match = fts_query(words)
         weights = ", ".join(str(weight) for weight in WEIGHTS)
-        sql = (
-            f"SELECT {_CHUNK_COLUMNS}, bm25(chunks_fts, {weights}) AS rank "
-            "FROM chunks_fts JOIN chunks ON chunks.id = chunks_fts.rowid "
-            "WHERE chunks_fts MATCH ? ORDER BY rank LIMIT ?"
+        window, arguments = "", [match]
+        if self._frequencies.get(words[0], 0) > max(COMMON_MIN, (self._total or 0) * COMMON_SHARE):
+            # only very common words: rank the first CAPPED_ROWS matches, not all of them
+            window = (
+                " AND rowid <= (SELECT max(rowid) FROM (SELECT rowid FROM chunks_fts"
+                f" WHERE chunks_fts MATCH ? LIMIT {CAPPED_ROWS}))"
+            )
+            arguments.append(match)
+        sql = (  # rank in the FTS index alone, then fetch only the k winners
+            f"SELECT {_CHUNK_COLUMNS}, best.rank FROM ("
+            f"SELECT rowid, bm25(chunks_fts, {weights}) AS rank FROM chunks_fts "
+            f"WHERE chunks_fts MATCH ?{window} ORDER BY rank LIMIT ?"
+            ") AS best JOIN chunks ON chunks.id = best.rowid ORDER BY best.rank"
         )
         with self._lock:
             try:
-                rows = self._db.execute(sql, (match, k)).fetchall()
+                rows = self._db.execute(sql, (*arguments, k)).fetchall()
             except sqlite3.OperationalError as error:
                 raise StoreError(f"search failed: {error}") from None
         return [Hit(_chunk(row[:-1]), -float(row[-1])) for row in rows]

@@ -49,6 +49,10 @@ class Store(Protocol):
         """Insert or update a document's record; its chunks are kept."""
         ...
 
+    def put_documents(self, records: Sequence[DocumentRecord]) -> None:
+        """``put_document`` for many, in one transaction."""
+        ...
+
     def replace_chunks(self, record: DocumentRecord, chunks: Sequence[Chunk]) -> None:
         """Atomically replace the chunks of ``record.path`` and store ``record``."""
         ...
