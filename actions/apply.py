@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from actions.checkpoint_types import FileState
+from actions.checkpoints.types import FileState
 from actions.diskio import delete_file, write_atomic
 from actions.errors import ActionError
 from actions.paths import ResolvedPath

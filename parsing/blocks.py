@@ -77,26 +77,6 @@ class ToolCallBlock:
 Block = TextBlock | ActionBlock | ToolCallBlock
 
 
-def block_record(block: Block) -> dict[str, Any]:
-    """A block as JSON (the record `agent-ls parse` prints and `agent/chat` returns).
-
-    ``{"type", "start", "end", "text"?, "document"?, "name"?, "args"?, "repaired",
-    "truncated", "suspect"}``: ``text`` for text blocks, ``document`` for actions,
-    ``name``/``args`` for tool calls.
-    """
-    record: dict[str, Any] = {"type": block.kind, "start": block.start, "end": block.end}
-    if isinstance(block, TextBlock):
-        record["text"] = block.text
-        record.update(repaired=False, truncated=False, suspect=False)
-        return record
-    if isinstance(block, ActionBlock):
-        record["document"] = block.document
-    else:
-        record["name"], record["args"] = block.name, block.args
-    record.update(repaired=block.repaired, truncated=block.truncated, suspect=block.suspect)
-    return record
-
-
 def merge_text(blocks: list[Block]) -> list[Block]:
     """Adjacent text blocks joined into one (the streaming parser may split text)."""
     merged: list[Block] = []

@@ -8,6 +8,7 @@ import sys
 from typing import BinaryIO
 
 from server import __version__
+from server.commands import acp as acp_command
 from server.commands import chat as chat_command
 from server.commands import checkpoints as checkpoints_command
 from server.commands import doctor as doctor_command
@@ -15,6 +16,7 @@ from server.commands import index as index_command
 from server.commands import parse as parse_command
 from server.commands import parse_log as parse_log_command
 from server.commands import search as search_command
+from server.commands import sessions as sessions_command
 from server.logs import setup_logging
 
 
@@ -66,6 +68,8 @@ def build_parser() -> argparse.ArgumentParser:
     doctor_command.register(sub)
     index_command.register(sub)
     search_command.register(sub)
+    acp_command.register(sub)
+    sessions_command.register(sub)
     return parser
 
 

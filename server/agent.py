@@ -10,15 +10,19 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field, replace
-from typing import Any, Protocol
+from typing import Protocol
+
+import attrs
 
 from actions.apply import ApplyRefused
-from actions.checkpoint_types import CheckpointError
+from actions.checkpoints.types import CheckpointError
 from actions.errors import ActionError
+from actions.plans import PlanFiles, PlanRun
 from actions.prompt import render_invalid_document, render_plan_progress
 from actions.schema import (
     Action,
     ContinueMultiFile,
+    FileOp,
     StartMultiFile,
     TextResponse,
     ToolCallAction,
@@ -28,9 +32,22 @@ from actions.schema import (
 from actions.tools import ToolRegistry
 from actions.tools.adapters import ToolAdapter
 from parsing import ActionBlock, Block, StreamParser, TextBlock, ToolCallBlock
-from parsing.blocks import block_record, merge_text
-from server.plans import FileOp, PlanFiles, PlanRun
-from server.protocol import ChatContext, ProgressKind
+from parsing.blocks import merge_text
+from server.history import trim_history
+from server.protocol import (
+    BlockRecord,
+    ChatContext,
+    ChatResult,
+    ErrorProgress,
+    FileApplied,
+    PlanProgress,
+    PlanSummary,
+    ProgressEvent,
+    TextDelta,
+    ToolCallResult,
+    ToolCallStarted,
+    block_record,
+)
 from server.providers.base import ChatMessage, NativeToolCall, Provider
 from server.session import ChatSession
 
@@ -38,9 +55,9 @@ JSON_ADAPTER = ToolAdapter("json")
 
 
 class ProgressSink(Protocol):
-    def emit(
-        self, kind: ProgressKind, *, delta: str | None = None, data: dict[str, Any] | None = None
-    ) -> None: ...
+    """Where a turn's steps go as they happen (the LSP client, the terminal, a test)."""
+
+    def emit(self, event: ProgressEvent) -> None: ...
 
 
 class AgentError(Exception):
@@ -58,14 +75,25 @@ class Agent:
     adapter: ToolAdapter = JSON_ADAPTER
     max_turns: int = 25
     max_retries: int = 3
+    history_chars: int | None = None  # earlier turns are trimmed to this (None: kept whole)
 
 
 @dataclass(frozen=True)
 class TurnOutcome:
     text: str
-    blocks: list[dict[str, Any]]
-    plan: dict[str, Any] | None = None
+    blocks: list[BlockRecord]
+    plan: PlanSummary | None = None
     checkpoint_id: str | None = None
+
+    def result(self, session_id: str) -> ChatResult:
+        """The turn as `agent/chat` returns it."""
+        return ChatResult(
+            session_id=session_id,
+            text=self.text,
+            blocks=self.blocks,
+            plan=self.plan,
+            checkpoint_id=self.checkpoint_id,
+        )
 
 
 @dataclass
@@ -76,7 +104,7 @@ class Turn:
     session_id: str
     sink: ProgressSink
     texts: list[str] = field(default_factory=list)
-    blocks: list[dict[str, Any]] = field(default_factory=list)
+    blocks: list[BlockRecord] = field(default_factory=list)
     retries: int = 0
     replies: int = 0
     plan: PlanRun | None = None
@@ -85,7 +113,7 @@ class Turn:
     def say(self, text: str) -> None:
         if text:
             self.texts.append(text)
-            self.sink.emit("text", delta=text)
+            self.sink.emit(TextDelta(delta=text))
 
 
 def user_message(message: str, context: ChatContext | None) -> str:
@@ -113,7 +141,10 @@ async def run_turn(
         manifests = agent.registry.manifests()
         prompt = agent.adapter.system_prompt(manifests, workspace_name=agent.workspace_name)
         system = ChatMessage("system", prompt)
-        convo = [*chat.messages, ChatMessage("user", user_message(message, context))]
+        past = chat.messages
+        if agent.history_chars is not None:
+            past = trim_history(past, agent.history_chars - len(prompt))
+        convo = [*past, ChatMessage("user", user_message(message, context))]
         turn = Turn(agent, chat.id, sink)
         try:
             for _ in range(agent.max_turns):
@@ -134,9 +165,9 @@ async def run_turn(
             await abandon_plan(turn, failure)
             raise
         chat.messages = convo
-        plan = turn.plan.summary() if turn.plan is not None else None
-        if plan is not None and plan["skipped"]:
-            sink.emit("plan", data=plan)  # ended early: the user sees what was skipped
+        plan = plan_summary(turn.plan) if turn.plan is not None else None
+        if plan is not None and plan.skipped:
+            sink.emit(PlanProgress(**attrs.asdict(plan)))  # ended early: what was skipped
         return TurnOutcome("".join(turn.texts), turn.blocks, plan, checkpoint_id)
 
 
@@ -159,7 +190,7 @@ async def stream_reply(
     blocks = merge_text(blocks + show_text(turn, parser.close()))
     if truncated:
         mark_last_document_truncated(blocks)
-    turn.blocks.extend(dict(block_record(b), reply=turn.replies) for b in blocks)
+    turn.blocks.extend(block_record(b, turn.replies) for b in blocks)
     turn.replies += 1
     return "".join(pieces), blocks, tuple(calls)
 
@@ -228,7 +259,7 @@ def to_action(block: ActionBlock | ToolCallBlock) -> Action:
 
 def retry(turn: Turn, message: str) -> str:
     turn.retries += 1
-    turn.sink.emit("error", data={"message": message, "retry": turn.retries})
+    turn.sink.emit(ErrorProgress(message=message, retry=turn.retries))
     if turn.retries > turn.agent.max_retries:
         raise AgentError(
             f"the model sent {turn.retries} invalid documents in a row; last error: {message}"
@@ -237,12 +268,9 @@ def retry(turn: Turn, message: str) -> str:
 
 
 async def run_tool(turn: Turn, call: ToolCallSpec) -> str:
-    turn.sink.emit("tool_call", data={"name": call.function_name, "args": call.args})
+    turn.sink.emit(ToolCallStarted(name=call.function_name, args=call.args))
     result = await turn.agent.registry.call(call.function_name, call.args)
-    turn.sink.emit(
-        "tool_result",
-        data={"name": call.function_name, "ok": result.ok, "text": result.text[:4000]},
-    )
+    turn.sink.emit(ToolCallResult(name=call.function_name, ok=result.ok, text=result.text[:4000]))
     return turn.agent.adapter.result_text(call, result)
 
 
@@ -273,17 +301,11 @@ async def apply_plan_document(turn: Turn, action: StartMultiFile | ContinueMulti
     except ApplyRefused as error:
         raise AgentError(f"the plan was rolled back: {error}") from None
     except (ActionError, CheckpointError) as error:
-        turn.sink.emit("error", data={"message": str(error), "path": op.path})
+        turn.sink.emit(ErrorProgress(message=str(error), path=op.path))
         progress = render_plan_progress(plan.applied, plan.remaining)
         return f"{op.action} {op.path} was refused, nothing was written: {error}\n{progress}"
     turn.sink.emit(
-        "file_applied",
-        data={
-            "path": path,
-            "action": op.action,
-            "message": action.message,
-            "planned": path in plan.files,
-        },
+        FileApplied(path=path, action=op.action, message=action.message, planned=path in plan.files)
     )
     return render_plan_progress(plan.applied, plan.remaining)
 
@@ -296,12 +318,11 @@ async def abandon_plan(turn: Turn, failure: BaseException) -> None:
     await turn.agent.plans.rollback(plan)
     why = "cancelled" if isinstance(failure, asyncio.CancelledError) else "failed"
     turn.sink.emit(
-        "error",
-        data={
-            "message": f"the turn {why}: the plan was rolled back "
+        ErrorProgress(
+            message=f"the turn {why}: the plan was rolled back "
             f"({len(plan.recorder.paths)} file(s) restored)",
-            "rolledBack": list(plan.recorder.paths),
-        },
+            rolled_back=list(plan.recorder.paths),
+        )
     )
 
 
@@ -320,7 +341,7 @@ async def open_plan(
         )
     except (ActionError, CheckpointError) as error:
         return retry(turn, f"The plan was refused, nothing was applied: {error}")
-    turn.sink.emit("plan", data={"description": turn.plan.description, "files": turn.plan.files})
+    turn.sink.emit(PlanProgress(description=turn.plan.description, files=list(turn.plan.files)))
     return action.first_file
 
 
@@ -329,3 +350,14 @@ async def finish_plan(turn: Turn) -> str | None:
     if turn.plan is None or turn.agent.plans is None or turn.plan.recorder.closed:
         return None
     return await turn.agent.plans.commit(turn.plan)
+
+
+def plan_summary(plan: PlanRun) -> PlanSummary:
+    """The plan as the turn's result reports it."""
+    return PlanSummary(
+        description=plan.description,
+        files=list(plan.files),
+        applied=list(plan.applied),
+        skipped=plan.remaining,
+        unplanned=list(plan.unplanned),
+    )

@@ -10,6 +10,7 @@ from server.features import (
     documents,
     indexing,
     search,
+    sessions,
     status,
 )
 from server.lsp import AgentLanguageServer
@@ -25,4 +26,5 @@ def build_server() -> AgentLanguageServer:
     indexing.register(server)
     search.register(server)
     status.register(server)
+    sessions.register(server)
     return server

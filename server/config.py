@@ -38,7 +38,7 @@ class Config:
     maxTurns: int = 25
     maxTokens: int = 4096  # reply limit: anthropic max_tokens, ollama num_predict, local
     modelPath: str = ""  # local: a GGUF file; "" = the bundled SmolLM2 of the `local` extra
-    contextSize: int = 8192  # local: context window (tokens)
+    contextSize: int = 8192  # the model's context window (tokens): local model size, history trim
     cliCommand: tuple[str, ...] = ()  # cli: the agent command (argv)
     cliTimeout: float = 600.0  # cli: seconds before the command is killed
     toolProtocol: str = "json"  # json | xml | native: see actions/tools/adapters.py

@@ -22,7 +22,7 @@ from pathlib import Path
 from lsprotocol import types
 
 from actions.apply import ApplyRefused, DiskApplier, FileWrite
-from actions.checkpoint_types import FileState
+from actions.checkpoints.types import FileState
 from actions.diskio import read_bytes_or_none
 from actions.edits import ChangeKind, FileChange, build_workspace_edit
 from server.lsp import AgentLanguageServer

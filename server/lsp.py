@@ -12,12 +12,12 @@ import cattrs
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
-from pygls.protocol import LanguageServerProtocol, default_converter
+from pygls.protocol import LanguageServerProtocol
 from pygls.uris import to_fs_path
 
 from server import __version__
 from server.config import ConfigProblem
-from server.protocol import AGENT_CHAT, AGENT_SEARCH, AGENT_STATUS
+from server.protocol import AGENT_CHAT, AGENT_SEARCH, AGENT_SESSIONS, AGENT_STATUS, make_converter
 from server.session import ServerState
 
 log = logging.getLogger(__name__)
@@ -40,24 +40,8 @@ class RawRequest:
     jsonrpc: str = "2.0"
 
 
-def _strict_str(value: Any, _type: Any) -> str:
-    if not isinstance(value, str):
-        raise TypeError(f"expected a string, got {type(value).__name__}")
-    return value
-
-
-def params_converter() -> cattrs.Converter:
-    """pygls' converter (camelCase on the wire), but a number is never taken for a string."""
-    converter: cattrs.Converter = default_converter()  # type: ignore[no-untyped-call]
-    converter.register_structure_hook(str, _strict_str)
-    return converter
-
-
-_PARAMS = params_converter()
-
-
 class AgentProtocol(LanguageServerProtocol):
-    CUSTOM_REQUESTS = frozenset({AGENT_CHAT, AGENT_STATUS, AGENT_SEARCH})
+    CUSTOM_REQUESTS = frozenset({AGENT_CHAT, AGENT_STATUS, AGENT_SESSIONS, AGENT_SEARCH})
 
     def get_message_type(self, method: str) -> type[Any] | None:  # type: ignore[override]
         if method in self.CUSTOM_REQUESTS:
@@ -71,7 +55,9 @@ class RequestFailed(JsonRpcException):
 
 class AgentLanguageServer(LanguageServer):
     def __init__(self) -> None:
-        super().__init__("agent-ls", __version__, protocol_cls=AgentProtocol)
+        super().__init__(
+            "agent-ls", __version__, protocol_cls=AgentProtocol, converter_factory=make_converter
+        )
         self.state, problems = ServerState.from_environment()
         self.startup_problems: list[ConfigProblem] = problems
         self.config_refresh: asyncio.Task[None] | None = None
@@ -83,7 +69,7 @@ class AgentLanguageServer(LanguageServer):
         if params is None:
             raise JsonRpcInvalidParams("missing params")
         try:
-            return _PARAMS.structure(params, cls)
+            return self.protocol._converter.structure(params, cls)
         except (cattrs.BaseValidationError, TypeError, ValueError) as exc:
             detail = (
                 "; ".join(cattrs.transform_error(exc))

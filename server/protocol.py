@@ -1,19 +1,35 @@
-"""Names and payload types of agent-ls' own LSP methods, commands and settings.
+"""The wire contract of agent-ls' own LSP messages: names and typed payloads (SPEC §8).
 
-Mirrored by `vscode-client/src/constants.ts`; a test checks that both agree.
-Payloads are attrs classes structured by pygls' converter (camelCase on the wire).
+Names are mirrored in `vscode-client/src/constants.ts`, payload types in
+`vscode-client/src/protocol.ts`; tests/unit/test_constants_mirror.py checks both, field by
+field. Every payload is an attrs class declared in this module (frozen, keyword-only fields)
+converted by one cattrs converter, `CONVERTER`: pygls' converter (so lsprotocol types nested
+inside work) plus the hooks below. Fields are camelCase on the wire; a field whose default is
+None is left out while None, every other field is always sent. JSON from the model (tool
+arguments, action documents) is typed `JsonObject` and passed through as is.
+
+Adding a progress kind: declare a class here with `kind: ClassVar[...]`, add it to
+`ProgressEvent` and its name to `ProgressKind`, then mirror it in protocol.ts.
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from collections.abc import Callable, Iterable
+from typing import Any, ClassVar, Literal, TypeAlias, TypeVar, Union, get_args, get_origin
 
 import attrs
+import cattrs
+from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, override
 from lsprotocol import types
+from pygls.protocol import default_converter
+
+from actions.checkpoints.types import CheckpointInfo
+from parsing.blocks import ActionBlock, Block, TextBlock
 
 AGENT_CHAT = "agent/chat"
 AGENT_CHAT_PROGRESS = "agent/chatProgress"
 AGENT_STATUS = "agent/status"
+AGENT_SESSIONS = "agent/sessions"
 AGENT_SEARCH = "agent/search"
 AGENT_INDEX_UPDATED = "agent/indexUpdated"
 
@@ -27,21 +43,27 @@ CMD_REJECT = "agent.reject"
 
 CONFIG_SECTION = "agentLs"
 
-ProgressKind = Literal["text", "tool_call", "tool_result", "plan", "file_applied", "error"]
+# JSON as the model wrote it (tool arguments, action documents): typed, never interpreted.
+JsonValue: TypeAlias = Union[  # noqa: UP007 (a recursive alias needs Union at runtime)
+    str, int, float, bool, list["JsonValue"], dict[str, "JsonValue"], None
+]
+JsonObject: TypeAlias = dict[str, JsonValue]
+
+# Requests ---------------------------------------------------------------------------------
 
 
-@attrs.define(frozen=True)
+@attrs.frozen(kw_only=True)
 class ChatContext:
     """What the editor was looking at when the user asked."""
 
-    uri: str
+    uri: str = attrs.field(validator=attrs.validators.instance_of(str))
     range: types.Range | None = None
     selection_text: str | None = None
 
 
-@attrs.define(frozen=True)
+@attrs.frozen(kw_only=True)
 class ChatParams:
-    """Params of `agent/chat`. No `session_id`: a new session is started."""
+    """Params of `agent/chat` and of the `agent.chat` command. No `session_id`: a new session."""
 
     message: str = attrs.field(validator=attrs.validators.instance_of(str))
     session_id: str | None = attrs.field(
@@ -51,22 +73,385 @@ class ChatParams:
     work_done_token: int | str | None = None
 
 
-@attrs.define(frozen=True)
+# Progress: one type per kind --------------------------------------------------------------
+
+ProgressKind = Literal["text", "tool_call", "tool_result", "plan", "file_applied", "error"]
+
+
+@attrs.frozen(kw_only=True)
+class TextDelta:
+    """Text for the user, as it streams."""
+
+    kind: ClassVar[Literal["text"]] = "text"
+    delta: str
+
+
+@attrs.frozen(kw_only=True)
+class ToolCallStarted:
+    """The model called a tool; its arguments as the model sent them."""
+
+    kind: ClassVar[Literal["tool_call"]] = "tool_call"
+    name: str
+    args: JsonObject
+
+
+@attrs.frozen(kw_only=True)
+class ToolCallResult:
+    """What the tool answered (text cut to 4000 characters)."""
+
+    kind: ClassVar[Literal["tool_result"]] = "tool_result"
+    name: str
+    ok: bool
+    text: str
+
+
+@attrs.frozen(kw_only=True)
+class PlanProgress:
+    """A plan started (description, files); sent again at the end of a turn that left planned
+    files unapplied, then with what was applied, skipped and applied without being planned."""
+
+    kind: ClassVar[Literal["plan"]] = "plan"
+    description: str
+    files: list[str]
+    applied: list[str] | None = None
+    skipped: list[str] | None = None
+    unplanned: list[str] | None = None
+
+
+FileActionName = Literal["create_file", "update_file", "delete_file"]
+
+
+@attrs.frozen(kw_only=True)
+class FileApplied:
+    """One file of a plan was written (buffers and disk)."""
+
+    kind: ClassVar[Literal["file_applied"]] = "file_applied"
+    path: str
+    action: FileActionName
+    message: str
+    planned: bool
+
+
+@attrs.frozen(kw_only=True)
+class ErrorProgress:
+    """Something went wrong: an invalid document sent back to the model (`retry`: how many
+    so far), a refused file (`path`), a rolled-back plan (`rolled_back`), a failed turn."""
+
+    kind: ClassVar[Literal["error"]] = "error"
+    message: str
+    retry: int | None = None
+    path: str | None = None
+    rolled_back: list[str] | None = None
+
+
+ProgressEvent = (
+    TextDelta | ToolCallStarted | ToolCallResult | PlanProgress | FileApplied | ErrorProgress
+)
+PROGRESS_TYPES: dict[str, type[ProgressEvent]] = {cls.kind: cls for cls in get_args(ProgressEvent)}
+
+
+@attrs.frozen(kw_only=True)
 class ChatProgress:
-    """One `agent/chatProgress` notification; fields beyond `kind` depend on it."""
+    """One `agent/chatProgress` notification: `{sessionId, kind, delta}` for text,
+    `{sessionId, kind, data: {...the event's fields}}` for every other kind."""
 
     session_id: str
-    kind: ProgressKind
-    delta: str | None = None
-    data: dict[str, Any] | None = None
+    event: ProgressEvent
 
 
-@attrs.define(frozen=True)
+# Results ----------------------------------------------------------------------------------
+
+
+@attrs.frozen(kw_only=True)
+class PlanSummary:
+    """A plan at the end of its turn: what was planned, applied, skipped, added."""
+
+    description: str
+    files: list[str]
+    applied: list[str]
+    skipped: list[str]
+    unplanned: list[str]
+
+
+@attrs.frozen(kw_only=True)
+class TextRecord:
+    """A text block of a reply (`reply`: which reply of the turn; absent in `agent-ls parse`)."""
+
+    type: Literal["text"] = "text"
+    start: int
+    end: int
+    text: str
+    repaired: bool = False
+    truncated: bool = False
+    suspect: bool = False
+    reply: int | None = None
+
+
+@attrs.frozen(kw_only=True)
+class ActionRecord:
+    """An action document of a reply, decoded."""
+
+    type: Literal["action"] = "action"
+    start: int
+    end: int
+    document: JsonObject
+    repaired: bool = False
+    truncated: bool = False
+    suspect: bool = False
+    reply: int | None = None
+
+
+@attrs.frozen(kw_only=True)
+class ToolCallRecord:
+    """A tool call of a reply (Hermes/Qwen shape)."""
+
+    type: Literal["tool_call"] = "tool_call"
+    start: int
+    end: int
+    name: str
+    args: JsonObject
+    repaired: bool = False
+    truncated: bool = False
+    suspect: bool = False
+    reply: int | None = None
+
+
+BlockRecord = TextRecord | ActionRecord | ToolCallRecord
+
+
+def block_record(block: Block, reply: int | None = None) -> BlockRecord:
+    """The record of one parsed block (what `agent/chat` returns, `agent-ls parse` prints)."""
+    if isinstance(block, TextBlock):
+        return TextRecord(start=block.start, end=block.end, text=block.text, reply=reply)
+    if isinstance(block, ActionBlock):
+        return ActionRecord(
+            start=block.start,
+            end=block.end,
+            document=block.document,
+            repaired=block.repaired,
+            truncated=block.truncated,
+            suspect=block.suspect,
+            reply=reply,
+        )
+    return ToolCallRecord(
+        start=block.start,
+        end=block.end,
+        name=block.name,
+        args=block.args,
+        repaired=block.repaired,
+        truncated=block.truncated,
+        suspect=block.suspect,
+        reply=reply,
+    )
+
+
+@attrs.frozen(kw_only=True)
 class ChatResult:
-    """Result of `agent/chat`."""
+    """Result of `agent/chat` and of the `agent.chat` command."""
 
     session_id: str
     text: str
-    blocks: list[dict[str, Any]]
-    plan: dict[str, Any] | None = None
+    blocks: list[BlockRecord]
+    plan: PlanSummary | None = None
     checkpoint_id: str | None = None
+
+
+@attrs.frozen(kw_only=True)
+class UndoneFile:
+    """A file undo/redo wrote (`exists: false`: it deleted the file)."""
+
+    path: str
+    exists: bool
+
+
+@attrs.frozen(kw_only=True)
+class UndoResult:
+    """Result of `agent.undo` / `agent.redo` (`overridden`: changes lost to `force`)."""
+
+    checkpoint_id: str
+    files: list[UndoneFile]
+    overridden: list[str]
+
+
+@attrs.frozen(kw_only=True)
+class CheckpointEntry:
+    """One entry of `agent.checkpoints` (newest first); `time` is ISO 8601 (UTC)."""
+
+    id: str
+    time: str
+    description: str
+    session_id: str
+    files: list[str]
+    state: Literal["applied", "undone"]
+
+
+def checkpoint_entry(info: CheckpointInfo) -> CheckpointEntry:
+    return CheckpointEntry(
+        id=info.id,
+        time=info.iso_time,
+        description=info.description,
+        session_id=info.session_id,
+        files=list(info.files),
+        state=info.state,
+    )
+
+
+@attrs.frozen
+class Candidate:
+    """One step of the provider resolution: where it looked, what it found, if it was chosen."""
+
+    source: str
+    detail: str
+    chosen: bool = False
+
+
+@attrs.frozen
+class StatusReport:
+    """What `agent/status` returns and `agent-ls doctor --json` prints (`reachable` None:
+    not checked; `base_url` None: the provider has none)."""
+
+    provider: str | None
+    model: str | None
+    reason: str
+    reachable: bool | None
+    detail: str
+    base_url: str | None = None
+    candidates: tuple[Candidate, ...] = ()
+    index: dict[str, Any] | None = None  # the retrieval index (server/features/indexing.py)
+
+
+@attrs.frozen(kw_only=True)
+class SessionsParams:
+    """Params of `agent/sessions`: `delete` removes that stored conversation first."""
+
+    delete: str | None = attrs.field(
+        default=None, validator=attrs.validators.optional(attrs.validators.instance_of(str))
+    )
+
+
+@attrs.frozen(kw_only=True)
+class SessionEntry:
+    """One stored conversation of the workspace (`agent/sessions`, `agent-ls sessions`)."""
+
+    id: str
+    title: str
+    updated: str
+    turns: int
+
+
+# The converter ----------------------------------------------------------------------------
+
+_JSON_SCALARS = {str, int, float, bool, type(None)}
+
+
+def _is_json(cls: Any) -> bool:
+    """`JsonValue` / `JsonObject` as typing resolves them (the alias expands on evaluation)."""
+    if get_origin(cls) is dict:
+        key, value = get_args(cls)
+        return key is str and _is_json(value)
+    return get_origin(cls) is Union and set(get_args(cls)) >= _JSON_SCALARS
+
+
+def _structure_json(value: Any, cls: Any) -> Any:
+    if get_origin(cls) is dict and not isinstance(value, dict):
+        raise TypeError(f"expected a JSON object, got {type(value).__name__}")
+    return value
+
+
+def _strict_str(value: Any, _cls: Any) -> str:
+    if not isinstance(value, str):
+        raise TypeError(f"expected a string, got {type(value).__name__}")
+    return value
+
+
+def _is_wire(cls: Any) -> bool:
+    return isinstance(cls, type) and attrs.has(cls) and cls.__module__ == __name__
+
+
+def _camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(part.title() for part in rest)
+
+
+def _overrides(cls: type) -> dict[str, Any]:
+    return {
+        a.name: override(rename=_camel(a.name), omit_if_default=a.default is None)
+        for a in attrs.fields(cls)
+    }
+
+
+def _unstructure_progress(converter: cattrs.Converter) -> Callable[[ChatProgress], Any]:
+    def hook(progress: ChatProgress) -> dict[str, Any]:
+        out: dict[str, Any] = {"sessionId": progress.session_id, "kind": progress.event.kind}
+        if isinstance(progress.event, TextDelta):
+            out["delta"] = progress.event.delta
+        else:
+            out["data"] = converter.unstructure(progress.event)
+        return out
+
+    return hook
+
+
+def _structure_progress(converter: cattrs.Converter) -> Callable[[Any, Any], ChatProgress]:
+    def hook(raw: Any, _cls: Any) -> ChatProgress:
+        cls = PROGRESS_TYPES.get(str(raw.get("kind"))) if isinstance(raw, dict) else None
+        if cls is None:
+            raise ValueError(f"not a progress notification: {raw!r}")
+        fields = {"delta": raw.get("delta")} if cls is TextDelta else raw.get("data")
+        event = converter.structure(fields, cls)
+        return ChatProgress(session_id=_strict_str(raw.get("sessionId"), str), event=event)
+
+    return hook
+
+
+def _tagged(
+    converter: cattrs.Converter, types_: Iterable[type], tag: str
+) -> Callable[[Any, Any], Any]:
+    """Structure one of `types_` chosen by the value of its `tag` field."""
+    by_tag = {attrs.fields_dict(cls)[tag].default: cls for cls in types_}
+
+    def hook(raw: Any, _cls: Any) -> Any:
+        cls = by_tag.get(raw.get(tag)) if isinstance(raw, dict) else None
+        if cls is None:
+            raise ValueError(f"unknown {tag}: {raw!r}")
+        return converter.structure(raw, cls)
+
+    return hook
+
+
+def make_converter() -> cattrs.Converter:
+    """pygls' converter plus the wire rules of this module (see its docstring)."""
+    converter: cattrs.Converter = default_converter()  # type: ignore[no-untyped-call]
+    converter.register_structure_hook(str, _strict_str)
+    converter.register_unstructure_hook_func(_is_json, lambda value: value)
+    converter.register_structure_hook_func(_is_json, _structure_json)
+    converter.register_unstructure_hook_factory(
+        _is_wire,
+        lambda cls: make_dict_unstructure_fn(cls, converter, **_overrides(cls)),
+    )
+    converter.register_structure_hook_factory(
+        _is_wire,
+        lambda cls: make_dict_structure_fn(cls, converter, **_overrides(cls)),
+    )
+    converter.register_unstructure_hook(ChatProgress, _unstructure_progress(converter))
+    converter.register_structure_hook(ChatProgress, _structure_progress(converter))
+    converter.register_structure_hook_func(
+        lambda cls: cls == BlockRecord, _tagged(converter, get_args(BlockRecord), "type")
+    )
+    return converter
+
+
+CONVERTER = make_converter()
+
+
+def to_wire(value: Any) -> Any:
+    """A payload as JSON-ready Python values."""
+    return CONVERTER.unstructure(value)
+
+
+T = TypeVar("T")
+
+
+def from_wire(raw: Any, cls: type[T]) -> T:
+    """JSON values back into a payload type (raises cattrs errors on a bad shape)."""
+    return CONVERTER.structure(raw, cls)

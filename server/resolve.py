@@ -25,9 +25,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
+import attrs
 import httpx
 
 from server.config import ENV_VARS, Config
+from server.protocol import Candidate, StatusReport
 from server.providers.base import ChatMessage, Provider, ProviderError
 from server.providers.defaults import DEFAULT_MODEL_NAME, provider_base_url, provider_model
 from server.providers.local import llama_installed, model_file
@@ -51,18 +53,6 @@ HOW_TO_CONFIGURE = (
     "(openai, anthropic, ollama, local, cli) with agentLs.baseUrl and agentLs.model "
     "(environment: AGENT_LS_PROVIDER, AGENT_LS_BASE_URL, AGENT_LS_MODEL)"
 )
-
-
-@dataclass(frozen=True)
-class Candidate:
-    """One step of the resolution: where it looked, what it found, whether it was chosen."""
-
-    source: str
-    detail: str
-    chosen: bool = False
-
-    def to_json(self) -> dict[str, Any]:
-        return {"source": self.source, "detail": self.detail, "chosen": self.chosen}
 
 
 @dataclass(frozen=True)
@@ -119,7 +109,7 @@ async def resolve_provider(
 
 
 def _resolution(config: Config, candidate: Candidate, tried: list[Candidate]) -> Resolution:
-    chosen = replace(candidate, chosen=True)
+    chosen = attrs.evolve(candidate, chosen=True)
     return Resolution(config.provider, config, candidate.detail, (*tried, chosen))
 
 
@@ -204,30 +194,6 @@ def _probe_local(config: Config, env: Mapping[str, str]) -> tuple[Candidate, Con
         return Candidate("local", "the embedded model file is not installed"), None
     detail = f"using the embedded model {path.name} (nothing else is configured or running)"
     return Candidate("local", detail), replace(config, provider="local")
-
-
-@dataclass(frozen=True)
-class StatusReport:
-    """What `agent/status` returns and `agent-ls doctor` prints."""
-
-    provider: str | None
-    model: str | None
-    reason: str
-    reachable: bool | None  # None: not checked
-    detail: str
-    base_url: str | None = None
-    candidates: tuple[Candidate, ...] = ()
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "provider": self.provider,
-            "model": self.model,
-            "reason": self.reason,
-            "reachable": self.reachable,
-            "detail": self.detail,
-            "baseUrl": self.base_url,
-            "candidates": [c.to_json() for c in self.candidates],
-        }
 
 
 def describe_model(config: Config) -> tuple[str | None, str | None]:

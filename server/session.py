@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from server.config import Config, ConfigProblem, from_environment, merge
+from server.history import SessionStore, UnknownSession
 from server.providers import make_provider
 from server.providers.base import ChatMessage, Provider
 from server.resolve import explicit_keys, resolve_provider
@@ -61,8 +62,15 @@ class ServerState:
         resolution = await resolve_provider(config, explicit)
         return self.provider(resolution.config, root)
 
-    def chat(self, session_id: str | None) -> ChatSession:
-        """The session with this id (created on first use), or a new one when None."""
+    def chat(self, session_id: str | None, history: SessionStore | None = None) -> ChatSession:
+        """The session with this id, or a new one when None. A session not in memory is
+        restored from `history` (the stored conversations of the workspace); an id that
+        is in neither raises UnknownSession."""
         if session_id is None:
             session_id = uuid.uuid4().hex[:12]
-        return self.chats.setdefault(session_id, ChatSession(session_id))
+            return self.chats.setdefault(session_id, ChatSession(session_id))
+        if session_id not in self.chats:
+            if history is None or not history.exists(session_id):
+                raise UnknownSession(session_id)
+            self.chats[session_id] = ChatSession(session_id, history.load(session_id))
+        return self.chats[session_id]

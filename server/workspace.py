@@ -7,12 +7,12 @@ from pathlib import Path
 from actions.apply import Applier
 from actions.checkpoints import CheckpointStore
 from actions.paths import Workspace
+from actions.plans import PlanFiles
 from actions.tools import ToolRegistry, default_registry
 from actions.tools.adapters import tool_adapter
 from actions.tools.search_docs import IndexSource
 from server.agent import Agent
 from server.config import Config
-from server.plans import PlanFiles
 from server.providers.base import Provider
 
 
@@ -33,10 +33,27 @@ def build_agent(
     `index_source`: the live index for search_docs (the server's); else the embedded index of
     `root` is opened and updated on the first search."""
     adapter = tool_adapter(config.toolProtocol)
+    budget = history_chars(config)
     if root is None or applier is None:
-        return Agent(provider, ToolRegistry(), None, "(no folder)", adapter, config.maxTurns)
+        return Agent(
+            provider,
+            ToolRegistry(),
+            None,
+            "(no folder)",
+            adapter,
+            config.maxTurns,
+            history_chars=budget,
+        )
     store = open_store(root)
     workspace = Workspace(root, extra_denied=[store.store_dir])
     plans = PlanFiles(workspace, store, applier)
     registry = default_registry(workspace, index_source=index_source, index_url=config.indexUrl)
-    return Agent(provider, registry, plans, workspace.name, adapter, config.maxTurns)
+    return Agent(
+        provider, registry, plans, workspace.name, adapter, config.maxTurns, history_chars=budget
+    )
+
+
+def history_chars(config: Config) -> int:
+    """Characters of earlier conversation a turn may send: the model's context window less
+    the reply's share, at about 4 characters a token (never below a few exchanges)."""
+    return max(8000, (config.contextSize - config.maxTokens) * 4)

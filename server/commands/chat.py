@@ -9,12 +9,19 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from pygls.protocol import default_converter
-
 from actions.apply import DiskApplier
 from server.agent import AgentError, TurnOutcome, run_turn
 from server.config import Config, ConfigProblem, from_environment, merge
-from server.protocol import ChatResult, ProgressKind
+from server.protocol import (
+    ErrorProgress,
+    FileApplied,
+    PlanProgress,
+    ProgressEvent,
+    TextDelta,
+    ToolCallResult,
+    ToolCallStarted,
+    to_wire,
+)
 from server.providers import ProviderError, make_provider
 from server.resolve import resolve_provider
 from server.session import ChatSession
@@ -27,29 +34,30 @@ class StdoutSink:
     def __init__(self, stream_text: bool) -> None:
         self.stream_text = stream_text
 
-    def emit(
-        self, kind: ProgressKind, *, delta: str | None = None, data: dict[str, Any] | None = None
-    ) -> None:
-        if kind == "text":
-            if delta and self.stream_text:
-                sys.stdout.write(delta)
+    def emit(self, event: ProgressEvent) -> None:
+        if isinstance(event, TextDelta):
+            if event.delta and self.stream_text:
+                sys.stdout.write(event.delta)
                 sys.stdout.flush()
             return
-        print(f"agent-ls: {step_line(kind, data or {})}", file=sys.stderr, flush=True)
+        print(f"agent-ls: {step_line(event)}", file=sys.stderr, flush=True)
 
 
-def step_line(kind: ProgressKind, data: dict[str, Any]) -> str:
+def step_line(event: ProgressEvent) -> str:
     """One line for the terminal describing an agent step."""
-    if kind == "tool_call":
-        return f"tool {data.get('name')} {json.dumps(data.get('args', {}), ensure_ascii=False)}"
-    if kind == "tool_result":
-        status = "ok" if data.get("ok") else "failed"
-        return f"tool {data.get('name')} {status}"
-    if kind == "plan":
-        return f"plan: {data.get('description')} ({', '.join(data.get('files', []))})"
-    if kind == "file_applied":
-        return f"{data.get('action')} {data.get('path')}"
-    return f"{kind}: {data.get('message', '')}"
+    match event:
+        case ToolCallStarted(name=name, args=args):
+            return f"tool {name} {json.dumps(args, ensure_ascii=False)}"
+        case ToolCallResult(name=name, ok=ok):
+            return f"tool {name} {'ok' if ok else 'failed'}"
+        case PlanProgress(description=description, files=files):
+            return f"plan: {description} ({', '.join(files)})"
+        case FileApplied(action=action, path=path):
+            return f"{action} {path}"
+        case ErrorProgress(message=message):
+            return f"error: {message}"
+        case TextDelta(delta=delta):
+            return delta
 
 
 def register(sub: Any) -> None:
@@ -109,14 +117,8 @@ def run(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         print("\nagent-ls: cancelled", file=sys.stderr)
         return 130
-    result = ChatResult(
-        session.id, outcome.text, outcome.blocks, outcome.plan, outcome.checkpoint_id
-    )
     if args.json:
-        print(json.dumps(_converter.unstructure(result), ensure_ascii=False))
+        print(json.dumps(to_wire(outcome.result(session.id)), ensure_ascii=False))
     elif not outcome.text.endswith("\n"):
         sys.stdout.write("\n")
     return 0
-
-
-_converter = default_converter()  # type: ignore[no-untyped-call]

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from actions.checkpoints import CheckpointError, CheckpointStore, Transition
+from server.protocol import checkpoint_entry, to_wire
 
 
 def register(sub: Any) -> None:
@@ -92,7 +93,7 @@ def run_list(args: argparse.Namespace) -> int:
         return 2
     infos = store.list()
     if args.json:
-        print(json.dumps([info.to_json() for info in infos], ensure_ascii=False))
+        print(json.dumps(to_wire([checkpoint_entry(i) for i in infos]), ensure_ascii=False))
         return 0
     if not infos:
         print("no checkpoints")

@@ -18,6 +18,7 @@ from typing import Any, TextIO
 
 from actions.checkpoints import default_store_dir
 from actions.index import StoreError, UpdateReport, WorkspaceIndex, open_index
+from actions.index.store import default_index_dir
 from actions.paths import Workspace
 from server.config import from_environment
 
@@ -46,6 +47,31 @@ def open_workspace_index(args: argparse.Namespace) -> WorkspaceIndex | None:
     except StoreError as error:
         print(f"agent-ls: {error}", file=sys.stderr)
         return None
+
+
+def index_report(root: Path, url: str) -> dict[str, Any]:
+    """The index part of `agent-ls doctor`: state, counts and failures, never building it."""
+    if not url and not (default_index_dir(root) / "index.sqlite3").exists():
+        return {"state": "not built", "hint": f"run: agent-ls index --workspace {root}"}
+    try:
+        index = open_index(Workspace(root), url=url)
+    except StoreError as error:
+        return {"state": "unavailable", "error": str(error)}
+    try:
+        report = asyncio.run(index.status()).to_json()
+    finally:
+        index.close()
+    report["state"] = "ready" if not report["documents"]["pending"] else "incomplete"
+    return report
+
+
+def render_index(report: dict[str, Any]) -> str:
+    """One line for a terminal."""
+    if "documents" not in report:
+        detail = report.get("error") or report.get("hint", "")
+        return f"index:     {report['state']} ({detail})"
+    counts = ", ".join(f"{n} {name}" for name, n in report["documents"].items() if n)
+    return f"index:     {counts or 'empty'}; {report['chunks']} chunks ({report['location']})"
 
 
 class ProgressBar:

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from parsing import Snippet, find_snippets, parse_reply
-from parsing.blocks import block_record
+from server.protocol import block_record, to_wire
 
 
 def register(sub: Any) -> None:
@@ -65,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
     if args.snippets:
         records = [snippet_json(s) for s in find_snippets(text)]
     else:
-        records = [block_record(b) for b in parse_reply(text)]
+        records = [to_wire(block_record(b)) for b in parse_reply(text)]
     out = sys.stdout
     for record in records:
         line = json.dumps(record, ensure_ascii=False)

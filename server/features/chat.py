@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from typing import Any
 
 from lsprotocol import types
+from pygls.exceptions import JsonRpcInvalidParams
 
 from server.agent import AgentError, TurnOutcome, run_turn
 from server.editor import EditorApplier
 from server.features.configuration import settled
 from server.features.indexing import live
+from server.history import SessionStore, UnknownSession
 from server.lsp import AgentLanguageServer, RequestFailed
 from server.protocol import (
     AGENT_CHAT,
@@ -19,6 +22,9 @@ from server.protocol import (
     ChatParams,
     ChatProgress,
     ChatResult,
+    ErrorProgress,
+    ProgressEvent,
+    TextDelta,
 )
 from server.providers import ProviderError
 from server.session import ChatSession
@@ -39,12 +45,12 @@ class LspSink:
                 self.token, types.WorkDoneProgressBegin(title="agent-ls", cancellable=True)
             )
 
-    def emit(self, kind: Any, *, delta: str | None = None, data: Any = None) -> None:
+    def emit(self, event: ProgressEvent) -> None:
         self.ls.protocol.notify(
-            AGENT_CHAT_PROGRESS, ChatProgress(self.session_id, kind, delta=delta, data=data)
+            AGENT_CHAT_PROGRESS, ChatProgress(session_id=self.session_id, event=event)
         )
         if self.token is not None:
-            message = delta if kind == "text" else f"{kind}"
+            message = event.delta if isinstance(event, TextDelta) else event.kind
             self.ls.work_done_progress.report(
                 self.token, types.WorkDoneProgressReport(message=message)
             )
@@ -61,10 +67,10 @@ def register(server: AgentLanguageServer) -> None:
 async def chat(ls: AgentLanguageServer, params: Any) -> ChatResult:
     request = ls.typed(params, ChatParams)
     await settled(ls)
-    session = ls.state.chat(request.session_id)
+    session = await open_chat(ls, request.session_id)
     sink = LspSink(ls, session.id, request.work_done_token)
     outcome = await editor_turn(ls, session, request.message, request.context, sink)
-    return ChatResult(session.id, outcome.text, outcome.blocks, outcome.plan, outcome.checkpoint_id)
+    return outcome.result(session.id)
 
 
 async def editor_turn(
@@ -90,12 +96,23 @@ async def editor_turn(
         agent = build_agent(config, provider, root, applier, index_source=lambda: live(ls))
         outcome = await run_turn(agent, session, message, context, sink)
         ending = "done"
+        await asyncio.to_thread(SessionStore(root).save, session.id, session.messages)
     except (ProviderError, AgentError) as exc:
         ending = "failed"
-        sink.emit("error", data={"message": str(exc)})
+        sink.emit(ErrorProgress(message=str(exc)))
         if on_failure is not None:
             on_failure(exc)
         raise RequestFailed(str(exc)) from None
     finally:
         sink.end(ending)
     return outcome
+
+
+async def open_chat(ls: AgentLanguageServer, session_id: str | None) -> ChatSession:
+    """The chat session `session_id` (restored from the workspace's stored conversations
+    after a restart), a new one when None; an unknown id is InvalidParams."""
+    history = SessionStore(ls.root())
+    try:
+        return await asyncio.to_thread(ls.state.chat, session_id, history)
+    except UnknownSession as exc:
+        raise JsonRpcInvalidParams(f"invalid params: sessionId: {exc}") from None

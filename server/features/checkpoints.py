@@ -12,11 +12,19 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-from actions.checkpoint_types import CheckpointError, Transition
 from actions.checkpoints import CheckpointStore
+from actions.checkpoints.types import CheckpointError, Transition
 from server.editor import EditorApplier
 from server.lsp import AgentLanguageServer, RequestFailed
-from server.protocol import CMD_CHECKPOINTS, CMD_REDO, CMD_UNDO
+from server.protocol import (
+    CMD_CHECKPOINTS,
+    CMD_REDO,
+    CMD_UNDO,
+    CheckpointEntry,
+    UndoneFile,
+    UndoResult,
+    checkpoint_entry,
+)
 from server.workspace import open_store
 
 
@@ -41,7 +49,7 @@ async def _store(ls: AgentLanguageServer) -> tuple[Path, CheckpointStore]:
         raise RequestFailed(f"the checkpoint store cannot be opened: {exc}") from None
 
 
-async def _move(ls: AgentLanguageServer, kind: str, force: bool) -> dict[str, Any]:
+async def _move(ls: AgentLanguageServer, kind: str, force: bool) -> UndoResult:
     root, store = await _store(ls)
 
     def current(path: str) -> bytes | None:
@@ -58,22 +66,22 @@ async def _move(ls: AgentLanguageServer, kind: str, force: bool) -> dict[str, An
     except CheckpointError as exc:
         raise RequestFailed(f"{kind}: {exc}") from None
     await EditorApplier(ls, root, sync_any=True).sync(transition.changes)
-    return {
-        "checkpointId": transition.checkpoint_id,
-        "files": [{"path": c.path, "exists": c.content is not None} for c in transition.changes],
-        "overridden": list(transition.overridden),
-    }
+    return UndoResult(
+        checkpoint_id=transition.checkpoint_id,
+        files=[UndoneFile(path=c.path, exists=c.content is not None) for c in transition.changes],
+        overridden=list(transition.overridden),
+    )
 
 
-async def undo(ls: AgentLanguageServer, *args: Any) -> dict[str, Any]:
+async def undo(ls: AgentLanguageServer, *args: Any) -> UndoResult:
     return await _move(ls, "undo", _force(args))
 
 
-async def redo(ls: AgentLanguageServer, *args: Any) -> dict[str, Any]:
+async def redo(ls: AgentLanguageServer, *args: Any) -> UndoResult:
     return await _move(ls, "redo", _force(args))
 
 
-async def checkpoints(ls: AgentLanguageServer, *args: Any) -> list[dict[str, object]]:
+async def checkpoints(ls: AgentLanguageServer, *args: Any) -> list[CheckpointEntry]:
     _, store = await _store(ls)
     infos = await asyncio.to_thread(store.list)
-    return [info.to_json() for info in infos]
+    return [checkpoint_entry(info) for info in infos]

@@ -36,14 +36,13 @@ from typing import Any, Literal
 
 import attrs
 from lsprotocol import types
-from pygls.protocol import default_converter
 from pygls.uris import to_fs_path
 
 from server.agent import TurnOutcome
-from server.features.chat import LspSink, editor_turn
+from server.features.chat import LspSink, editor_turn, open_chat
 from server.features.configuration import settled
 from server.lsp import AgentLanguageServer, RequestFailed
-from server.protocol import CMD_CHAT, CMD_UNDO, ChatContext, ChatParams, ChatResult
+from server.protocol import CMD_CHAT, CMD_UNDO, ChatContext, ChatParams, ChatResult, to_wire
 
 log = logging.getLogger(__name__)
 
@@ -59,7 +58,6 @@ SELECTION_TITLES: dict[ActionName, str] = {
     "docstrings": "Add docstrings",
     "tests": "Write tests",
 }
-_JSON = default_converter()  # type: ignore[no-untyped-call]
 
 
 @attrs.define(frozen=True)
@@ -117,7 +115,7 @@ def listed(ls: AgentLanguageServer, data: ActionData) -> types.CodeAction | None
         title=title(data),
         kind=QUICKFIX if data.action == "fix" else REWRITE,
         diagnostics=[data.diagnostic] if data.diagnostic is not None else None,
-        data=_JSON.unstructure(data),
+        data=to_wire(data),
     )
     eager = not can_resolve(ls, "edit") or (
         data.action == "explain" and not can_resolve(ls, "command")
@@ -188,7 +186,9 @@ def request_for(ls: AgentLanguageServer, data: ActionData) -> Request:
     selection = source[start : document.offset_at_position(data.range.end)]
     first, last = data.range.start.line + 1, data.range.end.line + 1
     instruction = data.instruction or default_instruction(data.action, where, first, last)
-    return Request(instruction, ChatContext(data.uri, data.range, selection))
+    return Request(
+        instruction, ChatContext(uri=data.uri, range=data.range, selection_text=selection)
+    )
 
 
 def default_instruction(action: ActionName, where: str, first: int, last: int) -> str:
@@ -219,7 +219,9 @@ def fix_request(data: ActionData, where: str, lines: list[str]) -> Request:
         "Change only what is needed to fix it and keep the rest of the file as it is."
     )
     window = types.Range(types.Position(first, 0), types.Position(max(first, last - 1), 0))
-    return Request(message, ChatContext(data.uri, window, "".join(lines[first:last])))
+    return Request(
+        message, ChatContext(uri=data.uri, range=window, selection_text="".join(lines[first:last]))
+    )
 
 
 def shown_path(ls: AgentLanguageServer, uri: str) -> str:
@@ -234,7 +236,7 @@ def shown_path(ls: AgentLanguageServer, uri: str) -> str:
 
 def chat_command_for(ls: AgentLanguageServer, data: ActionData) -> types.Command:
     request = request_for(ls, data)
-    arguments = {"message": request.message, "context": _JSON.unstructure(request.context)}
+    arguments = {"message": request.message, "context": to_wire(request.context)}
     return types.Command(title=title(data), command=CMD_CHAT, arguments=[arguments])
 
 
@@ -249,11 +251,11 @@ async def resolve_code_action(
     if data.action == "explain":
         return attrs.evolve(action, command=chat_command_for(ls, data))
     session_id, outcome = await run_and_show(ls, action.title, request_for(ls, data), None)
-    result = ChatResult(session_id, outcome.text, [], outcome.plan, outcome.checkpoint_id)
+    result = attrs.evolve(outcome.result(session_id), blocks=[])
     return attrs.evolve(
         action,
         edit=types.WorkspaceEdit(changes={}),
-        data={**_JSON.unstructure(data), "result": _JSON.unstructure(result)},
+        data={**to_wire(data), "result": to_wire(result)},
     )
 
 
@@ -262,7 +264,7 @@ async def chat_command(ls: AgentLanguageServer, *args: Any) -> ChatResult:
     params = ls.typed(args[0] if args else None, ChatParams)
     request = Request(params.message, params.context)
     session_id, outcome = await run_and_show(ls, "agent-ls", request, params.session_id)
-    return ChatResult(session_id, outcome.text, outcome.blocks, outcome.plan, outcome.checkpoint_id)
+    return outcome.result(session_id)
 
 
 async def run_and_show(
@@ -270,7 +272,7 @@ async def run_and_show(
 ) -> tuple[str, TurnOutcome]:
     """One agent turn with progress; its outcome (or failure) shown to the user."""
     await settled(ls)
-    session = ls.state.chat(session_id)
+    session = await open_chat(ls, session_id)
     sink = LspSink(ls, session.id, await progress_token(ls))
 
     def report(exc: Exception) -> None:
@@ -302,7 +304,7 @@ def summary(label: str, outcome: TurnOutcome) -> str:
         text = text[: SHOWN_ANSWER_CHARS - 1] + "…"
     if outcome.plan is None:
         return f"{label} — {text}" if text else f"{label} — no answer and no change."
-    changed = ", ".join(outcome.plan.get("applied", [])) or "nothing"
+    changed = ", ".join(outcome.plan.applied) or "nothing"
     head = f"{label} — changed {changed} (undo: {CMD_UNDO})"
     return f"{head}\n{text}" if text else head
 

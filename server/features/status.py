@@ -12,10 +12,12 @@ from __future__ import annotations
 
 from typing import Any
 
+import attrs
+
 from server.features.configuration import settled
 from server.features.indexing import index_status
 from server.lsp import AgentLanguageServer
-from server.protocol import AGENT_STATUS
+from server.protocol import AGENT_STATUS, StatusReport
 from server.resolve import explicit_keys, provider_status
 
 
@@ -23,12 +25,10 @@ def register(server: AgentLanguageServer) -> None:
     server.feature(AGENT_STATUS)(status)
 
 
-async def status(ls: AgentLanguageServer, params: Any) -> dict[str, Any]:
+async def status(ls: AgentLanguageServer, params: Any) -> StatusReport:
     await settled(ls)
     config, _ = ls.state.config()
     explicit = explicit_keys(ls.state.init_options, ls.state.client_settings)
     check = not (isinstance(params, dict) and params.get("check") is False)
     report = await provider_status(config, explicit, provider_for=ls.state.provider, check=check)
-    result = report.to_json()
-    result["index"] = await index_status(ls)
-    return result
+    return attrs.evolve(report, index=await index_status(ls))

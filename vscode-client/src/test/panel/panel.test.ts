@@ -143,6 +143,7 @@ test("after the turn: final statuses, a click opens the diff, Undo and Redo ask 
     result: {
       sessionId: "s1",
       text: "",
+      blocks: [],
       plan: { description: "Add a greeting module", files: ["src/new.py", "src/app.py"], applied: ["src/new.py"], skipped: ["src/app.py"], unplanned: [] },
       checkpointId: "cp42",
     },
@@ -177,13 +178,13 @@ test("model text cannot inject HTML into the panel", { skip: SKIP }, async () =>
 });
 
 test("sessions: New chat, the list, switching back; the transcript survives a reload", { skip: SKIP }, async () => {
-  await host({ type: "turnStarted", message: "first question" }, { type: "turnEnded", result: { sessionId: "a", text: "first answer" } });
+  await host({ type: "turnStarted", message: "first question" }, { type: "turnEnded", result: { sessionId: "a", text: "first answer", blocks: [] } });
   await page.click("#new-chat");
   assert.equal(await page.locator(".entry").count(), 0);
   await page.fill("#message", "second");
   await page.press("#message", "Enter");
   assert.deepEqual((await posted()).at(-1), { type: "send", text: "second" }, "a new chat has no session id yet");
-  await host({ type: "turnStarted", message: "second" }, { type: "turnEnded", result: { sessionId: "b", text: "second answer" } });
+  await host({ type: "turnStarted", message: "second" }, { type: "turnEnded", result: { sessionId: "b", text: "second answer", blocks: [] } });
   assert.deepEqual(await page.locator("#sessions option").allTextContents(), ["first question", "second"]);
   await page.selectOption("#sessions", "0");
   assert.match((await page.textContent("#transcript")) ?? "", /first answer/);

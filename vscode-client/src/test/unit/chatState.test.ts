@@ -60,6 +60,7 @@ test("plan files go pending -> applied as file_applied arrives, then final statu
       type: "turnEnded",
       result: {
         sessionId: SID,
+        blocks: [],
         text: "Here is my next step.",
         plan: { description: "Greeting", files: ["src/new.py", "src/app.py", "old.txt"], applied: ["src/new.py", "src/app.py"], skipped: ["old.txt"], unplanned: [] },
         checkpointId: "cp1",
@@ -85,7 +86,7 @@ test("plan files go pending -> applied as file_applied arrives, then final statu
 test("a result whose text was not streamed is shown", () => {
   const state = run([
     { type: "turnStarted", message: "hi" },
-    { type: "turnEnded", result: { sessionId: "x", text: "Hello!" } },
+    { type: "turnEnded", result: { sessionId: "x", text: "Hello!", blocks: [] } },
   ]);
   assert.deepEqual(state.sessions[0].entries.at(-1), { kind: "assistant", text: "Hello!" });
   assert.equal(state.sessions[0].id, "x");
@@ -106,14 +107,14 @@ test("errors and stops are shown in the transcript, never dropped", () => {
 });
 
 test("new chat keeps old sessions in the list; switching is refused while busy", () => {
-  let state = run([{ type: "turnStarted", message: "first" }, { type: "turnEnded", result: { sessionId: "a", text: "ok" } }]);
+  let state = run([{ type: "turnStarted", message: "first" }, { type: "turnEnded", result: { sessionId: "a", text: "ok", blocks: [] } }]);
   state = newChat(state);
   assert.equal(state.sessions.length, 2);
   assert.equal(state.active, 1);
   assert.equal(newChat(state), state, "an empty chat is reused");
   state = reduce(state, { type: "turnStarted", message: "second" });
   assert.equal(switchTo(state, 0).active, 1, "no switch while a turn runs");
-  state = reduce(state, { type: "turnEnded", result: { sessionId: "b", text: "ok" } });
+  state = reduce(state, { type: "turnEnded", result: { sessionId: "b", text: "ok", blocks: [] } });
   assert.equal(switchTo(state, 0).active, 0);
   assert.deepEqual(
     state.sessions.map((s) => [s.id, s.title]),

@@ -14,6 +14,8 @@ test("each progress kind becomes its typed event", () => {
     [{ kind: "plan", data: { description: "d", files: ["a", 3, "b"] } }, { kind: "plan", sessionId: "s", description: "d", files: ["a", "b"] }],
     [{ kind: "file_applied", data: { path: "a", action: "delete_file", message: "m", planned: false } }, { kind: "file_applied", sessionId: "s", path: "a", action: "delete_file", message: "m", planned: false }],
     [{ kind: "error", data: { message: "boom" } }, { kind: "error", sessionId: "s", message: "boom" }],
+    [{ kind: "error", data: { message: "rolled back", rolledBack: ["a"], retry: 2, path: 5 } }, { kind: "error", sessionId: "s", message: "rolled back", rolledBack: ["a"], retry: 2 }],
+    [{ kind: "plan", data: { description: "d", files: ["a"], applied: ["a"], skipped: [], unplanned: [] } }, { kind: "plan", sessionId: "s", description: "d", files: ["a"], applied: ["a"], skipped: [], unplanned: [] }],
   ];
   for (const [raw, expected] of cases) {
     assert.deepEqual(parseProgress({ sessionId: "s", ...raw }), expected);
@@ -27,7 +29,9 @@ test("unknown or malformed progress is ignored", () => {
 });
 
 test("chat result with and without a plan", () => {
-  assert.deepEqual(parseChatResult({ sessionId: "s", text: "t", blocks: [] }), { sessionId: "s", text: "t" });
+  assert.deepEqual(parseChatResult({ sessionId: "s", text: "t", blocks: [] }), { sessionId: "s", text: "t", blocks: [] });
+  const block = { type: "text", start: 0, end: 1, text: "t", repaired: false, truncated: false, suspect: false, reply: 0 };
+  assert.deepEqual(parseChatResult({ sessionId: "s", text: "t", blocks: [block, { type: "?" }, 3] }).blocks, [block]);
   const full = parseChatResult({
     sessionId: "s",
     text: "t",

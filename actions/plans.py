@@ -8,16 +8,12 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
-from typing import Any
 
 from actions.apply import Applier, FileWrite
-from actions.checkpoint_recorder import PlanRecorder
-from actions.checkpoints import CheckpointStore
+from actions.checkpoints import CheckpointStore, PlanRecorder
 from actions.errors import ActionError
 from actions.paths import Workspace
-from actions.schema import CreateFileOp, DeleteFileOp, UpdateFileOp
-
-FileOp = CreateFileOp | UpdateFileOp | DeleteFileOp
+from actions.schema import DeleteFileOp, FileOp, UpdateFileOp
 
 
 @dataclass
@@ -31,15 +27,6 @@ class PlanRun:
     @property
     def remaining(self) -> list[str]:
         return [path for path in self.files if path not in self.applied]
-
-    def summary(self) -> dict[str, Any]:
-        return {
-            "description": self.description,
-            "files": self.files,
-            "applied": self.applied,
-            "skipped": self.remaining,
-            "unplanned": self.unplanned,
-        }
 
 
 class PlanFiles:

@@ -1,6 +1,6 @@
 """Git object database of the checkpoint store, written directly (no git process).
 
-Each recorded checkpoint is one pack (`checkpoint_pack`) named by its checksum; objects
+Each recorded checkpoint is one pack (`pack`) named by its checksum; objects
 are named by the SHA-1 of `b"<type> <size>\\0" + body` exactly as git names them, so
 `git cat-file`, `git fsck` and `git log` work on the store. Writing them in-process costs
 microseconds where a `git` subprocess costs milliseconds, which is what keeps a
@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from actions.checkpoint_pack import build_pack, object_id, read_entry, read_index
+from actions.checkpoints.pack import build_pack, object_id, read_entry, read_index
 
 MODE_FILE = b"100644"
 MODE_EXEC = b"100755"

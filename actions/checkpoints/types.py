@@ -51,16 +51,6 @@ class CheckpointInfo:
     def iso_time(self) -> str:
         return datetime.fromtimestamp(self.time, UTC).isoformat(timespec="seconds")
 
-    def to_json(self) -> dict[str, object]:
-        return {
-            "id": self.id,
-            "time": self.iso_time,
-            "description": self.description,
-            "sessionId": self.session_id,
-            "files": list(self.files),
-            "state": self.state,
-        }
-
 
 @dataclass(frozen=True)
 class RecoveryReport:

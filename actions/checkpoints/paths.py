@@ -18,7 +18,7 @@ import subprocess
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path, PurePosixPath
 
-from actions.checkpoint_types import CheckpointRefused
+from actions.checkpoints.types import CheckpointRefused
 
 log = logging.getLogger(__name__)
 

@@ -9,12 +9,11 @@ commit, and drops refs, packs and plan files that no entry or running plan uses.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from actions.checkpoint_journal import (
+from actions.checkpoints.journal import (
     ApplyJournal,
     PlanJournal,
     PreImage,
+    StoreFiles,
     Target,
     kill_point,
     load_model,
@@ -23,13 +22,10 @@ from actions.checkpoint_journal import (
     save_model,
     set_workspace_file,
 )
-from actions.checkpoint_types import CheckpointError, RecoveryReport
-
-if TYPE_CHECKING:
-    from actions.checkpoints import CheckpointStore
+from actions.checkpoints.types import CheckpointError, RecoveryReport
 
 
-def apply_journal(store: CheckpointStore, journal: ApplyJournal) -> None:
+def apply_journal(store: StoreFiles, journal: ApplyJournal) -> None:
     """Check the blobs exist, write the journal, then run it."""
     blobs = _blob_reader(store, journal)
     missing = [t.after for t in journal.targets if t.after and not blobs.has(t.after)]
@@ -40,7 +36,7 @@ def apply_journal(store: CheckpointStore, journal: ApplyJournal) -> None:
     run_journal(store, journal, recovering=False)
 
 
-def _blob_reader(store: CheckpointStore, journal: ApplyJournal) -> _Blobs:
+def _blob_reader(store: StoreFiles, journal: ApplyJournal) -> _Blobs:
     if journal.pack is not None:
         return _Blobs(store, journal.pack, {})
     plan = load_model(store.plan_paths(journal.drop_plan or "")[0], PlanJournal)
@@ -48,7 +44,7 @@ def _blob_reader(store: CheckpointStore, journal: ApplyJournal) -> _Blobs:
     return _Blobs(store, None, images)
 
 
-def run_journal(store: CheckpointStore, journal: ApplyJournal, *, recovering: bool) -> list[str]:
+def run_journal(store: StoreFiles, journal: ApplyJournal, *, recovering: bool) -> list[str]:
     """Bring every target to its `after` state, then the history; idempotent."""
     skipped: list[str] = []
     blobs = _blob_reader(store, journal)
@@ -76,7 +72,7 @@ def run_journal(store: CheckpointStore, journal: ApplyJournal, *, recovering: bo
     return skipped
 
 
-def recover(store: CheckpointStore) -> RecoveryReport:
+def recover(store: StoreFiles) -> RecoveryReport:
     """Finish an interrupted undo/redo/rollback, roll back dead plans, drop orphans."""
     forward: list[str] = []
     skipped: list[str] = []
@@ -89,7 +85,7 @@ def recover(store: CheckpointStore) -> RecoveryReport:
     return RecoveryReport(tuple(forward), tuple(back), tuple(skipped))
 
 
-def _recover_plans(store: CheckpointStore) -> list[str]:
+def _recover_plans(store: StoreFiles) -> list[str]:
     """Roll back plans whose process died before commit (an aborted plan leaves nothing)."""
     done = {entry.id for entry in store.state().entries}
     rolled_back: list[str] = []
@@ -122,7 +118,7 @@ def _recover_plans(store: CheckpointStore) -> list[str]:
     return rolled_back
 
 
-def drop_orphans(store: CheckpointStore) -> None:
+def drop_orphans(store: StoreFiles) -> None:
     """Refs, packs and pre-image files left by a crash (e.g. after recording, before GC)."""
     state = store.state()
     orphans = set(store.objects.refs()) - {entry.id for entry in state.entries}
@@ -139,9 +135,7 @@ def drop_orphans(store: CheckpointStore) -> None:
 class _Blobs:
     """Where the `after` blobs of a journal are: an entry's pack or a plan's pre-images."""
 
-    def __init__(
-        self, store: CheckpointStore, pack: str | None, images: dict[str, PreImage]
-    ) -> None:
+    def __init__(self, store: StoreFiles, pack: str | None, images: dict[str, PreImage]) -> None:
         self._store = store
         self._pack = pack
         self._images = images

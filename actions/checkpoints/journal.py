@@ -11,6 +11,9 @@ Files in the store directory (next to the shadow `git/` directory):
   The recording process holds an flock on the `.lock` file; a journal whose lock can be
   taken belongs to a dead process and is rolled back to its pre-images on open.
 - `lock`: flock taken around every mutation, so two processes never interleave.
+
+`StoreFiles` is that layout as an object: the narrow interface the recorder and the
+recovery work through, so neither needs `CheckpointStore` (which builds on it).
 """
 
 from __future__ import annotations
@@ -25,6 +28,10 @@ from typing import Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
+from actions.checkpoints.objects import ObjectStore, blob_sha
+from actions.checkpoints.pack import read_entry
+from actions.checkpoints.paths import PathPolicy
+from actions.checkpoints.types import CheckpointError
 from actions.diskio import write_atomic
 
 KILL_ENV = "AGENT_LS_CHECKPOINT_KILL_AT"
@@ -176,3 +183,49 @@ def remove_empty_dirs(workspace: Path, dirs: Iterable[str]) -> None:
     for rel in sorted(set(dirs), key=lambda name: name.count("/"), reverse=True):
         with contextlib.suppress(OSError):
             (workspace / rel).rmdir()
+
+
+# -- the store directory as seen by the recorder and the recovery -------------------------------
+class StoreFiles:
+    """The files of one store: history, plan journals, objects, lock, and the path policy."""
+
+    def __init__(self, workspace: Path, store_dir: Path, *, keep: int, max_file_bytes: int) -> None:
+        self.workspace = workspace
+        self.store_dir = store_dir
+        self.keep = max(1, keep)
+        self.objects = ObjectStore(store_dir / "git")
+        self.policy = PathPolicy(workspace, store_dir, max_file_bytes)
+        self.plans_dir = store_dir / "plans"
+
+    def lock(self, *, exclusive: bool = True) -> contextlib.AbstractContextManager[None]:
+        return locked(self.store_dir / "lock", exclusive=exclusive)
+
+    def state(self) -> StoreState:
+        return load_model(self.store_dir / "state.json", StoreState) or StoreState()
+
+    def save_state(self, state: StoreState) -> None:
+        save_model(self.store_dir / "state.json", state)
+
+    def disk_sha(self, path: str) -> str | None:
+        content, _exec = read_workspace_file(self.workspace, path)
+        return None if content is None else blob_sha(content)
+
+    def plan_paths(self, plan_id: str) -> tuple[Path, Path]:
+        return self.plans_dir / f"{plan_id}.json", self.plans_dir / f"{plan_id}.lock"
+
+    def forget_plan(self, plan_id: str) -> None:
+        """Delete a finished plan's journal, lock and pre-image files."""
+        journal_path, lock_path = self.plan_paths(plan_id)
+        for batch in self.plans_dir.glob(f"{plan_id}.*.pack"):
+            batch.unlink(missing_ok=True)
+        journal_path.unlink(missing_ok=True)
+        lock_path.unlink(missing_ok=True)
+
+    def read_pre(self, image: PreImage) -> bytes | None:
+        """The pre-image content recorded for one path of a running plan."""
+        if image.sha is None or image.batch is None:
+            return None
+        kind, body = read_entry((self.plans_dir / image.batch).read_bytes(), image.offset)
+        if kind != b"blob":
+            raise CheckpointError(f"plan file {image.batch} is damaged")
+        return body

@@ -13,14 +13,14 @@ import os
 import time
 from collections.abc import Callable, Iterable
 from types import TracebackType
-from typing import TYPE_CHECKING
 
-from actions.checkpoint_journal import (
+from actions.checkpoints.journal import (
     ApplyJournal,
     Entry,
     FileRecord,
     PlanJournal,
     PreImage,
+    StoreFiles,
     StoreState,
     Target,
     hold_lock,
@@ -29,14 +29,11 @@ from actions.checkpoint_journal import (
     save_model,
     set_workspace_file,
 )
-from actions.checkpoint_objects import TreeItem, blob_sha, commit_object, tree_objects
-from actions.checkpoint_pack import object_id, pack_bytes
-from actions.checkpoint_recovery import apply_journal
-from actions.checkpoint_types import CheckpointInfo, FileState, PlanClosed, Transition
+from actions.checkpoints.objects import TreeItem, blob_sha, commit_object, tree_objects
+from actions.checkpoints.pack import object_id, pack_bytes
+from actions.checkpoints.recovery import apply_journal
+from actions.checkpoints.types import CheckpointInfo, FileState, PlanClosed, Transition
 from actions.diskio import write_atomic
-
-if TYPE_CHECKING:
-    from actions.checkpoints import CheckpointStore
 
 
 class PlanRecorder:
@@ -44,7 +41,7 @@ class PlanRecorder:
 
     def __init__(
         self,
-        store: CheckpointStore,
+        store: StoreFiles,
         plan_id: str,
         description: str,
         session_id: str,

@@ -1,23 +1,7 @@
-"""Git-backed checkpoints: exact undo / redo of applied plans, never touching the user's git.
+"""CheckpointStore: the undo history of one workspace (undo, redo, list, prune).
 
-Each workspace has a shadow store outside it (`$XDG_CACHE_HOME/agent-ls/checkpoints/<hash>`,
-or `$AGENT_LS_CHECKPOINT_DIR/<hash>`, or an explicit `store_dir`): a bare git directory
-holding, per applied plan, one pack with the pre- and post-image blobs of just the paths it
-touched, a small tree `pre/… post/…` and a commit, named by `refs/checkpoints/<id>`.
-Objects are written in-process (`checkpoint_objects`, `checkpoint_pack`), so a checkpoint
-costs O(files touched) and no git process; the user's `.git`, HEAD, index, refs and stash
-are never written (their ignore rules are read with `git check-ignore`).
-
-Usage (the plan executor / LSP handlers):
-
-    store = CheckpointStore(root)                  # opening recovers an interrupted operation
-    plan = store.begin_plan(description=..., session_id=..., paths=[...])
-    plan.write("src/a.py", b"...")                 # or: plan.touch(p) then write p yourself
-    plan.commit()                                  # or plan.rollback() on abort
-    store.undo(); store.redo(); store.list()
-
-Every mutation runs under an flock of the store; undo / redo / rollback go through a
-write-ahead journal so a crash at any point leaves the workspace fully before or after.
+Builds on `StoreFiles` (journal.py): plans are recorded by `PlanRecorder` (recorder.py),
+undo / redo / rollback run through the write-ahead journal of recovery.py.
 """
 
 from __future__ import annotations
@@ -27,57 +11,24 @@ import hashlib
 import os
 import secrets
 from collections.abc import Callable, Sequence
-from contextlib import AbstractContextManager
 from pathlib import Path
 
-from actions.checkpoint_journal import (
-    ApplyJournal,
-    Entry,
-    PreImage,
-    StoreState,
-    Target,
-    load_model,
-    locked,
-    read_workspace_file,
-    save_model,
-)
-from actions.checkpoint_objects import ObjectStore, blob_sha
-from actions.checkpoint_pack import read_entry
-from actions.checkpoint_paths import PathPolicy, clean_git_env, run_git
-from actions.checkpoint_recorder import PlanRecorder
-from actions.checkpoint_recovery import apply_journal, drop_orphans, recover
-from actions.checkpoint_types import (
+from actions.checkpoints.journal import ApplyJournal, Entry, StoreFiles, StoreState, Target
+from actions.checkpoints.objects import blob_sha
+from actions.checkpoints.paths import clean_git_env, run_git
+from actions.checkpoints.recorder import PlanRecorder
+from actions.checkpoints.recovery import apply_journal, drop_orphans, recover
+from actions.checkpoints.types import (
     CheckpointConflict,
     CheckpointError,
     CheckpointInfo,
-    CheckpointRefused,
     FileState,
     NothingToRedo,
     NothingToUndo,
-    PlanClosed,
-    RecoveryReport,
     StaleTransition,
     Transition,
     TransitionKind,
 )
-
-__all__ = [
-    "CheckpointConflict",
-    "CheckpointError",
-    "CheckpointInfo",
-    "CheckpointRefused",
-    "CheckpointStore",
-    "ContentReader",
-    "FileState",
-    "NothingToRedo",
-    "NothingToUndo",
-    "PlanClosed",
-    "PlanRecorder",
-    "RecoveryReport",
-    "StaleTransition",
-    "Transition",
-    "default_store_dir",
-]
 
 STORE_ENV = "AGENT_LS_CHECKPOINT_DIR"
 ContentReader = Callable[[str], bytes | None]
@@ -96,7 +47,7 @@ def default_store_dir(workspace: Path) -> Path:
     return root / key
 
 
-class CheckpointStore:
+class CheckpointStore(StoreFiles):
     """The undo history of one workspace. Opening it recovers an interrupted operation."""
 
     def __init__(
@@ -107,14 +58,11 @@ class CheckpointStore:
         keep: int = 50,
         max_file_bytes: int = 5 * 2**20,
     ) -> None:
-        self.workspace = Path(os.path.realpath(workspace))
-        if not self.workspace.is_dir():
+        real = Path(os.path.realpath(workspace))
+        if not real.is_dir():
             raise CheckpointError(f"workspace {workspace} is not a folder")
-        self.store_dir = Path(os.path.realpath(store_dir or default_store_dir(self.workspace)))
-        self.keep = max(1, keep)
-        self.objects = ObjectStore(self.store_dir / "git")
-        self.policy = PathPolicy(self.workspace, self.store_dir, max_file_bytes)
-        self.plans_dir = self.store_dir / "plans"
+        store_path = Path(os.path.realpath(store_dir or default_store_dir(real)))
+        super().__init__(real, store_path, keep=keep, max_file_bytes=max_file_bytes)
         self.plans_dir.mkdir(parents=True, exist_ok=True)
         with self.lock():
             self.objects.init()
@@ -181,40 +129,6 @@ class CheckpointStore:
         """Delete refs, packs and plan files that no history entry or running plan uses."""
         with self.lock():
             drop_orphans(self)
-
-    # -- internals shared with PlanRecorder ---------------------------------------------------
-    def lock(self, *, exclusive: bool = True) -> AbstractContextManager[None]:
-        return locked(self.store_dir / "lock", exclusive=exclusive)
-
-    def state(self) -> StoreState:
-        return load_model(self.store_dir / "state.json", StoreState) or StoreState()
-
-    def save_state(self, state: StoreState) -> None:
-        save_model(self.store_dir / "state.json", state)
-
-    def disk_sha(self, path: str) -> str | None:
-        content, _exec = read_workspace_file(self.workspace, path)
-        return None if content is None else blob_sha(content)
-
-    def plan_paths(self, plan_id: str) -> tuple[Path, Path]:
-        return self.plans_dir / f"{plan_id}.json", self.plans_dir / f"{plan_id}.lock"
-
-    def forget_plan(self, plan_id: str) -> None:
-        """Delete a finished plan's journal, lock and pre-image files."""
-        journal_path, lock_path = self.plan_paths(plan_id)
-        for batch in self.plans_dir.glob(f"{plan_id}.*.pack"):
-            batch.unlink(missing_ok=True)
-        journal_path.unlink(missing_ok=True)
-        lock_path.unlink(missing_ok=True)
-
-    def read_pre(self, image: PreImage) -> bytes | None:
-        """The pre-image content recorded for one path of a running plan."""
-        if image.sha is None or image.batch is None:
-            return None
-        kind, body = read_entry((self.plans_dir / image.batch).read_bytes(), image.offset)
-        if kind != b"blob":
-            raise CheckpointError(f"plan file {image.batch} is damaged")
-        return body
 
     # -- undo / redo ------------------------------------------------------------------------------
     def _move(

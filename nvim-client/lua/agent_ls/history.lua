@@ -1,0 +1,106 @@
+-- :AgentUndo[!] / :AgentRedo[!] / :AgentCheckpoints and :AgentAccept / :AgentReject: the
+-- server's workspace/executeCommand commands, with their answers shown as notifications.
+local client = require("agent_ls.client")
+
+local M = {}
+
+local function notify(message, level)
+  vim.notify("agent-ls: " .. message, level or vim.log.levels.INFO)
+end
+
+local function execute(command, arguments, on_done)
+  local c, err = client.current()
+  if not c then
+    notify(err, vim.log.levels.ERROR)
+    return
+  end
+  c.request("workspace/executeCommand", { command = command, arguments = arguments }, function(e, result)
+    if e then
+      notify(e.message or tostring(e), vim.log.levels.ERROR)
+    end
+    vim.cmd("silent! checktime")
+    if on_done then
+      on_done(e, result)
+    end
+  end)
+end
+
+local function files(result)
+  local names = {}
+  for _, f in ipairs((result and result.files) or {}) do
+    table.insert(names, f.path .. ((f.exists == false) and " (deleted)" or ""))
+  end
+  return table.concat(names, ", ")
+end
+
+function M.undo(force, on_done)
+  execute("agent.undo", { { force = force or false } }, function(e, result)
+    if not e then
+      notify("undid " .. tostring(result.checkpointId) .. ": " .. files(result))
+    end
+    if on_done then on_done(e, result) end
+  end)
+end
+
+function M.redo(force, on_done)
+  execute("agent.redo", { { force = force or false } }, function(e, result)
+    if not e then
+      notify("redid " .. tostring(result.checkpointId) .. ": " .. files(result))
+    end
+    if on_done then on_done(e, result) end
+  end)
+end
+
+function M.checkpoints(on_done)
+  execute("agent.checkpoints", {}, function(e, result)
+    if not e then
+      local items = {}
+      for _, info in ipairs(result or {}) do
+        local text = string.format("%s  %s  %-7s %s", info.id, info.time, info.state, info.description)
+        for _, path in ipairs(info.files or {}) do
+          table.insert(items, { filename = path, lnum = 1, text = text })
+        end
+        if #(info.files or {}) == 0 then
+          table.insert(items, { text = text })
+        end
+      end
+      vim.fn.setqflist({}, " ", { title = "agent-ls checkpoints", items = items })
+      notify(#(result or {}) .. " checkpoint(s) (:copen lists them)")
+    end
+    if on_done then on_done(e, result) end
+  end)
+end
+
+--- Review mode: accept / reject the pending plan of the chat (all files, or the given ones).
+local function pending_plan()
+  local state = require("agent_ls.chat").state()
+  local plan = state and state.last_result and state.last_result.plan
+  if not plan or plan == vim.NIL or plan.state ~= "pending" then
+    return nil
+  end
+  return plan
+end
+
+function M.accept(paths, on_done)
+  local plan = pending_plan()
+  if not plan then
+    notify("no plan is waiting for review", vim.log.levels.WARN)
+    return
+  end
+  local args = { planId = plan.planId }
+  if paths and #paths > 0 then args.files = paths end
+  execute("agent.accept", { args }, on_done)
+end
+
+function M.reject(reason, on_done)
+  local plan = pending_plan()
+  if not plan then
+    notify("no plan is waiting for review", vim.log.levels.WARN)
+    return
+  end
+  local args = { planId = plan.planId }
+  if reason and reason ~= "" then args.reason = reason end
+  execute("agent.reject", { args }, on_done)
+end
+
+return M

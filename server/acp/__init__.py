@@ -1,0 +1,1 @@
+"""The Agent Client Protocol front end (`agent-ls acp`): the same agent core over ACP."""

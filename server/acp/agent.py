@@ -1,0 +1,247 @@
+"""The ACP agent: `initialize`, `session/new|load|list`, `session/prompt`, `session/cancel`.
+
+The same agent core as the LSP server: provider resolution (`ServerState`), the agent loop
+(`server.agent.run_turn`), tools, plans and checkpoints (`server.workspace.build_agent`).
+Only the edges differ: progress goes out as `session/update` (server.acp.updates), plan
+files go through the client's file system when it has one (server.acp.files).
+
+Undo / redo / checkpoints: the slash commands `/undo`, `/redo`, `/checkpoints` (offered as
+available commands) and the extension methods `_agentls/undo`, `_agentls/redo`,
+`_agentls/checkpoints` (params `{sessionId, force?}`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from acp import (
+    PROTOCOL_VERSION,
+    InitializeResponse,
+    LoadSessionResponse,
+    NewSessionResponse,
+    PromptResponse,
+    RequestError,
+    update_agent_message_text,
+    update_user_message_text,
+)
+from acp.schema import (
+    AgentCapabilities,
+    AvailableCommand,
+    AvailableCommandsUpdate,
+    ClientCapabilities,
+    Implementation,
+    ListSessionsResponse,
+    PromptCapabilities,
+    SessionCapabilities,
+    SessionInfo,
+    SessionListCapabilities,
+)
+
+from server import __version__
+from server.acp.files import AcpApplier
+from server.acp.history_commands import checkpoint_command
+from server.acp.prompt_text import prompt_text
+from server.acp.updates import UpdateSink
+from server.agent import AgentError, run_turn
+from server.history import SessionStore, UnknownSession
+from server.protocol import ErrorProgress
+from server.providers import ProviderError
+from server.session import ChatSession, ServerState
+from server.workspace import build_agent
+
+log = logging.getLogger(__name__)
+
+COMMANDS = {
+    "undo": "Undo the last applied plan (add 'force' to overwrite changes made since)",
+    "redo": "Re-apply the last undone plan",
+    "checkpoints": "List the applied and undone plans",
+}
+
+
+def invalid_params(field: str, problem: str) -> RequestError:
+    """InvalidParams whose message says what is wrong (clients show the message)."""
+    return RequestError(-32602, f"invalid params: {field}: {problem}", {field: problem})
+
+
+@dataclass
+class AcpSession:
+    id: str
+    root: Path
+    chat: ChatSession
+    history: SessionStore
+    turn: asyncio.Task[Any] | None = None
+    cancelled: bool = False
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+class AgentLsAcp:
+    """One ACP connection: its sessions and the client it talks to."""
+
+    def __init__(self, state: ServerState | None = None) -> None:
+        self.state = state or ServerState.from_environment()[0]
+        self.client: Any = None
+        self.capabilities = ClientCapabilities()
+        self.sessions: dict[str, AcpSession] = {}
+
+    def on_connect(self, conn: Any) -> None:
+        self.client = conn
+
+    async def initialize(
+        self,
+        protocol_version: int,
+        client_capabilities: ClientCapabilities | None = None,
+        client_info: Implementation | None = None,
+        **kwargs: Any,
+    ) -> InitializeResponse:
+        self.capabilities = client_capabilities or ClientCapabilities()
+        return InitializeResponse(
+            protocol_version=min(protocol_version, PROTOCOL_VERSION),
+            agent_capabilities=AgentCapabilities(
+                load_session=True,
+                prompt_capabilities=PromptCapabilities(embedded_context=True),
+                session_capabilities=SessionCapabilities(list=SessionListCapabilities()),
+            ),
+            agent_info=Implementation(name="agent-ls", title="agent-ls", version=__version__),
+        )
+
+    # -- sessions --------------------------------------------------------------------------
+    def _open(self, cwd: str, session_id: str) -> AcpSession:
+        root = Path(cwd)
+        if not root.is_absolute() or not root.is_dir():
+            raise invalid_params("cwd", f"{cwd!r} is not an absolute path to a folder")
+        session = AcpSession(
+            session_id, root.resolve(), ChatSession(session_id), SessionStore(root)
+        )
+        self.sessions[session_id] = session
+        return session
+
+    async def new_session(self, cwd: str, **kwargs: Any) -> NewSessionResponse:
+        session = self._open(cwd, uuid.uuid4().hex[:12])
+        self._announce_commands(session.id)
+        return NewSessionResponse(session_id=session.id)
+
+    async def load_session(self, cwd: str, session_id: str, **kwargs: Any) -> LoadSessionResponse:
+        session = self._open(cwd, session_id)
+        try:
+            messages = await asyncio.to_thread(session.history.load, session_id)
+        except UnknownSession as exc:
+            del self.sessions[session_id]
+            raise invalid_params("sessionId", str(exc)) from None
+        session.chat.messages = messages
+        sink = UpdateSink(self.client, session_id)
+        for message in messages:  # the client replays the conversation from these
+            if message.role == "user" and not message.content.startswith(
+                ("Result of ", "Error from ")
+            ):
+                sink.send(update_user_message_text(message.content))
+            elif message.role == "assistant" and message.content:
+                sink.send(update_agent_message_text(message.content))
+        await sink.close()
+        self._announce_commands(session_id)
+        return LoadSessionResponse()
+
+    async def list_sessions(
+        self, cwd: str | None = None, cursor: str | None = None, **kwargs: Any
+    ) -> ListSessionsResponse:
+        if cwd is None:
+            return ListSessionsResponse(sessions=[])
+        infos = await asyncio.to_thread(SessionStore(Path(cwd)).list)
+        return ListSessionsResponse(
+            sessions=[SessionInfo(session_id=i.id, cwd=cwd, title=i.title) for i in infos]
+        )
+
+    def _announce_commands(self, session_id: str) -> None:
+        commands = [AvailableCommand(name=n, description=d) for n, d in COMMANDS.items()]
+        update = AvailableCommandsUpdate(
+            session_update="available_commands_update", available_commands=commands
+        )
+        sink = UpdateSink(self.client, session_id)
+        sink.send(update)
+        asyncio.get_running_loop().create_task(sink.close())
+
+    def _session(self, session_id: str) -> AcpSession:
+        session = self.sessions.get(session_id)
+        if session is None:
+            raise invalid_params(
+                "sessionId", f"unknown session {session_id!r}: use session/new or session/load"
+            )
+        return session
+
+    # -- prompts ---------------------------------------------------------------------------
+    async def prompt(self, session_id: str, prompt: list[Any], **kwargs: Any) -> PromptResponse:
+        session = self._session(session_id)
+        if session.turn is not None and not session.turn.done():
+            raise RequestError(-32600, "a prompt is already running in this session")
+        text = prompt_text(prompt)
+        if not text.strip():
+            raise invalid_params("prompt", "the prompt is empty")
+        sink = UpdateSink(self.client, session_id)
+        try:
+            command = text.strip().split()
+            if command[0].lstrip("/") in COMMANDS and command[0].startswith("/"):
+                reply = await checkpoint_command(session.root, command[0][1:], command[1:])
+                sink.send(update_agent_message_text(reply))
+                return PromptResponse(stop_reason="end_turn")
+            return await self._turn(session, text, sink)
+        finally:
+            await sink.close()
+
+    async def _turn(self, session: AcpSession, text: str, sink: UpdateSink) -> PromptResponse:
+        session.cancelled = False
+        session.turn = asyncio.create_task(self._run(session, text, sink))
+        try:
+            await asyncio.shield(session.turn)
+        except asyncio.CancelledError:
+            if session.cancelled and session.turn.cancelled():
+                return PromptResponse(stop_reason="cancelled")
+            session.turn.cancel()
+            raise
+        except (ProviderError, AgentError) as exc:
+            sink.emit(ErrorProgress(message=str(exc)))
+            await sink.drain()
+            raise RequestError(
+                -32603, str(exc), {"provider": getattr(exc, "provider", None)}
+            ) from None
+        if session.cancelled:
+            return PromptResponse(stop_reason="cancelled")
+        await asyncio.to_thread(session.history.save, session.id, session.chat.messages)
+        return PromptResponse(stop_reason="end_turn")
+
+    async def _run(self, session: AcpSession, text: str, sink: UpdateSink) -> None:
+        config, _ = self.state.config()
+        provider = await self.state.resolved_provider(session.root)
+        writes = self.client if self._client_writes() else None
+        applier = AcpApplier(session.root, session.id, writes, sink)
+        agent = build_agent(config, provider, session.root, applier)
+        await run_turn(agent, session.chat, text, None, sink)
+
+    def _client_writes(self) -> bool:
+        fs = self.capabilities.fs
+        return bool(fs is not None and fs.write_text_file)
+
+    async def cancel(self, session_id: str, **kwargs: Any) -> None:
+        session = self.sessions.get(session_id)
+        if session is None or session.turn is None or session.turn.done():
+            return
+        session.cancelled = True
+        session.turn.cancel()
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await session.turn  # the plan in progress is rolled back before this returns
+
+    # -- extension methods ---------------------------------------------------------------------
+    async def ext_method(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        name = method.removeprefix("agentls/")
+        if not method.startswith("agentls/") or name not in COMMANDS:
+            raise RequestError.method_not_found(f"_{method}")
+        session = self._session(str(params.get("sessionId", "")))
+        args = ["force"] if params.get("force") else []
+        return {"text": await checkpoint_command(session.root, name, args)}
+
+    async def ext_notification(self, method: str, params: dict[str, Any]) -> None:
+        return None

@@ -1,0 +1,192 @@
+"""Agent steps as ACP `session/update` notifications.
+
+The agent loop reports its steps through a synchronous `emit`; ACP notifications are
+async requests on the connection. `UpdateSink` queues each update and one pump task sends
+them in order, so the client sees text, tool calls, plan entries and diffs exactly in the
+order they happened; `drain()` waits until all were sent (before the prompt answers).
+
+Mapping: text -> agent_message_chunk; tool_call / tool_result -> tool_call (in_progress) and
+tool_call_update (completed / failed, with the output); plan -> plan entries (one per file,
+pending -> completed as files land); each written file -> an `edit` tool call carrying a diff
+(sent by `server.acp.files`); errors the model gets to fix -> agent_thought_chunk; an error
+that ends or rolls back the turn -> agent_message_chunk.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections import deque
+from typing import Any, Protocol
+
+from acp import (
+    plan_entry,
+    start_tool_call,
+    update_agent_message_text,
+    update_agent_thought_text,
+    update_plan,
+    update_tool_call,
+)
+from acp.helpers import text_block, tool_content, tool_diff_content
+from acp.schema import PlanEntry, ToolCallLocation, ToolKind
+
+from server.protocol import (
+    ErrorProgress,
+    FileApplied,
+    JsonObject,
+    PlanProgress,
+    ProgressEvent,
+    TextDelta,
+    ToolCallResult,
+    ToolCallStarted,
+)
+
+log = logging.getLogger(__name__)
+
+TOOL_KINDS: dict[str, ToolKind] = {
+    "list_files": "search",
+    "read_file": "read",
+    "search_files": "search",
+    "search_docs": "search",
+}
+MAX_TOOL_OUTPUT = 4000
+
+
+class UpdateClient(Protocol):
+    async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None: ...
+
+
+class UpdateSink:
+    """One prompt's progress, sent to the client as ordered session/update notifications."""
+
+    def __init__(self, client: UpdateClient, session_id: str) -> None:
+        self.client = client
+        self.session_id = session_id
+        self.queue: asyncio.Queue[Any] = asyncio.Queue()
+        self.pump = asyncio.create_task(self._pump())
+        self.counter = 0
+        self.pending_tools: deque[tuple[str, str]] = deque()
+        self.plan: list[PlanEntry] = []
+
+    async def _pump(self) -> None:
+        while True:
+            update = await self.queue.get()
+            try:
+                await self.client.session_update(session_id=self.session_id, update=update)
+            except Exception:  # a client that cannot take an update must not stop the turn
+                log.exception("session/update could not be sent")
+            finally:
+                self.queue.task_done()
+
+    def send(self, update: Any) -> None:
+        self.queue.put_nowait(update)
+
+    async def drain(self) -> None:
+        await self.queue.join()
+
+    async def close(self) -> None:
+        await self.drain()
+        self.pump.cancel()
+
+    def next_id(self, prefix: str) -> str:
+        self.counter += 1
+        return f"{prefix}-{self.counter}"
+
+    # -- the agent loop's ProgressSink --------------------------------------------------------
+    def emit(self, event: ProgressEvent) -> None:
+        if isinstance(event, TextDelta):
+            if event.delta:
+                self.send(update_agent_message_text(event.delta))
+        elif isinstance(event, ToolCallStarted):
+            self._tool_started(event)
+        elif isinstance(event, ToolCallResult):
+            self._tool_finished(event)
+        elif isinstance(event, PlanProgress):
+            self._plan(event)
+        elif isinstance(event, FileApplied):
+            self._file_done(event.path)
+        elif isinstance(event, ErrorProgress):
+            self._error(event)
+
+    def _tool_started(self, event: ToolCallStarted) -> None:
+        call_id = self.next_id("tool")
+        self.pending_tools.append((event.name, call_id))
+        paths = _paths(event.args)
+        self.send(
+            start_tool_call(
+                call_id,
+                _title(event.name, event.args),
+                kind=TOOL_KINDS.get(event.name, "other"),
+                status="in_progress",
+                locations=[ToolCallLocation(path=p) for p in paths] or None,
+                raw_input=event.args,
+            )
+        )
+
+    def _tool_finished(self, event: ToolCallResult) -> None:
+        call_id = next((cid for n, cid in self.pending_tools if n == event.name), None)
+        if call_id is None:
+            return
+        self.pending_tools.remove((event.name, call_id))
+        text = event.text[:MAX_TOOL_OUTPUT]
+        self.send(
+            update_tool_call(
+                call_id,
+                status="completed" if event.ok else "failed",
+                content=[tool_content(text_block(text))] if text else None,
+                raw_output={"ok": event.ok, "text": text},
+            )
+        )
+
+    def _plan(self, event: PlanProgress) -> None:
+        if not event.files:
+            return
+        done = set(event.applied or [])
+        self.plan = [
+            plan_entry(path, status="completed" if path in done else "pending")
+            for path in event.files
+        ]
+        self.send(update_plan(self.plan))
+
+    def _file_done(self, path: str) -> None:
+        changed = False
+        for index, entry in enumerate(self.plan):
+            if entry.content == path and entry.status != "completed":
+                self.plan[index] = plan_entry(path, status="completed")
+                changed = True
+        if changed:
+            self.send(update_plan(self.plan))
+
+    def _error(self, event: ErrorProgress) -> None:
+        if event.retry is not None:  # the model is told and may fix it: a thought
+            self.send(update_agent_thought_text(f"agent-ls: {event.message}\n"))
+        else:
+            self.send(update_agent_message_text(f"\n\nagent-ls: {event.message}\n"))
+
+    def file_written(self, path: str, absolute: str, old: str | None, new: str | None) -> None:
+        """A file of a plan reached the workspace: an `edit` tool call with its diff."""
+        verb = "Create" if old is None else ("Delete" if new is None else "Edit")
+        self.send(
+            start_tool_call(
+                self.next_id("edit"),
+                f"{verb} {path}",
+                kind="delete" if new is None else "edit",
+                status="completed",
+                content=[tool_diff_content(absolute, new or "", old)],
+                locations=[ToolCallLocation(path=absolute)],
+            )
+        )
+
+
+def _paths(args: JsonObject) -> list[str]:
+    paths = args.get("paths")
+    if isinstance(paths, list):
+        return [p for p in paths if isinstance(p, str)]
+    path = args.get("path")
+    return [path] if isinstance(path, str) else []
+
+
+def _title(name: str, args: Any) -> str:
+    shown = json.dumps(args, ensure_ascii=False) if args else ""
+    return f"{name} {shown}".strip()[:200]

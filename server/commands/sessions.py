@@ -1,0 +1,48 @@
+"""`agent-ls sessions --workspace DIR [--json] [--delete ID]`: the stored conversations of a
+workspace (the ones `agent/chat` and `agent-ls acp` continue by id, also after a restart).
+Exit codes: 0 listed / deleted, 1 unknown id, 2 no such folder."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from server.features.sessions import session_entry
+from server.history import SessionStore, UnknownSession
+from server.protocol import make_converter
+
+
+def register(sub: Any) -> None:
+    parser = sub.add_parser("sessions", help="list (or delete) the stored chat sessions")
+    parser.add_argument("--workspace", default=".", metavar="DIR", help="workspace folder")
+    parser.add_argument("--json", action="store_true", help="print a JSON array")
+    parser.add_argument("--delete", metavar="ID", help="delete this session")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    workspace = Path(args.workspace)
+    if not workspace.is_dir():
+        print(f"agent-ls: workspace {workspace} is not a folder", file=sys.stderr)
+        return 2
+    store = SessionStore(workspace.resolve())
+    if args.delete:
+        try:
+            store.delete(args.delete)
+        except UnknownSession as exc:
+            print(f"agent-ls: {exc}", file=sys.stderr)
+            return 1
+        if not args.json:
+            print(f"deleted session {args.delete}")
+    entries = [session_entry(info) for info in store.list()]
+    if args.json:
+        print(json.dumps(make_converter().unstructure(entries), ensure_ascii=False))
+    elif not args.delete:
+        if not entries:
+            print("no sessions")
+        for entry in entries:
+            print(f"{entry.id}  {entry.updated}  {entry.turns} turn(s)  {entry.title}")
+    return 0

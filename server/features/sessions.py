@@ -1,0 +1,37 @@
+"""`agent/sessions`: the workspace's stored conversations, newest first; `{delete: id}`
+removes one first (an unknown id is InvalidParams). A listed id continues with `agent/chat`
+`{sessionId}`, also after a restart."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import UTC, datetime
+from typing import Any
+
+from pygls.exceptions import JsonRpcInvalidParams
+
+from server.history import SessionInfo, SessionStore, UnknownSession
+from server.lsp import AgentLanguageServer
+from server.protocol import AGENT_SESSIONS, SessionEntry, SessionsParams
+
+
+def register(server: AgentLanguageServer) -> None:
+    server.feature(AGENT_SESSIONS)(sessions)
+
+
+def session_entry(info: SessionInfo) -> SessionEntry:
+    updated = datetime.fromtimestamp(info.updated, tz=UTC).isoformat(timespec="seconds")
+    return SessionEntry(id=info.id, title=info.title, updated=updated, turns=info.turns)
+
+
+async def sessions(ls: AgentLanguageServer, params: Any) -> list[SessionEntry]:
+    request = ls.typed(params if params is not None else {}, SessionsParams)
+    store = SessionStore(ls.root())
+    if request.delete is not None:
+        try:
+            await asyncio.to_thread(store.delete, request.delete)
+        except UnknownSession as exc:
+            raise JsonRpcInvalidParams(f"invalid params: delete: {exc}") from None
+        ls.state.chats.pop(request.delete, None)
+    infos = await asyncio.to_thread(store.list)
+    return [session_entry(info) for info in infos]

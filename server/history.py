@@ -1,0 +1,200 @@
+"""Conversations that survive a restart: one JSON file per session, outside the workspace.
+
+Sessions live under `$XDG_CACHE_HOME/agent-ls/sessions/<workspace key>/<id>.json` (the same
+key as the checkpoint store), written atomically after every completed turn, readable by
+the user only. The LSP server (`agent/chat` with an old `sessionId`, `agent/sessions`), the
+ACP front end (`session/load`, `session/list`) and the CLI (`agent-ls sessions`) share them.
+
+`trim_history` keeps a conversation within the model's context budget: the oldest tool
+results are shortened first, then the oldest whole exchanges are dropped; the messages of
+the turn in progress (its plan included) are never touched.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import re
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from server.providers.base import ChatMessage, NativeToolCall
+
+SESSIONS_ENV = "AGENT_LS_SESSIONS_DIR"
+SESSION_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+ELIDED = "[older tool output removed to fit the context window]"
+TOOL_FEEDBACK = ("Result of ", "Error from ")  # actions.prompt.render_tool_result's openings
+
+
+class UnknownSession(LookupError):
+    """No stored session has this id (in this workspace)."""
+
+    def __init__(self, session_id: str) -> None:
+        super().__init__(f"unknown session {session_id!r}: no such conversation in this workspace")
+        self.session_id = session_id
+
+
+@dataclass(frozen=True)
+class SessionInfo:
+    id: str
+    title: str
+    updated: float
+    turns: int
+
+
+def default_sessions_dir(workspace: Path | None) -> Path:
+    """Where the sessions of `workspace` live (`None`: sessions without a folder)."""
+    base = os.environ.get(SESSIONS_ENV)
+    if base:
+        root = Path(base)
+    else:
+        cache = os.environ.get("XDG_CACHE_HOME", "")
+        cache_root = Path(cache) if os.path.isabs(cache) else Path.home() / ".cache"
+        root = cache_root / "agent-ls" / "sessions"
+    target = os.path.realpath(workspace) if workspace is not None else "(no folder)"
+    return root / hashlib.sha256(os.fsencode(target)).hexdigest()[:20]
+
+
+def _message_json(message: ChatMessage) -> dict[str, Any]:
+    record: dict[str, Any] = {"role": message.role, "content": message.content}
+    if message.tool_calls:
+        record["toolCalls"] = [
+            {"id": c.id, "name": c.name, "arguments": c.arguments} for c in message.tool_calls
+        ]
+    if message.tool_call_id is not None:
+        record["toolCallId"] = message.tool_call_id
+    return record
+
+
+def _message(record: dict[str, Any]) -> ChatMessage:
+    calls = tuple(
+        NativeToolCall(str(c["id"]), str(c["name"]), dict(c["arguments"]))
+        for c in record.get("toolCalls", [])
+    )
+    return ChatMessage(record["role"], str(record["content"]), calls, record.get("toolCallId"))
+
+
+class SessionStore:
+    """The stored conversations of one workspace."""
+
+    def __init__(self, workspace: Path | None, directory: Path | None = None) -> None:
+        self.workspace = workspace
+        self.directory = directory or default_sessions_dir(workspace)
+
+    def _path(self, session_id: str) -> Path:
+        if not SESSION_ID.match(session_id):
+            raise UnknownSession(session_id)
+        return self.directory / f"{session_id}.json"
+
+    def save(self, session_id: str, messages: list[ChatMessage]) -> None:
+        """Write the whole conversation (atomic; the folder and file are private)."""
+        self.directory.mkdir(parents=True, exist_ok=True, mode=0o700)
+        first_user = next((m.content for m in messages if m.role == "user"), "")
+        record = {
+            "id": session_id,
+            "workspace": str(self.workspace) if self.workspace else None,
+            "title": first_user.strip().splitlines()[0][:80] if first_user.strip() else "",
+            "updated": time.time(),
+            "messages": [_message_json(m) for m in messages],
+        }
+        data = json.dumps(record, ensure_ascii=False).encode("utf-8")
+        target = self._path(session_id)
+        handle, temp = tempfile.mkstemp(dir=self.directory, prefix=".tmp-")  # mode 0600
+        try:
+            with os.fdopen(handle, "wb") as out:
+                out.write(data)
+            os.replace(temp, target)
+        except BaseException:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(temp)
+            raise
+
+    def load(self, session_id: str) -> list[ChatMessage]:
+        """The stored messages of `session_id` (UnknownSession when there are none)."""
+        path = self._path(session_id)
+        try:
+            record = json.loads(path.read_text(encoding="utf-8"))
+            return [_message(m) for m in record["messages"]]
+        except FileNotFoundError:
+            raise UnknownSession(session_id) from None
+        except (ValueError, KeyError, TypeError) as exc:
+            raise UnknownSession(session_id) from exc
+
+    def exists(self, session_id: str) -> bool:
+        try:
+            return self._path(session_id).is_file()
+        except UnknownSession:
+            return False
+
+    def list(self) -> list[SessionInfo]:
+        """Stored sessions, most recently updated first."""
+        infos = []
+        for path in self.directory.glob("*.json"):
+            try:
+                record = json.loads(path.read_text(encoding="utf-8"))
+                turns = sum(1 for m in record["messages"] if m.get("role") == "user")
+                infos.append(
+                    SessionInfo(
+                        str(record["id"]),
+                        str(record.get("title", "")),
+                        float(record.get("updated", 0.0)),
+                        turns,
+                    )
+                )
+            except (OSError, ValueError, KeyError, TypeError):
+                continue  # a damaged file is not a session; it is left for the user to inspect
+        return sorted(infos, key=lambda info: info.updated, reverse=True)
+
+    def delete(self, session_id: str) -> None:
+        try:
+            self._path(session_id).unlink()
+        except FileNotFoundError:
+            raise UnknownSession(session_id) from None
+
+
+def message_size(message: ChatMessage) -> int:
+    """A message's cost in characters (a token is about 4 of them)."""
+    calls = sum(len(json.dumps(c.arguments)) + len(c.name) for c in message.tool_calls)
+    return len(message.content) + calls + 8
+
+
+def is_tool_output(message: ChatMessage) -> bool:
+    """Tool results: native `tool` messages and the JSON protocol's feedback messages."""
+    return message.role == "tool" or (
+        message.role == "user" and message.content.startswith(TOOL_FEEDBACK)
+    )
+
+
+def trim_history(history: list[ChatMessage], budget_chars: int) -> list[ChatMessage]:
+    """Earlier turns cut to fit `budget_chars`: oldest tool outputs elided first, then the
+    oldest exchanges dropped whole (a turn starts at a user message that is not tool output).
+    The caller appends the current turn after this; it is never trimmed."""
+    messages = list(history)
+    total = sum(message_size(m) for m in messages)
+    for index, message in enumerate(messages):
+        if total <= budget_chars:
+            return messages
+        if is_tool_output(message) and message.content != ELIDED:
+            total -= message_size(message) - message_size(
+                ChatMessage(message.role, ELIDED, (), message.tool_call_id)
+            )
+            messages[index] = ChatMessage(message.role, ELIDED, (), message.tool_call_id)
+    while total > budget_chars and messages:
+        cut = _next_turn_start(messages)
+        total -= sum(message_size(m) for m in messages[:cut])
+        messages = messages[cut:]
+    return messages
+
+
+def _next_turn_start(messages: list[ChatMessage]) -> int:
+    """Length of the oldest exchange: up to the next user message that starts a turn."""
+    for index in range(1, len(messages)):
+        message = messages[index]
+        if message.role == "user" and not is_tool_output(message):
+            return index
+    return len(messages)

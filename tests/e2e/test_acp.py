@@ -1,0 +1,189 @@
+"""`agent-ls acp` driven by the official ACP SDK's client side (a client we did not write),
+against the fake LLM: prompt -> tools -> a plan of several files -> answer, streamed updates,
+files on disk, cancel mid-plan rolls back, undo, and `session/load` after a restart."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+from acp import PROTOCOL_VERSION, RequestError, spawn_agent_process, text_block
+from acp.schema import ClientCapabilities, FileSystemCapabilities, WriteTextFileResponse
+
+from tests.e2e.conversations import (
+    FULL_CONVERSATION,
+    NEW_APP,
+    NEW_MODULE,
+    SEED_FILES,
+    doc,
+    seed_project,
+    tool,
+    tree,
+)
+from tests.fakellm import FakeLLM, last_user_message
+
+
+class RecordingClient:
+    """An ACP client: records every session/update; optionally owns the file writes."""
+
+    def __init__(self, root: Path | None = None) -> None:
+        self.updates: list[Any] = []
+        self.writes: list[str] = []
+        self.changed = asyncio.Event()
+
+    async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
+        self.updates.append(update)
+        self.changed.set()
+
+    async def write_text_file(
+        self, session_id: str, path: str, content: str, **kwargs: Any
+    ) -> WriteTextFileResponse:
+        self.writes.append(path)
+        Path(path).write_text(content, encoding="utf-8")
+        return WriteTextFileResponse()
+
+    async def request_permission(self, *args: Any, **kwargs: Any) -> Any:
+        raise RequestError.method_not_found("session/request_permission")
+
+    def kinds(self) -> list[str]:
+        return [u.session_update for u in self.updates]
+
+    def text(self) -> str:
+        return "".join(
+            u.content.text for u in self.updates if u.session_update == "agent_message_chunk"
+        )
+
+    async def wait_for(self, kind: str) -> None:
+        while kind not in self.kinds():
+            self.changed.clear()
+            await asyncio.wait_for(self.changed.wait(), 20)
+
+
+def agent_env(llm: FakeLLM) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("AGENT_LS_")}
+    env.update(AGENT_LS_BASE_URL=llm.base_url_openai, AGENT_LS_MODEL="fake")
+    return env
+
+
+@asynccontextmanager
+async def acp_agent(
+    llm: FakeLLM, client: RecordingClient, *, fs: bool = False
+) -> AsyncIterator[Any]:
+    async with spawn_agent_process(
+        client, sys.executable, "-m", "server", "acp", env=agent_env(llm)
+    ) as (conn, process):
+        capabilities = ClientCapabilities(
+            fs=FileSystemCapabilities(read_text_file=fs, write_text_file=fs)
+        )
+        init = await conn.initialize(
+            protocol_version=PROTOCOL_VERSION, client_capabilities=capabilities
+        )
+        assert init.agent_capabilities.load_session is True
+        yield conn
+        process.terminate()
+
+
+@pytest.mark.parametrize("client_fs", [False, True], ids=["disk", "client-fs"])
+async def test_prompt_runs_tools_and_a_plan(tmp_path: Path, client_fs: bool) -> None:
+    root = seed_project(tmp_path / "ws")
+    client = RecordingClient()
+    with FakeLLM({"replies": FULL_CONVERSATION}) as llm:
+        async with acp_agent(llm, client, fs=client_fs) as conn:
+            session = await conn.new_session(cwd=str(root))
+            response = await conn.prompt(
+                session_id=session.session_id, prompt=[text_block("Add a greeting module")]
+            )
+    assert response.stop_reason == "end_turn"
+    assert tree(root) == {
+        "src/new.py": NEW_MODULE,
+        "src/app.py": NEW_APP,
+        "src/util.py": SEED_FILES["src/util.py"],
+    }
+    kinds = client.kinds()
+    assert "available_commands_update" in kinds
+    tool_calls = [u for u in client.updates if u.session_update == "tool_call"]
+    titles = [u.title for u in tool_calls]
+    assert any(t.startswith("list_files") for t in titles)
+    assert any(t.startswith("read_file") for t in titles)
+    finished = [u for u in client.updates if u.session_update == "tool_call_update"]
+    assert [u.status for u in finished[:2]] == ["completed", "completed"]
+    edits = [u for u in tool_calls if u.kind in ("edit", "delete")]
+    assert [e.title for e in edits] == ["Create src/new.py", "Edit src/app.py", "Delete old.txt"]
+    diff = edits[1].content[0]
+    assert diff.type == "diff"
+    assert diff.old_text == SEED_FILES["src/app.py"]
+    assert diff.new_text == NEW_APP
+    plans = [u for u in client.updates if u.session_update == "plan"]
+    assert [e.status for e in plans[-1].entries] == ["completed"] * 3
+    assert "Done: greet() lives in src/new.py." in client.text()
+    expected_writes = [str(root / "src/new.py"), str(root / "src/app.py")] if client_fs else []
+    assert client.writes == expected_writes
+
+
+async def test_cancel_mid_plan_rolls_back(tmp_path: Path) -> None:
+    root = seed_project(tmp_path / "ws")
+    before = tree(root)
+    stalled = {"content": FULL_CONVERSATION[3], "first_byte_delay_ms": 30000}
+    script = {"replies": [*FULL_CONVERSATION[:3], stalled]}
+    client = RecordingClient()
+    with FakeLLM(script) as llm:
+        async with acp_agent(llm, client) as conn:
+            session = await conn.new_session(cwd=str(root))
+            turn = asyncio.ensure_future(
+                conn.prompt(session_id=session.session_id, prompt=[text_block("go")])
+            )
+            while not (root / "src/new.py").exists():
+                await client.wait_for("tool_call")
+                await asyncio.sleep(0.05)
+            await conn.cancel(session_id=session.session_id)
+            response = await asyncio.wait_for(turn, 20)
+    assert response.stop_reason == "cancelled"
+    assert tree(root) == before
+
+
+async def test_undo_command_and_session_load_after_restart(tmp_path: Path) -> None:
+    root = seed_project(tmp_path / "ws")
+    before = tree(root)
+    first = RecordingClient()
+    script = {
+        "replies": [*FULL_CONVERSATION, doc(action="text_response", text_response="Still here.")]
+    }
+    with FakeLLM(script) as llm:
+        async with acp_agent(llm, first) as conn:
+            session = await conn.new_session(cwd=str(root))
+            await conn.prompt(session_id=session.session_id, prompt=[text_block("Add greeting")])
+            undo = await conn.prompt(session_id=session.session_id, prompt=[text_block("/undo")])
+            assert undo.stop_reason == "end_turn"
+            assert tree(root) == before
+            assert "Undid" in first.text()
+            listed = await conn.ext_method("agentls/checkpoints", {"sessionId": session.session_id})
+            assert "undone" in listed["text"]
+        second = RecordingClient()
+        async with acp_agent(llm, second) as conn:
+            await conn.load_session(cwd=str(root), session_id=session.session_id)
+            replayed = [u for u in second.updates if u.session_update == "user_message_chunk"]
+            assert replayed[0].content.text == "Add greeting"
+            await conn.prompt(session_id=session.session_id, prompt=[text_block("and now?")])
+            with pytest.raises(RequestError):
+                await conn.load_session(cwd=str(root), session_id="nosuchsession")
+        history = llm.requests[-1].body["messages"]
+    contents = [m.get("content") for m in history]
+    assert any("Add greeting" in str(c) for c in contents)  # the old turn reached the model
+    assert last_user_message(llm.requests[-1]) == "and now?"
+    assert "Still here." in second.text()
+
+
+async def test_bad_cwd_and_unknown_session_are_clear_errors(tmp_path: Path) -> None:
+    client = RecordingClient()
+    with FakeLLM({"replies": [tool("list_files")]}) as llm:
+        async with acp_agent(llm, client) as conn:
+            with pytest.raises(RequestError, match="not an absolute path"):
+                await conn.new_session(cwd="relative/dir")
+            with pytest.raises(RequestError, match="unknown session"):
+                await conn.prompt(session_id="nope", prompt=[text_block("hi")])
