@@ -16,6 +16,7 @@ another process (``agent-ls index`` beside a running server) can read and write 
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import sqlite3
@@ -110,6 +111,7 @@ def terms(text: str) -> list[str]:
     return [_stem(word) for word in _WORD.findall(text.lower())]
 
 
+@functools.lru_cache(maxsize=65536)
 def _stem(word: str) -> str:
     if len(word) <= 3 or not word.endswith("s") or word.endswith(("ss", "us", "is")):
         return word
@@ -205,14 +207,18 @@ class SqliteStore:
                 _upsert(db, record)
 
     def replace_chunks(self, record: DocumentRecord, chunks: Sequence[Chunk]) -> None:
+        columns = [fts_columns(chunk) for chunk in chunks]  # outside the lock: pure work
         with self._transaction() as db:
             _delete_chunks(db, record.path)
-            for chunk in chunks:
-                cursor = db.execute(
-                    "INSERT INTO chunks (document, position, type, content, indexed_text, "
-                    "summary, is_atomic, headings, start_line, end_line, language, "
-                    "embedding_status, embedding) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            (last,) = db.execute("SELECT coalesce(max(id), 0) FROM chunks").fetchone()
+            ids = range(last + 1, last + 1 + len(chunks))
+            db.executemany(
+                "INSERT INTO chunks (id, document, position, type, content, indexed_text, "
+                "summary, is_atomic, headings, start_line, end_line, language, "
+                "embedding_status, embedding) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                [
                     (
+                        row_id,
                         chunk.document,
                         chunk.position,
                         chunk.type,
@@ -226,12 +232,14 @@ class SqliteStore:
                         chunk.language,
                         chunk.embedding_status,
                         _pack(chunk.embedding),
-                    ),
-                )
-                db.execute(
-                    "INSERT INTO chunks_fts (rowid, head, small, body) VALUES (?,?,?,?)",
-                    (cursor.lastrowid, *fts_columns(chunk)),
-                )
+                    )
+                    for row_id, chunk in zip(ids, chunks, strict=True)
+                ],
+            )
+            db.executemany(
+                "INSERT INTO chunks_fts (rowid, head, small, body) VALUES (?,?,?,?)",
+                [(row_id, *fts) for row_id, fts in zip(ids, columns, strict=True)],
+            )
             _upsert(db, record)
 
     def remove_document(self, path: str) -> None:
