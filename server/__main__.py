@@ -10,8 +10,10 @@ from server.commands import acp as acp_command
 from server.commands import chat as chat_command
 from server.commands import checkpoints as checkpoints_command
 from server.commands import doctor as doctor_command
+from server.commands import index as index_command
 from server.commands import parse as parse_command
 from server.commands import parse_log as parse_log_command
+from server.commands import search as search_command
 from server.commands import sessions as sessions_command
 from server.logs import setup_logging
 from server.stdio import protocol_stdout
@@ -48,6 +50,8 @@ def build_parser() -> argparse.ArgumentParser:
     parse_log_command.register(sub)
     checkpoints_command.register(sub)
     doctor_command.register(sub)
+    index_command.register(sub)
+    search_command.register(sub)
     acp_command.register(sub)
     sessions_command.register(sub)
     for command in sub.choices.values():  # accepted before or after the sub-command

@@ -8,6 +8,8 @@ from server.features import (
     code_actions,
     configuration,
     documents,
+    indexing,
+    search,
     sessions,
     status,
 )
@@ -21,6 +23,8 @@ def build_server() -> AgentLanguageServer:
     chat.register(server)
     checkpoints.register(server)
     code_actions.register(server)
+    indexing.register(server)
+    search.register(server)
     status.register(server)
     sessions.register(server)
     return server

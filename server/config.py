@@ -20,6 +20,7 @@ ENV_VARS = {
     "model": "AGENT_LS_MODEL",
     "modelPath": "AGENT_LS_MODEL_PATH",
     "cliCommand": "AGENT_LS_CLI_COMMAND",
+    "indexUrl": "AGENT_LS_INDEX_URL",
 }
 API_KEY_ENV = "AGENT_LS_API_KEY"
 
@@ -43,6 +44,7 @@ class Config:
     cliCommand: tuple[str, ...] = ()  # cli: the agent command (argv)
     cliTimeout: float = 600.0  # cli: seconds before the command is killed
     toolProtocol: str = "json"  # json | xml | native: see actions/tools/adapters.py
+    indexUrl: str = ""  # retrieval index: "" = embedded SQLite; postgresql://... for a team
     # Secret files the user lets agent-ls read, list and write (gitignore globs; ["*"]: all).
     allowSecretFiles: tuple[str, ...] = ()
 
@@ -149,6 +151,14 @@ def _argv(value: Any) -> tuple[str, ...]:
     return tuple(value)
 
 
+def _index_url(value: Any) -> str:
+    if not isinstance(value, str) or (
+        value and not value.startswith(("postgresql://", "postgres://", "sqlite:"))
+    ):
+        raise ValueError("a postgresql:// URL, or empty for the embedded index")
+    return value
+
+
 def _globs(value: Any) -> tuple[str, ...]:
     """A list of gitignore-style globs; `true` means every file, `false` none."""
     if value is True:
@@ -180,6 +190,7 @@ _CHECKS: dict[str, Callable[[Any], Any]] = {
     "cliCommand": _argv,
     "cliTimeout": _positive_float,
     "toolProtocol": _one_of("json", "xml", "native"),
+    "indexUrl": _index_url,
     "allowSecretFiles": _globs,
 }
 assert set(_CHECKS) == {f.name for f in fields(Config)}

@@ -25,7 +25,7 @@ from pygls.uris import to_fs_path
 
 from server import __version__
 from server.config import ConfigProblem
-from server.protocol import AGENT_CHAT, AGENT_SESSIONS, AGENT_STATUS, make_converter
+from server.protocol import AGENT_CHAT, AGENT_SEARCH, AGENT_SESSIONS, AGENT_STATUS, make_converter
 from server.redact import RedactingWriter
 from server.session import ServerState
 from server.wire.messages import describe_error
@@ -73,7 +73,7 @@ def params_converter() -> cattrs.Converter:
 
 
 class AgentProtocol(LanguageServerProtocol):
-    CUSTOM_REQUESTS = frozenset({AGENT_CHAT, AGENT_STATUS, AGENT_SESSIONS})
+    CUSTOM_REQUESTS = frozenset({AGENT_CHAT, AGENT_STATUS, AGENT_SESSIONS, AGENT_SEARCH})
 
     def get_message_type(self, method: str) -> type[Any] | None:  # type: ignore[override]
         if method in self.CUSTOM_REQUESTS:

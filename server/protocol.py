@@ -30,6 +30,8 @@ AGENT_CHAT = "agent/chat"
 AGENT_CHAT_PROGRESS = "agent/chatProgress"
 AGENT_STATUS = "agent/status"
 AGENT_SESSIONS = "agent/sessions"
+AGENT_SEARCH = "agent/search"
+AGENT_INDEX_UPDATED = "agent/indexUpdated"
 
 CMD_CHAT = "agent.chat"
 CMD_UNDO = "agent.undo"
@@ -315,6 +317,7 @@ class StatusReport:
     detail: str
     base_url: str | None = None
     candidates: tuple[Candidate, ...] = ()
+    index: dict[str, Any] | None = None  # the retrieval index (server/features/indexing.py)
 
 
 @attrs.frozen(kw_only=True)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from server.agent import ChatSession
 from server.capabilities import ResolvedClientCapabilities
@@ -30,6 +31,7 @@ class ServerState:
     folders: Folders = field(default_factory=Folders)
     # The last provider resolution and the settings it was made for (probes are not free).
     resolution: tuple[tuple[Config, frozenset[str]], Resolution] | None = None
+    indexes: dict[tuple[Path, str], Any] = field(default_factory=dict)  # features/indexing
 
     @classmethod
     def from_environment(cls) -> tuple[ServerState, list[ConfigProblem]]:

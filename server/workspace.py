@@ -22,6 +22,7 @@ from actions.paths import Workspace
 from actions.plans import PlanFiles
 from actions.tools import ToolRegistry, default_registry
 from actions.tools.adapters import tool_adapter
+from actions.tools.search_docs import IndexSource
 from server.agent import Agent, AgentError
 from server.config import Config
 from server.providers.base import Provider
@@ -80,9 +81,16 @@ class Folders:
 
 
 def build_agent(
-    config: Config, provider: Provider, folder: FolderContext | None, applier: Applier | None
+    config: Config,
+    provider: Provider,
+    folder: FolderContext | None,
+    applier: Applier | None,
+    *,
+    index_source: IndexSource | None = None,
 ) -> Agent:
-    """The agent for one turn; without a folder the model can only talk (no tools, no edits)."""
+    """The agent for one turn; without a folder the model can only talk (no tools, no edits).
+    `index_source`: the live index for search_docs (the server's); else the embedded index of
+    the folder is opened and updated on the first search."""
     # The embedded model's decoding is constrained to one JSON document: no fences there.
     adapter = tool_adapter(config.toolProtocol, fenced_bodies=provider.name != "local")
     budget = history_chars(config)
@@ -98,9 +106,12 @@ def build_agent(
         )
     plans = PlanFiles(folder.workspace, folder.store, applier)
     name = folder.workspace.name
-    return Agent(
-        provider, folder.registry, plans, name, adapter, config.maxTurns, history_chars=budget
-    )
+    registry = folder.registry
+    if index_source is not None or config.indexUrl:
+        registry = default_registry(
+            folder.workspace, index_source=index_source, index_url=config.indexUrl
+        )
+    return Agent(provider, registry, plans, name, adapter, config.maxTurns, history_chars=budget)
 
 
 def history_chars(config: Config) -> int:

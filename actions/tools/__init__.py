@@ -1,22 +1,29 @@
 """Tools the model can call: manifests (data), implementations (behaviour), the registry.
 
-``default_registry(workspace)`` registers the built-ins ``list_files`` and ``read_file``.
+``default_registry(workspace)`` registers the built-ins ``list_files``, ``read_file``,
+``search_files`` (a grep) and ``search_docs`` (the retrieval index; ``index_source`` gives the
+live index, else the workspace's embedded index is opened and brought up to date on first use).
 """
 
 from __future__ import annotations
 
 from actions.paths import Workspace
-from actions.tools import list_files, read_file
+from actions.tools import list_files, read_file, search_docs, search_files
 from actions.tools.base import Tool, ToolImplementation, ToolResult
 from actions.tools.list_files import ListFiles, ListFilesConfig
 from actions.tools.read_file import ReadFile, ReadFileConfig
 from actions.tools.registry import ToolRegistry
+from actions.tools.search_docs import IndexSource, SearchDocs
+from actions.tools.search_files import SearchFiles, SearchFilesConfig
 
 __all__ = [
     "ListFiles",
     "ListFilesConfig",
     "ReadFile",
     "ReadFileConfig",
+    "SearchDocs",
+    "SearchFiles",
+    "SearchFilesConfig",
     "Tool",
     "ToolImplementation",
     "ToolRegistry",
@@ -30,9 +37,36 @@ def default_registry(
     *,
     list_config: ListFilesConfig | None = None,
     read_config: ReadFileConfig | None = None,
+    index_source: IndexSource | None = None,
+    index_url: str = "",
 ) -> ToolRegistry:
     """A registry with the built-in tools bound to ``workspace``."""
     registry = ToolRegistry()
     registry.register(list_files.MANIFEST, ListFiles(workspace, list_config))
     registry.register(read_file.MANIFEST, ReadFile(workspace, read_config))
+    registry.register(search_files.MANIFEST, SearchFiles(workspace))
+    registry.register(
+        search_docs.MANIFEST, SearchDocs(index_source or _lazy_index(workspace, index_url))
+    )
     return registry
+
+
+def _lazy_index(workspace: Workspace, url: str) -> IndexSource:
+    """The embedded index of ``workspace``, opened and updated once, on the first search."""
+    import asyncio
+
+    from actions.index import WorkspaceIndex, open_index
+    from actions.tools.search_docs import Searchable
+
+    opened: list[WorkspaceIndex] = []
+    lock = asyncio.Lock()
+
+    async def source() -> Searchable:
+        async with lock:
+            if not opened:
+                index = open_index(workspace, url=url)
+                await index.update_all()
+                opened.append(index)
+        return opened[0]
+
+    return source

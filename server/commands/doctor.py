@@ -12,7 +12,10 @@ import asyncio
 import json
 from typing import Any
 
+import attrs
+
 from server.commands.chat import cli_setup
+from server.commands.index import index_report, render_index
 from server.config import Config
 from server.protocol import StatusReport, to_wire
 from server.providers import PROVIDERS, make_provider
@@ -60,8 +63,10 @@ def run(args: argparse.Namespace) -> int:
     report = asyncio.run(
         provider_status(config, explicit, provider_for=provider_for, check=not args.no_check)
     )
+    report = attrs.evolve(report, index=index_report(root, config.indexUrl))
     if args.json:
         print(json.dumps(to_wire(report), ensure_ascii=False))
     else:
         print(render(report))
+        print(render_index(report.index or {}))
     return 0 if report.reachable or (args.no_check and report.provider) else 1

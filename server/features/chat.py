@@ -13,6 +13,7 @@ from pygls.exceptions import JsonRpcInvalidParams
 from server.agent import AgentError, ChatSession, TurnOutcome, run_turn
 from server.editor import EditorApplier, LspEditor
 from server.features.configuration import settled
+from server.features.indexing import live
 from server.history import SessionStore, UnknownSession
 from server.lsp import AgentLanguageServer, RequestFailed
 from server.protocol import (
@@ -138,7 +139,7 @@ async def editor_turn(
         folder = await open_folder(ls, root)
         applier = EditorApplier(LspEditor(ls), root) if root is not None else None
         provider = await ls.state.resolved_provider(root)
-        agent = build_agent(config, provider, folder, applier)
+        agent = build_agent(config, provider, folder, applier, index_source=lambda: live(ls))
         outcome = await run_turn(agent, session, message, context, sink)
         ending = "done"
         await asyncio.to_thread(SessionStore(root).save, session.id, session.messages)

@@ -38,6 +38,9 @@ def on_initialize(ls: AgentLanguageServer, params: types.InitializeParams) -> No
 
 def on_initialized(ls: AgentLanguageServer, params: types.InitializedParams) -> None:
     ls.config_refresh = asyncio.ensure_future(refresh(ls, None))
+    from server.features import indexing  # the index waits for the settings just pulled
+
+    indexing.schedule_start(ls)
 
 
 def on_did_change_configuration(

@@ -1,16 +1,21 @@
 """`agent/status`: which provider answers chat requests, why, and whether it answers now.
 
 Params (optional): `{"check": false}` skips the test request (`reachable` is then null).
-Result: `{provider, model, reason, reachable, detail, baseUrl, candidates}`, the same facts
-`agent-ls doctor` prints. The test request goes through the server's cached provider, so a
-local model loaded for it stays loaded for the chat that follows.
+Result: `{provider, model, reason, reachable, detail, baseUrl, candidates, index}`, the same
+facts `agent-ls doctor` prints; `index` is the retrieval index: `{state, backend, location,
+documents: {pending, chunked, ready, failed}, chunks, failures: [{path, reason}], watching}`.
+The test request goes through the server's cached provider, so a local model loaded for it
+stays loaded for the chat that follows.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+import attrs
+
 from server.features.configuration import settled
+from server.features.indexing import index_status
 from server.lsp import AgentLanguageServer
 from server.protocol import AGENT_STATUS, StatusReport
 from server.resolve import explicit_keys, provider_status
@@ -26,4 +31,4 @@ async def status(ls: AgentLanguageServer, params: Any) -> StatusReport:
     explicit = explicit_keys(ls.state.init_options, ls.state.client_settings)
     check = not (isinstance(params, dict) and params.get("check") is False)
     report = await provider_status(config, explicit, provider_for=ls.state.provider, check=check)
-    return report
+    return attrs.evolve(report, index=await index_status(ls))

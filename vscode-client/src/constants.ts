@@ -9,6 +9,8 @@ export const AGENT_CHAT = "agent/chat";
 export const AGENT_CHAT_PROGRESS = "agent/chatProgress";
 export const AGENT_STATUS = "agent/status";
 export const AGENT_SESSIONS = "agent/sessions";
+export const AGENT_SEARCH = "agent/search";
+export const AGENT_INDEX_UPDATED = "agent/indexUpdated";
 
 export const CMD_CHAT = "agent.chat";
 export const CMD_UNDO = "agent.undo";

@@ -331,7 +331,9 @@ async def test_unknown_tool_lists_the_valid_ones(tmp_path: Path) -> None:
     registry = registry_for(tmp_path)
     result = await registry.call("write_file", {})
     assert result.error_kind == "tool_not_found"
-    assert result.text == "unknown tool 'write_file'; valid tools: list_files, read_file"
+    assert result.text == (
+        "unknown tool 'write_file'; valid tools: list_files, read_file, search_files, search_docs"
+    )
     with pytest.raises(ToolNotFound):
         registry.get("write_file")
 

@@ -1,0 +1,39 @@
+"""Retrieval over the workspace (SPEC §10): chunking, stores, incremental indexing, watching.
+
+``open_index(workspace)`` gives the ``WorkspaceIndex`` of a workspace on its configured store.
+"""
+
+from __future__ import annotations
+
+from actions.index.files import IndexConfig
+from actions.index.indexer import UpdateReport, WorkspaceIndex
+from actions.index.model import Chunk, DocumentRecord, Hit, IndexStatus
+from actions.index.store import Store, StoreError, open_store
+from actions.index.summary import Summarizer
+from actions.paths import Workspace
+
+__all__ = [
+    "Chunk",
+    "DocumentRecord",
+    "Hit",
+    "IndexConfig",
+    "IndexStatus",
+    "Store",
+    "StoreError",
+    "Summarizer",
+    "UpdateReport",
+    "WorkspaceIndex",
+    "open_index",
+    "open_store",
+]
+
+
+def open_index(
+    workspace: Workspace,
+    *,
+    url: str = "",
+    config: IndexConfig | None = None,
+    summarizer: Summarizer | None = None,
+) -> WorkspaceIndex:
+    """The index of ``workspace`` (``url``: ``indexUrl``; empty = the embedded store)."""
+    return WorkspaceIndex(workspace, open_store(workspace.root, url), config, summarizer)

@@ -1,0 +1,196 @@
+"""Which workspace files the index covers, and reading one of them safely.
+
+Covered: the files ``list_files`` would list (.gitignore honoured, ``.git``, the checkpoint
+store and noise folders such as ``node_modules`` skipped), minus the secret deny list
+(secret files are never read, not even recorded). A covered file that cannot be indexed —
+too large, binary, not UTF-8, unreadable, refused (a symlink out of the workspace), gone while
+being read — is recorded ``failed`` with that reason.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import os
+import stat
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from actions.errors import PathRefused
+from actions.paths import Workspace
+from actions.tools.file_listing import IgnoreRules, git_files, walk_files
+from actions.tools.list_files import ListFilesConfig
+
+BINARY_SNIFF_BYTES = 8192
+SKIPPED_SUFFIXES = frozenset(
+    [
+        ".png",
+        ".jpg",
+        ".jpeg",
+        ".gif",
+        ".webp",
+        ".ico",
+        ".bmp",
+        ".tiff",
+        ".svgz",
+        ".pdf",
+        ".zip",
+        ".gz",
+        ".tgz",
+        ".bz2",
+        ".xz",
+        ".zst",
+        ".7z",
+        ".rar",
+        ".jar",
+        ".war",
+        ".whl",
+        ".egg",
+        ".so",
+        ".dylib",
+        ".dll",
+        ".exe",
+        ".o",
+        ".a",
+        ".lib",
+        ".class",
+        ".pyc",
+        ".pyo",
+        ".wasm",
+        ".bin",
+        ".dat",
+        ".db",
+        ".sqlite",
+        ".sqlite3",
+        ".mp3",
+        ".mp4",
+        ".mov",
+        ".avi",
+        ".mkv",
+        ".wav",
+        ".flac",
+        ".ogg",
+        ".woff",
+        ".woff2",
+        ".ttf",
+        ".otf",
+        ".eot",
+        ".psd",
+        ".ai",
+        ".sketch",
+        ".fig",
+        ".iso",
+        ".dmg",
+        ".lock",
+    ]
+)
+
+
+@dataclass(frozen=True)
+class IndexConfig:
+    max_file_bytes: int = 4 * 2**20
+    scan_limit: int = 200_000
+    git_timeout: float = 60.0
+    skip_dirs: frozenset[str] = field(default_factory=lambda: ListFilesConfig().skip_dirs)
+
+
+@dataclass(frozen=True)
+class FileRead:
+    """The outcome of reading one file: its text, or why it was not indexed."""
+
+    size: int
+    mtime_ns: int
+    text: str | None = None
+    content_hash: str = ""
+    reason: str = ""
+
+
+class FileSet:
+    """The covered files of one workspace."""
+
+    def __init__(self, workspace: Workspace, config: IndexConfig) -> None:
+        self.workspace = workspace
+        self.config = config
+
+    def skipped(self, relative: str) -> bool:
+        """Never indexed nor recorded: noise folders, denied locations, secrets, media and
+        archives (by suffix)."""
+        parts = relative.split("/")
+        return (
+            any(part in self.config.skip_dirs for part in parts)
+            or self.workspace.is_denied(relative)
+            or self.workspace.is_secret(relative)
+            or Path(relative).suffix.lower() in SKIPPED_SUFFIXES
+        )
+
+    async def list(self) -> list[str]:
+        """Every covered file (sorted)."""
+        root = self.workspace.root
+        listing = await git_files(root, "", self.config.git_timeout)
+        if listing is None:
+            listing = await asyncio.to_thread(
+                walk_files, root, "", self.skipped, self.config.scan_limit
+            )
+        return sorted(path for path in listing.files if not self.skipped(path))
+
+    def ignored(self, paths: Iterable[str]) -> set[str]:
+        """Those of ``paths`` that .gitignore rules exclude (for single-file updates)."""
+        rules = IgnoreRules(self.workspace.root)
+        loaded: set[str] = set()
+        result: set[str] = set()
+        for path in paths:
+            parts = path.split("/")
+            for depth in range(len(parts)):
+                folder = "/".join(parts[:depth])
+                if folder not in loaded:
+                    rules.load(folder)
+                    loaded.add(folder)
+            folders = ["/".join(parts[:depth]) for depth in range(1, len(parts))]
+            if any(rules.ignored(folder, is_dir=True) for folder in folders) or rules.ignored(
+                path, is_dir=False
+            ):
+                result.add(path)
+        return result
+
+    def stat(self, relative: str) -> os.stat_result | None:
+        """``None`` when the file does not exist (any more); a dangling symlink's own stat."""
+        path = self.workspace.root / relative
+        try:
+            return os.stat(path)
+        except (FileNotFoundError, NotADirectoryError):
+            try:
+                return os.lstat(path) if os.path.islink(path) else None
+            except OSError:
+                return None
+
+    def read(self, relative: str, info: os.stat_result) -> FileRead:
+        """Read and check one file (see the module docstring for the failure reasons)."""
+        size, mtime = info.st_size, info.st_mtime_ns
+        try:
+            resolved = self.workspace.resolve(relative, for_write=False)
+        except PathRefused as refused:
+            return FileRead(size, mtime, reason=f"refused: {refused.reason}")
+        if not stat.S_ISREG(info.st_mode):
+            return FileRead(size, mtime, reason="not a regular file")
+        if size > self.config.max_file_bytes:
+            limit = self.config.max_file_bytes
+            return FileRead(size, mtime, reason=f"too large ({size} bytes > {limit} limit)")
+        try:
+            with open(resolved.absolute, "rb") as handle:
+                data = handle.read(self.config.max_file_bytes + 1)
+        except FileNotFoundError:
+            return FileRead(size, mtime, reason="deleted while being indexed")
+        except OSError as error:
+            return FileRead(size, mtime, reason=f"unreadable ({error.strerror or error})")
+        if len(data) > self.config.max_file_bytes:
+            return FileRead(size, mtime, reason="grew too large while being indexed")
+        digest = hashlib.sha256(data).hexdigest()
+        if b"\0" in data[:BINARY_SNIFF_BYTES]:
+            return FileRead(size, mtime, content_hash=digest, reason="binary (NUL bytes)")
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as error:
+            reason = f"not UTF-8 text (byte {error.start})"
+            return FileRead(size, mtime, content_hash=digest, reason=reason)
+        return FileRead(len(data), mtime, text.removeprefix("\ufeff"), digest)

@@ -1,0 +1,94 @@
+"""The retrieval index's data: documents, chunks and search hits (SPEC §10)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+DocumentStatus = Literal["pending", "chunked", "ready", "failed"]
+STATUSES: tuple[DocumentStatus, ...] = ("pending", "chunked", "ready", "failed")
+ChunkType = Literal["text", "list", "table", "code"]
+EmbeddingStatus = Literal["none", "pending", "done", "failed"]
+
+
+@dataclass(frozen=True)
+class DocumentRecord:
+    """One workspace file as the index knows it.
+
+    ``path`` is workspace-relative posix; ``content_hash`` the sha256 of the bytes chunked
+    (``""`` before the first read); ``size`` / ``mtime_ns`` let an unchanged file be skipped
+    without reading it; ``reason`` says why a ``failed`` document was not indexed.
+    """
+
+    path: str
+    status: DocumentStatus
+    content_hash: str = ""
+    size: int = 0
+    mtime_ns: int = 0
+    reason: str = ""
+    chunks: int = 0
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """One searchable unit. ``indexed_text`` is what is matched (heading path + summary, plus
+    the text itself for prose and short code); ``content`` is the original element returned to
+    the reader; ``lines`` are 1-based inclusive."""
+
+    document: str
+    position: int
+    type: ChunkType
+    content: str
+    indexed_text: str
+    summary: str = ""
+    is_atomic: bool = False
+    headings: tuple[str, ...] = ()
+    start_line: int = 1
+    end_line: int = 1
+    language: str = ""
+    embedding_status: EmbeddingStatus = "none"
+    embedding: tuple[float, ...] | None = field(default=None, repr=False)
+
+
+@dataclass(frozen=True)
+class Hit:
+    """A search result: the original element and its score (higher is better)."""
+
+    chunk: Chunk
+    score: float
+
+    def to_json(self) -> dict[str, Any]:
+        """The wire record of `agent-ls search --json` and `agent/search`."""
+        chunk = self.chunk
+        return {
+            "path": chunk.document,
+            "startLine": chunk.start_line,
+            "endLine": chunk.end_line,
+            "type": chunk.type,
+            "headings": list(chunk.headings),
+            "content": chunk.content,
+            "summary": chunk.summary,
+            "score": round(self.score, 6),
+        }
+
+
+@dataclass(frozen=True)
+class IndexStatus:
+    """Counts of documents by status, chunk count and the failures with their reasons."""
+
+    counts: dict[str, int]
+    chunks: int
+    failures: list[DocumentRecord]
+    backend: str
+    location: str
+    dense: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "backend": self.backend,
+            "location": self.location,
+            "dense": self.dense,
+            "documents": dict(self.counts),
+            "chunks": self.chunks,
+            "failures": [{"path": f.path, "reason": f.reason} for f in self.failures],
+        }

@@ -1,0 +1,394 @@
+"""The embedded index: one SQLite file, chunks searched with FTS5's BM25.
+
+Three FTS columns weigh differently: ``head`` (the file path and heading path, x2),
+``small`` (the summary of a table / long code block, or the text of prose and short code,
+x1) and ``body`` (the original table or long code, x0.5: an exact cell value still finds
+its table, but the summary ranks it). Text is indexed as lower-cased words with a light
+plural stemmer. Queries are reduced to the same words, stop words dropped, words found in
+more than 5% of the chunks (of a large index) dropped when rarer ones exist — they barely
+change the ranking and cost the most — and the rest OR-ed: BM25 ranks chunks matching more,
+rarer words first. A query of only very common words ranks the first ``CAPPED_ROWS`` matching
+chunks (bounded time; such a query has no good answer anyway).
+
+One connection per store, guarded by a lock (callers come from worker threads); WAL mode so
+another process (``agent-ls index`` beside a running server) can read and write too.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+import sqlite3
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+
+from actions.index.model import STATUSES, Chunk, DocumentRecord, Hit
+from actions.index.store import StoreError
+
+SCHEMA_VERSION = 2
+WEIGHTS = (2.0, 1.0, 0.5)
+_WORD = re.compile(r"\w+", re.UNICODE)
+STOP_WORDS = frozenset(
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "by",
+        "can",
+        "do",
+        "does",
+        "for",
+        "from",
+        "how",
+        "i",
+        "if",
+        "in",
+        "is",
+        "it",
+        "its",
+        "of",
+        "on",
+        "or",
+        "so",
+        "that",
+        "the",
+        "their",
+        "then",
+        "there",
+        "these",
+        "this",
+        "to",
+        "was",
+        "what",
+        "when",
+        "where",
+        "which",
+        "who",
+        "why",
+        "will",
+        "with",
+        "you",
+        "your",
+    ]
+)
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS documents (
+    path TEXT PRIMARY KEY, status TEXT NOT NULL, content_hash TEXT NOT NULL DEFAULT '',
+    size INTEGER NOT NULL DEFAULT 0, mtime_ns INTEGER NOT NULL DEFAULT 0,
+    reason TEXT NOT NULL DEFAULT '', chunks INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE IF NOT EXISTS chunks (
+    id INTEGER PRIMARY KEY, document TEXT NOT NULL, position INTEGER NOT NULL,
+    type TEXT NOT NULL, content TEXT NOT NULL, indexed_text TEXT NOT NULL,
+    summary TEXT NOT NULL, is_atomic INTEGER NOT NULL, headings TEXT NOT NULL,
+    start_line INTEGER NOT NULL, end_line INTEGER NOT NULL, language TEXT NOT NULL,
+    embedding_status TEXT NOT NULL, embedding BLOB
+);
+CREATE INDEX IF NOT EXISTS chunks_document ON chunks(document, position);
+CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
+    head, small, body, tokenize = 'unicode61'
+);
+CREATE VIRTUAL TABLE IF NOT EXISTS chunks_vocab USING fts5vocab(chunks_fts, 'row');
+"""
+COMMON_SHARE = 0.01  # a query word in more than 1% of the chunks (and > COMMON_MIN) is noise
+COMMON_MIN = 500
+MAX_TERMS = 6  # the rarest words of a long query decide its ranking
+CAPPED_ROWS = 1000
+STATS_TTL = 500  # document frequencies are re-read after this many document writes
+
+
+def terms(text: str) -> list[str]:
+    """Lower-cased words with a light plural stemmer (``indexes`` -> ``index``), the form
+    both the FTS columns and the queries use."""
+    return [_stem(word) for word in _WORD.findall(text.lower())]
+
+
+@functools.lru_cache(maxsize=65536)
+def _stem(word: str) -> str:
+    if len(word) <= 3 or not word.endswith("s") or word.endswith(("ss", "us", "is")):
+        return word
+    if word.endswith("ies") and not word.endswith(("eies", "aies")):
+        return word[:-3] + "y"
+    if word.endswith(("sses", "xes", "ches", "shes", "zes")):
+        return word[:-2]
+    return word[:-1]
+
+
+def query_terms(query: str) -> list[str]:
+    """``query``'s distinct terms, stop words dropped unless nothing else is left."""
+    words = list(dict.fromkeys(terms(query)))
+    return [word for word in words if word not in STOP_WORDS] or words
+
+
+def fts_query(words: list[str]) -> str:
+    return " OR ".join(f'"{word}"' for word in words)
+
+
+def fts_columns(chunk: Chunk) -> tuple[str, str, str]:
+    """``(head, small, body)`` of a chunk; ``indexed_text`` is ``path\nheadings\nsmall``."""
+    path, _, rest = chunk.indexed_text.partition("\n")
+    headings, _, small = rest.partition("\n")
+    body = chunk.content if chunk.summary else ""
+    head = " ".join(terms(f"{path} {headings}"))
+    return head, " ".join(terms(small)), " ".join(terms(body))
+
+
+class SqliteStore:
+    """``Store`` on one SQLite file (created with its folder on first use)."""
+
+    backend = "sqlite"
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            self._db.execute("PRAGMA busy_timeout=10000")
+            self._migrate()
+        except sqlite3.Error as error:
+            raise StoreError(f"the index at {path} cannot be opened: {error}") from None
+        except OSError as error:
+            raise StoreError(f"the index folder {path.parent} cannot be created: {error}") from None
+        self._lock = threading.Lock()
+        self._frequencies: dict[str, int] = {}  # document frequency of query words, cached
+        self._total: int | None = None
+        self._writes = 0
+
+    @property
+    def location(self) -> str:
+        return str(self.path)
+
+    def _migrate(self) -> None:
+        (version,) = self._db.execute("PRAGMA user_version").fetchone()
+        if version not in (0, SCHEMA_VERSION):  # an older layout: rebuild from the files
+            for table in ("chunks_vocab", "chunks_fts", "chunks", "documents"):
+                self._db.execute(f"DROP TABLE IF EXISTS {table}")
+        self._db.executescript(_SCHEMA)
+        self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+
+    @contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            self._writes += 1
+            if self._total is not None and self._total < 2 * COMMON_MIN:
+                self._writes = STATS_TTL  # a small index: exact statistics are cheap
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._db
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
+
+    def documents(self) -> dict[str, DocumentRecord]:
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT path, status, content_hash, size, mtime_ns, reason, chunks FROM documents"
+            ).fetchall()
+        return {row[0]: DocumentRecord(*row) for row in rows}
+
+    def put_document(self, record: DocumentRecord) -> None:
+        with self._transaction() as db:
+            _upsert(db, record)
+
+    def put_documents(self, records: Sequence[DocumentRecord]) -> None:
+        with self._transaction() as db:
+            for record in records:
+                _upsert(db, record)
+
+    def replace_chunks(self, record: DocumentRecord, chunks: Sequence[Chunk]) -> None:
+        columns = [fts_columns(chunk) for chunk in chunks]  # outside the lock: pure work
+        with self._transaction() as db:
+            _delete_chunks(db, record.path)
+            (last,) = db.execute("SELECT coalesce(max(id), 0) FROM chunks").fetchone()
+            ids = range(last + 1, last + 1 + len(chunks))
+            db.executemany(
+                "INSERT INTO chunks (id, document, position, type, content, indexed_text, "
+                "summary, is_atomic, headings, start_line, end_line, language, "
+                "embedding_status, embedding) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                [
+                    (
+                        row_id,
+                        chunk.document,
+                        chunk.position,
+                        chunk.type,
+                        chunk.content,
+                        chunk.indexed_text,
+                        chunk.summary,
+                        int(chunk.is_atomic),
+                        json.dumps(list(chunk.headings), ensure_ascii=False),
+                        chunk.start_line,
+                        chunk.end_line,
+                        chunk.language,
+                        chunk.embedding_status,
+                        _pack(chunk.embedding),
+                    )
+                    for row_id, chunk in zip(ids, chunks, strict=True)
+                ],
+            )
+            db.executemany(
+                "INSERT INTO chunks_fts (rowid, head, small, body) VALUES (?,?,?,?)",
+                [(row_id, *fts) for row_id, fts in zip(ids, columns, strict=True)],
+            )
+            _upsert(db, record)
+
+    def remove_document(self, path: str) -> None:
+        with self._transaction() as db:
+            _delete_chunks(db, path)
+            db.execute("DELETE FROM documents WHERE path = ?", (path,))
+
+    def chunks_of(self, path: str) -> list[Chunk]:
+        with self._lock:
+            rows = self._db.execute(
+                f"SELECT {_CHUNK_COLUMNS} FROM chunks WHERE document = ? ORDER BY position",
+                (path,),
+            ).fetchall()
+        return [_chunk(row) for row in rows]
+
+    def _selective(self, words: list[str]) -> list[str]:
+        """The words worth ranking by: known ones, the very common dropped when rarer exist."""
+        if not words:
+            return []
+        with self._lock:
+            if self._writes >= STATS_TTL or self._total is None:
+                self._frequencies.clear()
+                (self._total,) = self._db.execute("SELECT count(*) FROM chunks").fetchone()
+                self._writes = 0
+            for word in words:
+                if word not in self._frequencies:
+                    row = self._db.execute(
+                        "SELECT doc FROM chunks_vocab WHERE term = ?", (word,)
+                    ).fetchone()
+                    self._frequencies[word] = int(row[0]) if row else 0
+            found = {word: self._frequencies[word] for word in words if self._frequencies[word]}
+            total = self._total
+        known = sorted(found, key=lambda word: found[word])
+        limit = max(COMMON_MIN, int(total * COMMON_SHARE))
+        selective = [word for word in known if found[word] <= limit]
+        return selective[:MAX_TERMS] or known[:2]
+
+    def search(self, query: str, k: int, *, vector: Sequence[float] | None = None) -> list[Hit]:
+        words = self._selective(query_terms(query))
+        if not words or k <= 0:
+            return []
+        match = fts_query(words)
+        weights = ", ".join(str(weight) for weight in WEIGHTS)
+        window, arguments = "", [match]
+        if self._frequencies.get(words[0], 0) > max(COMMON_MIN, (self._total or 0) * COMMON_SHARE):
+            # only very common words: rank the first CAPPED_ROWS matches, not all of them
+            window = (
+                " AND rowid <= (SELECT max(rowid) FROM (SELECT rowid FROM chunks_fts"
+                f" WHERE chunks_fts MATCH ? LIMIT {CAPPED_ROWS}))"
+            )
+            arguments.append(match)
+        sql = (  # rank in the FTS index alone, then fetch only the k winners
+            f"SELECT {_CHUNK_COLUMNS}, best.rank FROM ("
+            f"SELECT rowid, bm25(chunks_fts, {weights}) AS rank FROM chunks_fts "
+            f"WHERE chunks_fts MATCH ?{window} ORDER BY rank LIMIT ?"
+            ") AS best JOIN chunks ON chunks.id = best.rowid ORDER BY best.rank"
+        )
+        with self._lock:
+            try:
+                rows = self._db.execute(sql, (*arguments, k)).fetchall()
+            except sqlite3.OperationalError as error:
+                raise StoreError(f"search failed: {error}") from None
+        return [Hit(_chunk(row[:-1]), -float(row[-1])) for row in rows]
+
+    def counts(self) -> dict[str, int]:
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT status, count(*) FROM documents GROUP BY status"
+            ).fetchall()
+        found = dict(rows)
+        return {status: int(found.get(status, 0)) for status in STATUSES}
+
+    def chunk_count(self) -> int:
+        with self._lock:
+            (count,) = self._db.execute("SELECT count(*) FROM chunks").fetchone()
+        return int(count)
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+
+_CHUNK_COLUMNS = (
+    "chunks.document, chunks.position, chunks.type, chunks.content, chunks.indexed_text, "
+    "chunks.summary, chunks.is_atomic, chunks.headings, chunks.start_line, chunks.end_line, "
+    "chunks.language, chunks.embedding_status"
+)
+
+
+def _chunk(row: Sequence[object]) -> Chunk:
+    (
+        document,
+        position,
+        kind,
+        content,
+        indexed,
+        summary,
+        atomic,
+        headings,
+        start,
+        end,
+        language,
+        embedding_status,
+    ) = row
+    return Chunk(
+        document=str(document),
+        position=int(str(position)),
+        type=kind,  # type: ignore[arg-type]
+        content=str(content),
+        indexed_text=str(indexed),
+        summary=str(summary),
+        is_atomic=bool(atomic),
+        headings=tuple(json.loads(str(headings))),
+        start_line=int(str(start)),
+        end_line=int(str(end)),
+        language=str(language),
+        embedding_status=embedding_status,  # type: ignore[arg-type]
+    )
+
+
+def _upsert(db: sqlite3.Connection, record: DocumentRecord) -> None:
+    db.execute(
+        "INSERT INTO documents (path, status, content_hash, size, mtime_ns, reason, chunks) "
+        "VALUES (?,?,?,?,?,?,?) ON CONFLICT(path) DO UPDATE SET status=excluded.status, "
+        "content_hash=excluded.content_hash, size=excluded.size, mtime_ns=excluded.mtime_ns, "
+        "reason=excluded.reason, chunks=excluded.chunks",
+        (
+            record.path,
+            record.status,
+            record.content_hash,
+            record.size,
+            record.mtime_ns,
+            record.reason,
+            record.chunks,
+        ),
+    )
+
+
+def _delete_chunks(db: sqlite3.Connection, path: str) -> None:
+    db.execute(
+        "DELETE FROM chunks_fts WHERE rowid IN (SELECT id FROM chunks WHERE document = ?)",
+        (path,),
+    )
+    db.execute("DELETE FROM chunks WHERE document = ?", (path,))
+
+
+def _pack(vector: tuple[float, ...] | None) -> bytes | None:
+    if vector is None:
+        return None
+    import array
+
+    return array.array("f", vector).tobytes()

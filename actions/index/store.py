@@ -1,0 +1,110 @@
+"""The index store protocol and how a workspace's store is chosen.
+
+A backend keeps documents (``DocumentRecord``) and their chunks, and answers ranked searches.
+Calls are synchronous (callers off the event loop use ``asyncio.to_thread``) and each method is
+atomic on its own: ``replace_chunks`` swaps a document's chunks and record in one transaction,
+so a crash never leaves half a document searchable.
+
+Backends: ``SqliteStore`` (embedded, FTS5 BM25; the default, under
+``$XDG_CACHE_HOME/agent-ls/index/<workspace key>/``) — a PostgreSQL backend plugs in by
+implementing ``Store`` and being returned by ``open_store`` for ``postgresql://`` URLs.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Protocol
+
+from actions.index.model import Chunk, DocumentRecord, Hit
+
+INDEX_DIR_ENV = "AGENT_LS_INDEX_DIR"
+INDEX_URL_ENV = "AGENT_LS_INDEX_URL"
+
+
+class StoreError(Exception):
+    """The index store cannot be opened or used (the message says why and what to do)."""
+
+
+class Store(Protocol):
+    """What the indexer and search need from a backend."""
+
+    @property
+    def backend(self) -> str:
+        """A short name: ``sqlite``, ``postgresql``."""
+        ...
+
+    @property
+    def location(self) -> str:
+        """Where the index lives (a file path or a URL without password)."""
+        ...
+
+    def documents(self) -> dict[str, DocumentRecord]:
+        """Every known document by path."""
+        ...
+
+    def put_document(self, record: DocumentRecord) -> None:
+        """Insert or update a document's record; its chunks are kept."""
+        ...
+
+    def put_documents(self, records: Sequence[DocumentRecord]) -> None:
+        """``put_document`` for many, in one transaction."""
+        ...
+
+    def replace_chunks(self, record: DocumentRecord, chunks: Sequence[Chunk]) -> None:
+        """Atomically replace the chunks of ``record.path`` and store ``record``."""
+        ...
+
+    def remove_document(self, path: str) -> None:
+        """Forget a document and its chunks (no error when unknown)."""
+        ...
+
+    def chunks_of(self, path: str) -> list[Chunk]:
+        """A document's chunks in position order."""
+        ...
+
+    def search(self, query: str, k: int, *, vector: Sequence[float] | None = None) -> list[Hit]:
+        """The ``k`` best chunks for ``query`` (lexical; fused with ``vector`` when given)."""
+        ...
+
+    def counts(self) -> dict[str, int]:
+        """Documents by status (every status present, zero included)."""
+        ...
+
+    def chunk_count(self) -> int: ...
+
+    def close(self) -> None: ...
+
+
+def workspace_key(root: Path) -> str:
+    """The same key the checkpoint store uses: a hash of the workspace's real path."""
+    return hashlib.sha256(os.fsencode(os.path.realpath(root))).hexdigest()[:20]
+
+
+def default_index_dir(root: Path) -> Path:
+    """Where the embedded index of ``root`` lives (outside the workspace)."""
+    base = os.environ.get(INDEX_DIR_ENV)
+    if base:
+        return Path(base) / workspace_key(root)
+    cache = os.environ.get("XDG_CACHE_HOME", "")
+    cache_root = Path(cache) if os.path.isabs(cache) else Path.home() / ".cache"
+    return cache_root / "agent-ls" / "index" / workspace_key(root)
+
+
+def open_store(root: Path, url: str = "") -> Store:
+    """The store of ``root``: ``url`` (or ``$AGENT_LS_INDEX_URL``) when set, else SQLite."""
+    url = url or os.environ.get(INDEX_URL_ENV, "")
+    if url.startswith(("postgresql://", "postgres://")):
+        raise StoreError(
+            "a PostgreSQL index (indexUrl) is not available in this build; "
+            "unset indexUrl / AGENT_LS_INDEX_URL to use the embedded index"
+        )
+    if url and not url.startswith("sqlite:"):
+        raise StoreError(f"unsupported index URL {url!r}: use postgresql://... or leave it empty")
+    from actions.index.sqlite_store import SqliteStore
+
+    if url.startswith("sqlite:"):
+        return SqliteStore(Path(url.removeprefix("sqlite://").removeprefix("sqlite:")))
+    return SqliteStore(default_index_dir(root) / "index.sqlite3")

@@ -1,0 +1,150 @@
+"""`agent-ls index --workspace DIR [--json]`: build or update the workspace's retrieval index.
+
+Incremental: unchanged files are not read again, deleted ones leave the index. A progress
+bar goes to stderr (when it is a terminal). Prints the counts of documents by status and
+every failed document with its reason (`--json`: `{location, documents: {pending, chunked,
+ready, failed}, chunks, indexed, unchanged, removed, failures: [{path, reason}]}`).
+Exit status 0 when the index was updated (failed documents included), 2 when it cannot be.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from pathlib import Path
+from typing import Any, TextIO
+
+from actions.checkpoints import default_store_dir
+from actions.index import StoreError, UpdateReport, WorkspaceIndex, open_index
+from actions.index.store import default_index_dir
+from actions.paths import Workspace
+from server.config import from_environment
+
+BAR_WIDTH = 30
+
+
+def register(sub: Any) -> None:
+    parser = sub.add_parser("index", help="build or update the workspace's search index")
+    parser.add_argument("--workspace", default=".", help="workspace folder (default: .)")
+    parser.add_argument("--index-url", dest="indexUrl", help="index store URL (postgresql://...)")
+    parser.add_argument("--json", action="store_true", help="print the counts as JSON")
+    parser.set_defaults(func=run)
+
+
+def open_workspace_index(args: argparse.Namespace) -> WorkspaceIndex | None:
+    """The index of --workspace (problems printed to stderr); None when it cannot be opened."""
+    root = Path(args.workspace)
+    if not root.is_dir():
+        print(f"agent-ls: workspace {root} is not a directory", file=sys.stderr)
+        return None
+    root = root.resolve()
+    config, _ = from_environment()
+    url = getattr(args, "indexUrl", None) or config.indexUrl
+    try:
+        return open_index(Workspace(root, extra_denied=[default_store_dir(root)]), url=url)
+    except StoreError as error:
+        print(f"agent-ls: {error}", file=sys.stderr)
+        return None
+
+
+def index_report(root: Path, url: str) -> dict[str, Any]:
+    """The index part of `agent-ls doctor`: state, counts and failures, never building it."""
+    if not url and not (default_index_dir(root) / "index.sqlite3").exists():
+        return {"state": "not built", "hint": f"run: agent-ls index --workspace {root}"}
+    try:
+        index = open_index(Workspace(root), url=url)
+    except StoreError as error:
+        return {"state": "unavailable", "error": str(error)}
+    try:
+        report = asyncio.run(index.status()).to_json()
+    finally:
+        index.close()
+    report["state"] = "ready" if not report["documents"]["pending"] else "incomplete"
+    return report
+
+
+def render_index(report: dict[str, Any]) -> str:
+    """One line for a terminal."""
+    if "documents" not in report:
+        detail = report.get("error") or report.get("hint", "")
+        return f"index:     {report['state']} ({detail})"
+    counts = ", ".join(f"{n} {name}" for name, n in report["documents"].items() if n)
+    return f"index:     {counts or 'empty'}; {report['chunks']} chunks ({report['location']})"
+
+
+class ProgressBar:
+    """`[#####.....] done/total path` redrawn on one stderr line (terminals only)."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+        self.enabled = stream.isatty()
+
+    def __call__(self, done: int, total: int, path: str) -> None:
+        if not self.enabled:
+            return
+        filled = BAR_WIDTH * done // total if total else BAR_WIDTH
+        bar = "#" * filled + "." * (BAR_WIDTH - filled)
+        self.stream.write(f"\r\x1b[K[{bar}] {done}/{total} {path[-60:]}")
+        if done == total:
+            self.stream.write("\n")
+        self.stream.flush()
+
+
+async def summary(index: WorkspaceIndex, report: UpdateReport) -> dict[str, Any]:
+    status = await index.status()
+    documents = await asyncio.to_thread(index.store.documents)
+    failures = sorted(
+        (
+            {"path": doc.path, "reason": doc.reason}
+            for doc in documents.values()
+            if doc.status == "failed"
+        ),
+        key=lambda failure: failure["path"],
+    )
+    return {
+        "location": status.location,
+        "documents": status.counts,
+        "chunks": status.chunks,
+        "indexed": len(report.indexed),
+        "unchanged": len(report.unchanged),
+        "removed": len(report.removed),
+        "failures": failures,
+    }
+
+
+def render(result: dict[str, Any]) -> str:
+    counts = result["documents"]
+    lines = [
+        f"index:     {result['location']}",
+        "documents: " + ", ".join(f"{counts[name]} {name}" for name in counts),
+        f"chunks:    {result['chunks']}",
+        f"this run:  {result['indexed']} indexed, {result['unchanged']} unchanged, "
+        f"{result['removed']} removed",
+    ]
+    lines += [f"failed:    {f['path']}: {f['reason']}" for f in result["failures"]]
+    return "\n".join(lines)
+
+
+def run(args: argparse.Namespace) -> int:
+    index = open_workspace_index(args)
+    if index is None:
+        return 2
+
+    async def build() -> dict[str, Any]:
+        report = await index.update_all(ProgressBar(sys.stderr))
+        return await summary(index, report)
+
+    try:
+        result = asyncio.run(build())
+    except KeyboardInterrupt:
+        print("\nagent-ls: interrupted (what was indexed is kept)", file=sys.stderr)
+        return 130
+    except StoreError as error:
+        print(f"agent-ls: {error}", file=sys.stderr)
+        return 2
+    finally:
+        index.close()
+    print(json.dumps(result, ensure_ascii=False) if args.json else render(result))
+    return 0

@@ -1,0 +1,79 @@
+"""`agent-ls search --workspace DIR [--k N] [--json] "query"`: query the retrieval index.
+
+The index is brought up to date first (incremental: only changed files are re-chunked).
+`--json` prints a JSON array of `{path, startLine, endLine, type, headings, content, summary,
+score}`, best first, where `content` is the original element (a whole table, code block...).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from typing import Any
+
+from actions.index import Hit, StoreError
+from server.commands.index import open_workspace_index
+
+PREVIEW_LINES = 12
+
+
+def register(sub: Any) -> None:
+    parser = sub.add_parser("search", help="search the workspace's index")
+    parser.add_argument("query", help="what to look for")
+    parser.add_argument("--workspace", default=".", help="workspace folder (default: .)")
+    parser.add_argument("--k", type=int, default=8, help="number of results (default 8)")
+    parser.add_argument("--index-url", dest="indexUrl", help="index store URL (postgresql://...)")
+    parser.add_argument("--json", action="store_true", help="print the results as JSON")
+    parser.set_defaults(func=run)
+
+
+def render(hits: list[Hit]) -> str:
+    if not hits:
+        return "no match"
+    blocks = []
+    for rank, hit in enumerate(hits, 1):
+        chunk = hit.chunk
+        heading = f" — {' > '.join(chunk.headings)}" if chunk.headings else ""
+        lines = [
+            f"{rank}. {chunk.document}:{chunk.start_line}-{chunk.end_line} "
+            f"[{chunk.type}]{heading} (score {hit.score:.2f})"
+        ]
+        if chunk.summary:
+            lines.append(f"   summary: {chunk.summary}")
+        body = chunk.content.splitlines()
+        lines += ["   " + line for line in body[:PREVIEW_LINES]]
+        if len(body) > PREVIEW_LINES:
+            lines.append(f"   … {len(body) - PREVIEW_LINES} more lines")
+        blocks.append("\n".join(lines))
+    return "\n\n".join(blocks)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.k < 1:
+        print("agent-ls: --k must be at least 1", file=sys.stderr)
+        return 2
+    if not args.query.strip():
+        print("agent-ls: the query is empty", file=sys.stderr)
+        return 2
+    index = open_workspace_index(args)
+    if index is None:
+        return 2
+
+    async def query() -> list[Hit]:
+        await index.update_all()
+        return await index.search(args.query, args.k)
+
+    try:
+        hits = asyncio.run(query())
+    except StoreError as error:
+        print(f"agent-ls: {error}", file=sys.stderr)
+        return 2
+    finally:
+        index.close()
+    if args.json:
+        print(json.dumps([hit.to_json() for hit in hits], ensure_ascii=False))
+    else:
+        print(render(hits))
+    return 0

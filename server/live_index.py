@@ -1,0 +1,127 @@
+"""The index of the open workspace while the server runs: built at start, kept fresh.
+
+At ``initialized`` the workspace's index is opened (``indexUrl`` or the embedded store) and
+brought up to date in the background; from then on ``watchfiles`` and the editor's
+``didSave`` / ``workspace/didChangeWatchedFiles`` re-index what changes
+(``AGENT_LS_INDEX_WATCH=0`` turns the watcher off, e.g. on a network file system). After
+every update that changed something the server sends ``agent/indexUpdated``
+``{indexed, removed, failed: {path: reason}}`` so a client (or a test) knows the index caught up.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+from actions.checkpoints import default_store_dir
+from actions.index import StoreError, UpdateReport, WorkspaceIndex, open_index
+from actions.index.indexer import ProgressCallback
+from actions.index.model import Hit
+from actions.index.watcher import watch
+from actions.paths import Workspace
+from actions.tools.list_files import ListFilesConfig
+
+log = logging.getLogger(__name__)
+INITIAL_WAIT = 30.0
+WATCH_ENV = "AGENT_LS_INDEX_WATCH"  # "0": no file watcher (didSave etc. still re-index)
+
+Notify = Callable[[dict[str, Any]], None]
+
+
+class LiveIndex:
+    """One workspace's index, its first build and its watcher."""
+
+    def __init__(self, index: WorkspaceIndex, notify: Notify) -> None:
+        self.index = index
+        self.notify = notify
+        self.state = "starting"
+        self.error = ""
+        self.watching = asyncio.Event()
+        self._stop = asyncio.Event()
+        self._tasks: list[asyncio.Task[Any]] = []
+
+    def start(self, *, watch_files: bool | None = None) -> None:
+        if watch_files is None:
+            watch_files = os.environ.get(WATCH_ENV, "1") != "0"
+        self._tasks.append(asyncio.ensure_future(self._initial()))
+        if watch_files:
+            self._tasks.append(asyncio.ensure_future(self._watch()))
+
+    async def _initial(self) -> None:
+        self.state = "indexing"
+        try:
+            report = await self.index.update_all()
+        except Exception as error:
+            log.exception("the first index build failed")
+            self.state, self.error = "error", str(error)
+            return
+        self.state = "ready"
+        self._announce(report)
+
+    async def _watch(self) -> None:
+        try:
+            await watch(
+                self.index.workspace.root,
+                self.changed,
+                self._stop,
+                skip_dirs=ListFilesConfig().skip_dirs,
+                ready=self.watching,
+            )
+        except Exception as error:  # no inotify, too many watches: didSave still works
+            log.warning("file watching stopped: %s", error)
+
+    async def ready(self, timeout: float = INITIAL_WAIT) -> None:
+        """Wait (up to ``timeout``) for the first build to finish."""
+        if self._tasks:
+            await asyncio.wait({self._tasks[0]}, timeout=timeout)
+
+    async def changed(self, paths: Iterable[str]) -> UpdateReport:
+        report = await self.index.update_paths(paths)
+        self._announce(report)
+        return report
+
+    async def reindex(self, progress: ProgressCallback | None = None) -> UpdateReport:
+        report = await self.index.update_all(progress)
+        self.state = "ready"
+        self._announce(report)
+        return report
+
+    async def search(self, query: str, k: int) -> list[Hit]:
+        await self.ready()
+        return await self.index.search(query, k)
+
+    async def status(self) -> dict[str, Any]:
+        report = (await self.index.status()).to_json()
+        report["state"] = self.state
+        report["watching"] = self.watching.is_set()
+        if self.error:
+            report["error"] = self.error
+        return report
+
+    def _announce(self, report: UpdateReport) -> None:
+        if report.changed:
+            self.notify(
+                {"indexed": report.indexed, "removed": report.removed, "failed": report.failed}
+            )
+
+    async def close(self) -> None:
+        self._stop.set()
+        for task in self._tasks:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        self.index.close()
+
+
+def open_live(root: Path, url: str, notify: Notify) -> LiveIndex:
+    """Open (not start) the live index of ``root``; ``StoreError`` when it cannot be."""
+    workspace = Workspace(root, extra_denied=[default_store_dir(root)])
+    return LiveIndex(open_index(workspace, url=url), notify)
+
+
+__all__ = ["LiveIndex", "StoreError", "open_live"]
