@@ -25,6 +25,7 @@ from actions.apply import ApplyRefused, DiskApplier, FileWrite
 from actions.checkpoints.types import FileState
 from actions.diskio import read_bytes_or_none
 from actions.edits import ChangeKind, FileChange, build_workspace_edit
+from actions.paths import ResolvedPath
 from server.lsp import AgentLanguageServer
 
 log = logging.getLogger(__name__)
@@ -77,6 +78,13 @@ class EditorApplier:
             write.target.model_path,
             "is open in the editor with unsaved changes; save or revert it, then ask again",
         )
+
+    async def current_text(self, target: ResolvedPath) -> str:
+        """The open buffer's text (what the user sees), else the disk's."""
+        document = await self._caught_up(target.absolute.as_uri())
+        if document is not None:
+            return document[1]
+        return await self.disk.current_text(target)
 
     async def apply(self, writes: Sequence[FileWrite]) -> None:
         changes: list[FileChange] = []

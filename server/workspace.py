@@ -24,7 +24,8 @@ def build_agent(
     config: Config, provider: Provider, root: Path | None, applier: Applier | None
 ) -> Agent:
     """The agent for `root`; without a folder the model can only talk (no tools, no edits)."""
-    adapter = tool_adapter(config.toolProtocol)
+    # The embedded model's decoding is constrained to one JSON document: no fences there.
+    adapter = tool_adapter(config.toolProtocol, fenced_bodies=provider.name != "local")
     budget = history_chars(config)
     if root is None or applier is None:
         return Agent(
