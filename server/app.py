@@ -8,6 +8,7 @@ from server.features import (
     code_actions,
     configuration,
     documents,
+    review,
     sessions,
     status,
 )
@@ -23,4 +24,5 @@ def build_server() -> AgentLanguageServer:
     code_actions.register(server)
     status.register(server)
     sessions.register(server)
+    review.register(server)
     return server

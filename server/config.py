@@ -18,6 +18,7 @@ ENV_VARS = {
     "model": "AGENT_LS_MODEL",
     "modelPath": "AGENT_LS_MODEL_PATH",
     "cliCommand": "AGENT_LS_CLI_COMMAND",
+    "review": "AGENT_LS_REVIEW",
 }
 API_KEY_ENV = "AGENT_LS_API_KEY"
 
@@ -41,6 +42,7 @@ class Config:
     cliCommand: tuple[str, ...] = ()  # cli: the agent command (argv)
     cliTimeout: float = 600.0  # cli: seconds before the command is killed
     toolProtocol: str = "json"  # json | xml | native: see actions/tools/adapters.py
+    review: str = "off"  # on: plans are staged until agent.accept (actions/review.py)
 
     def api_key(self, environ: Mapping[str, str] | None = None) -> str | None:
         """The secret, read on use from the environment; never stored in logs or results."""
@@ -132,6 +134,7 @@ _CHECKS: dict[str, Callable[[Any], Any]] = {
     "cliCommand": _argv,
     "cliTimeout": _positive_float,
     "toolProtocol": _one_of("json", "xml", "native"),
+    "review": _one_of("off", "on"),
 }
 assert set(_CHECKS) == {f.name for f in fields(Config)}
 

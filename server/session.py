@@ -7,6 +7,7 @@ import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from actions.review import ReviewBoard
 from server.config import Config, ConfigProblem, from_environment, merge
 from server.history import SessionStore, UnknownSession
 from server.providers import make_provider
@@ -32,6 +33,7 @@ class ServerState:
     client_settings: dict[str, object] = field(default_factory=dict)
     chats: dict[str, ChatSession] = field(default_factory=dict)
     providers: dict[tuple[Config, Path | None], Provider] = field(default_factory=dict)
+    boards: dict[Path | None, ReviewBoard] = field(default_factory=dict)
 
     @classmethod
     def from_environment(cls) -> tuple[ServerState, list[ConfigProblem]]:
@@ -59,6 +61,10 @@ class ServerState:
         explicit = explicit_keys(self.init_options, self.client_settings)
         resolution = await resolve_provider(config, explicit)
         return self.provider(resolution.config, root)
+
+    def board(self, root: Path | None) -> ReviewBoard:
+        """The staged plans (review mode) of the workspace `root`."""
+        return self.boards.setdefault(root, ReviewBoard())
 
     def chat(self, session_id: str | None, history: SessionStore | None = None) -> ChatSession:
         """The session with this id, or a new one when None. A session not in memory is

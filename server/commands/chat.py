@@ -17,6 +17,7 @@ from server.protocol import (
     FileApplied,
     PlanProgress,
     ProgressEvent,
+    ReviewProgress,
     TextDelta,
     ToolCallResult,
     ToolCallStarted,
@@ -56,6 +57,8 @@ def step_line(event: ProgressEvent) -> str:
             return f"{action} {path}"
         case ErrorProgress(message=message):
             return f"error: {message}"
+        case ReviewProgress(state=state, files=files):
+            return f"review: {state} ({', '.join(f.path for f in files)})"
         case TextDelta(delta=delta):
             return delta
 
