@@ -53,6 +53,7 @@ from server.protocol import (
     PlanProgress,
     PlanSummary,
     ProgressEvent,
+    ReviewPlan,
     TextDelta,
     TextRecord,
     ToolCallResult,
@@ -103,7 +104,7 @@ class Agent:
 class TurnOutcome:
     text: str
     blocks: list[BlockRecord]
-    plan: PlanSummary | None = None
+    plan: PlanSummary | ReviewPlan | None = None
     checkpoint_id: str | None = None
 
     def result(self, session_id: str) -> ChatResult:

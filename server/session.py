@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from actions.review import ReviewBoard
 from server.agent import ChatSession
 from server.capabilities import ResolvedClientCapabilities
 from server.config import Config, ConfigProblem, from_environment, merge
@@ -32,6 +33,7 @@ class ServerState:
     # The last provider resolution and the settings it was made for (probes are not free).
     resolution: tuple[tuple[Config, frozenset[str]], Resolution] | None = None
     indexes: dict[tuple[Path, str], Any] = field(default_factory=dict)  # features/indexing
+    boards: dict[Path | None, ReviewBoard] = field(default_factory=dict)
 
     @classmethod
     def from_environment(cls) -> tuple[ServerState, list[ConfigProblem]]:
@@ -67,6 +69,10 @@ class ServerState:
     def forget_resolution(self) -> None:
         """The provider failed: the next turn resolves again (a local server may be gone)."""
         self.resolution = None
+
+    def board(self, root: Path | None) -> ReviewBoard:
+        """The staged plans (review mode) of the workspace `root`."""
+        return self.boards.setdefault(root, ReviewBoard())
 
     def chat(self, session_id: str | None, history: SessionStore | None = None) -> ChatSession:
         """The session with this id, or a new one when None. A session not in memory is

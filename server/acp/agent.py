@@ -43,10 +43,13 @@ from acp.schema import (
     SessionListCapabilities,
 )
 
+from actions.apply import Applier
+from actions.review import StagingApplier, new_plan
 from server import __version__
 from server.acp.files import AcpApplier
 from server.acp.history_commands import checkpoint_command
 from server.acp.prompt_text import prompt_text
+from server.acp.review import review_plan
 from server.acp.updates import UpdateSink
 from server.agent import AgentError, ChatSession, run_turn
 from server.history import SessionStore, UnknownSession
@@ -221,10 +224,27 @@ class AgentLsAcp:
         config, _ = self.state.config()
         provider = await self.state.resolved_provider(session.root)
         writes = self.client if self._client_writes() else None
-        applier = AcpApplier(session.root, session.id, writes, sink)
+        reads = self.client if self._client_reads() else None
+        real = AcpApplier(session.root, session.id, writes, sink, reads)
+        board = self.state.board(session.root)
+        staged = new_plan(session.id) if config.review == "on" else None
+        applier: Applier = real if staged is None else StagingApplier(real, staged)
+        notes = board.take_feedback(session.id)
+        if notes:  # review decisions since the last prompt: the model learns them first
+            text = "\n".join(notes) + "\n\n" + text
         folder = await self.state.folders.get(session.root, config.allowSecretFiles)
         agent = build_agent(config, provider, folder, applier)
-        await run_turn(agent, session.chat, text, None, sink)
+        outcome = await run_turn(agent, session.chat, text, None, sink)
+        if staged is not None and staged.files:
+            staged.description = outcome.plan.description if outcome.plan is not None else ""
+            board.add(staged)
+            await sink.drain()
+            summary = await review_plan(self.client, session.id, session.root, staged, real, board)
+            sink.send(update_agent_message_text(summary))
+
+    def _client_reads(self) -> bool:
+        fs = self.capabilities.fs
+        return bool(fs is not None and fs.read_text_file)
 
     def _client_writes(self) -> bool:
         fs = self.capabilities.fs

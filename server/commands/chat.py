@@ -18,6 +18,8 @@ from server.protocol import (
     FileApplied,
     PlanProgress,
     ProgressEvent,
+    ReviewPlan,
+    ReviewProgress,
     TextDelta,
     ToolCallResult,
     ToolCallStarted,
@@ -60,6 +62,8 @@ def step_line(event: ProgressEvent) -> str:
             return f"{action} {path}"
         case ErrorProgress(message=message):
             return f"error: {message}"
+        case ReviewProgress(state=state, files=files):
+            return f"review: {state} ({', '.join(f.path for f in files)})"
         case TextDelta(delta=delta):
             return delta
 
@@ -119,7 +123,7 @@ def generated_tokens() -> str:
 def no_answer(outcome: TurnOutcome) -> str | None:
     """What to print when the turn ended without answer text (None: nothing was done)."""
     plan = outcome.plan
-    if plan is None or not plan.applied:
+    if plan is None or isinstance(plan, ReviewPlan) or not plan.applied:
         return None
     undo = " (agent-ls undo reverts it)" if outcome.checkpoint_id else ""
     return f"Applied the plan '{plan.description}': {', '.join(plan.applied)}{undo}"

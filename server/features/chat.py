@@ -4,16 +4,20 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 
+from actions.apply import Applier
+from actions.review import StagedPlan, StagingApplier, new_plan
 from server.agent import AgentError, ChatSession, TurnOutcome, run_turn
 from server.editor import EditorApplier, LspEditor
 from server.features.configuration import settled
 from server.features.indexing import live
+from server.features.review import review_plan, review_progress
 from server.history import SessionStore, UnknownSession
 from server.lsp import AgentLanguageServer, RequestFailed
 from server.protocol import (
@@ -137,10 +141,18 @@ async def editor_turn(
     ending = "cancelled"
     try:
         folder = await open_folder(ls, root)
-        applier = EditorApplier(LspEditor(ls), root) if root is not None else None
+        applier: Applier | None = EditorApplier(LspEditor(ls), root) if root is not None else None
+        staged = new_plan(session.id) if applier is not None and config.review == "on" else None
+        if applier is not None and staged is not None:
+            applier = StagingApplier(applier, staged)
+        notes = ls.state.board(root).take_feedback(session.id)
+        if notes:  # review decisions since the last turn: the model learns them first
+            message = "\n".join(notes) + "\n\n" + message
         provider = await ls.state.resolved_provider(root)
         agent = build_agent(config, provider, folder, applier, index_source=lambda: live(ls))
         outcome = await run_turn(agent, session, message, context, sink)
+        if staged is not None and staged.files:
+            outcome = staged_outcome(ls, root, staged, outcome, sink)
         ending = "done"
         await asyncio.to_thread(SessionStore(root).save, session.id, session.messages)
     except (ProviderError, AgentError) as exc:
@@ -163,6 +175,20 @@ async def open_folder(ls: AgentLanguageServer, root: Path | None) -> FolderConte
         return None
     config, _ = ls.state.config()
     return await ls.state.folders.get(root, config.allowSecretFiles)
+
+
+def staged_outcome(
+    ls: AgentLanguageServer,
+    root: Path | None,
+    staged: StagedPlan,
+    outcome: TurnOutcome,
+    sink: LspSink,
+) -> TurnOutcome:
+    """Review mode: the turn's plan is staged; the result and progress carry it pending."""
+    staged.description = outcome.plan.description if outcome.plan is not None else ""
+    ls.state.board(root).add(staged)
+    sink.emit(review_progress(staged))
+    return replace(outcome, plan=review_plan(staged), checkpoint_id=None)
 
 
 async def open_chat(ls: AgentLanguageServer, session_id: str | None) -> ChatSession:

@@ -42,8 +42,17 @@ from pygls.uris import to_fs_path
 from server.agent import TurnOutcome
 from server.features.chat import LspSink, editor_turn, open_chat
 from server.features.configuration import settled
+from server.features.review import review_actions
 from server.lsp import AgentLanguageServer, RequestFailed
-from server.protocol import CMD_CHAT, CMD_UNDO, ChatContext, ChatParams, ChatResult, to_wire
+from server.protocol import (
+    CMD_CHAT,
+    CMD_UNDO,
+    ChatContext,
+    ChatParams,
+    ChatResult,
+    ReviewPlan,
+    to_wire,
+)
 from server.wording import empty_message_problem
 
 log = logging.getLogger(__name__)
@@ -109,7 +118,10 @@ def code_action(ls: AgentLanguageServer, params: types.CodeActionParams) -> list
     if wanted.start != wanted.end and allowed(REWRITE, params.context.only):
         names: list[ActionName] = list(SELECTION_TITLES) if editable else ["explain"]
         actions += [ActionData(name, uri, wanted) for name in names]
-    return [action for data in actions if (action := listed(ls, data)) is not None]
+    found = [action for data in actions if (action := listed(ls, data)) is not None]
+    if allowed(QUICKFIX, params.context.only):
+        found += review_actions(ls, uri)  # a pending plan (review mode) touches this file
+    return found
 
 
 def listed(ls: AgentLanguageServer, data: ActionData) -> types.CodeAction | None:
@@ -305,6 +317,10 @@ def summary(label: str, outcome: TurnOutcome) -> str:
         text = text[: SHOWN_ANSWER_CHARS - 1] + "…"
     if outcome.plan is None:
         return f"{label} — {text}" if text else f"{label} — no answer and no change."
+    if isinstance(outcome.plan, ReviewPlan):
+        staged = ", ".join(f.path for f in outcome.plan.files)
+        head = f"{label} — staged for review: {staged} (Accept / Reject AI change)"
+        return f"{head}\n{text}" if text else head
     changed = ", ".join(outcome.plan.applied) or "nothing"
     head = f"{label} — changed {changed} (undo: {CMD_UNDO})"
     return f"{head}\n{text}" if text else head
