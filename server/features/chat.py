@@ -9,8 +9,9 @@ from typing import Any
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 
-from server.agent import AgentError, TurnOutcome, run_turn
+from server.agent import AgentError, TurnOutcome
 from server.editor import EditorApplier
+from server.external import run_turn_recorded
 from server.features.configuration import settled
 from server.history import SessionStore, UnknownSession
 from server.lsp import AgentLanguageServer, RequestFailed
@@ -138,7 +139,7 @@ async def editor_turn(
         applier = EditorApplier(ls, root) if root is not None else None
         provider = await ls.state.resolved_provider(root)
         agent = build_agent(config, provider, root, applier)
-        outcome = await run_turn(agent, session, message, context, sink)
+        outcome = await run_turn_recorded(agent, session, message, context, sink)
         ending = "done"
         await asyncio.to_thread(SessionStore(root).save, session.id, session.messages)
     except (ProviderError, AgentError) as exc:
