@@ -10,9 +10,10 @@ from pathlib import Path
 from typing import Any
 
 from actions.apply import DiskApplier
-from server.agent import AgentError, ChatSession, TurnOutcome, run_turn
+from server.agent import AgentError, ChatSession, TurnOutcome
 from server.commands.progress import Progress
 from server.config import Config, ConfigProblem, from_environment, merge
+from server.external import run_turn_recorded
 from server.protocol import (
     ErrorProgress,
     FileApplied,
@@ -103,7 +104,7 @@ async def chat_once(
         folder = await asyncio.to_thread(open_folder, root)
         agent = build_agent(config, provider, folder, DiskApplier(root))
         session = ChatSession("cli")
-        return session, await run_turn(agent, session, message, None, sink)
+        return session, await run_turn_recorded(agent, session, message, None, sink)
     finally:
         await progress.stop()
 

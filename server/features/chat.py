@@ -13,8 +13,9 @@ from pygls.exceptions import JsonRpcInvalidParams
 
 from actions.apply import Applier
 from actions.review import StagedPlan, StagingApplier, new_plan
-from server.agent import AgentError, ChatSession, TurnOutcome, run_turn
+from server.agent import AgentError, ChatSession, TurnOutcome
 from server.editor import EditorApplier, LspEditor
+from server.external import run_turn_recorded
 from server.features.configuration import settled
 from server.features.indexing import live
 from server.features.review import review_plan, review_progress
@@ -150,7 +151,7 @@ async def editor_turn(
             message = "\n".join(notes) + "\n\n" + message
         provider = await ls.state.resolved_provider(root)
         agent = build_agent(config, provider, folder, applier, index_source=lambda: live(ls))
-        outcome = await run_turn(agent, session, message, context, sink)
+        outcome = await run_turn_recorded(agent, session, message, context, sink)
         if staged is not None and staged.files:
             outcome = staged_outcome(ls, root, staged, outcome, sink)
         ending = "done"

@@ -112,10 +112,10 @@ async def accept(ls: AgentLanguageServer, *args: Any) -> Any:
     checkpoint_id = None
     if ready:
         try:
-            store = await asyncio.to_thread(open_store, root)
-            checkpoint_id = await apply_staged(
-                store, EditorApplier(LspEditor(ls), root), plan, ready
-            )
+            config, _ = ls.state.config()
+            folder = await ls.state.folders.get(root, config.allowSecretFiles)
+            applier = EditorApplier(LspEditor(ls), root)
+            checkpoint_id = await apply_staged(folder.store, applier, plan, ready)
         except (ApplyRefused, ActionError, CheckpointError) as exc:
             raise RequestFailed(f"accept: nothing was applied: {exc}") from None
     reasons = [r.reason for r in refused]
