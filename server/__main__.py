@@ -26,7 +26,7 @@ def serve(args: argparse.Namespace) -> int:
     server = build_server()
     if args.tcp:
         sys.stdout = sys.stderr
-        server.start_tcp(args.host, args.port)
+        server.start_tcp(args.host, args.port, fresh=build_server)
     else:
         server.start_io(sys.stdin.buffer, protocol_stdout())
     return server.exit_code

@@ -25,12 +25,13 @@ from actions.index.model import Hit
 from actions.index.watcher import watch
 from actions.paths import Workspace
 from actions.tools.list_files import ListFilesConfig
+from server.protocol import IndexUpdated
 
 log = logging.getLogger(__name__)
 INITIAL_WAIT = 30.0
 WATCH_ENV = "AGENT_LS_INDEX_WATCH"  # "0": no file watcher (didSave etc. still re-index)
 
-Notify = Callable[[dict[str, Any]], None]
+Notify = Callable[[IndexUpdated], None]
 
 
 class LiveIndex:
@@ -106,7 +107,11 @@ class LiveIndex:
     def _announce(self, report: UpdateReport) -> None:
         if report.changed:
             self.notify(
-                {"indexed": report.indexed, "removed": report.removed, "failed": report.failed}
+                IndexUpdated(
+                    indexed=list(report.indexed),
+                    removed=list(report.removed),
+                    failed=dict(report.failed),
+                )
             )
 
     async def close(self) -> None:

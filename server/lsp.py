@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import sys
+from collections.abc import Callable
 from concurrent.futures import Future
 from pathlib import Path
 from typing import Any, BinaryIO, Optional, TypeVar, Union
@@ -119,13 +120,8 @@ class AgentLanguageServer(LanguageServer):
         self.config_refresh: asyncio.Task[None] | None = None
         self._shown: set[str] = set()
         self.document_changed = asyncio.Condition()
-
-    @classmethod
-    def fresh(cls) -> AgentLanguageServer:
-        """A new server with every feature (server.app.build_server), for one TCP client."""
-        from server.app import build_server
-
-        return build_server()
+        # Features that start work once the client is initialized (settings being pulled).
+        self.after_initialized: list[Callable[[AgentLanguageServer], None]] = []
 
     def start_io(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
         """Serve over stdio with agent-ls' wire (see server/wire); sets `exit_code`."""
@@ -134,16 +130,19 @@ class AgentLanguageServer(LanguageServer):
         )
         self.shutdown()  # type: ignore[no-untyped-call]
 
-    def start_tcp(self, host: str, port: int) -> None:
+    def start_tcp(
+        self, host: str, port: int, fresh: Callable[[], AgentLanguageServer] | None = None
+    ) -> None:
         """Serve TCP clients until a stop signal; prints "listening on" once bound; sets
         `exit_code`. This server answers the first client; every later or concurrent one
-        gets a fresh server of the same build (its own state: sessions, settings)."""
+        gets its own server from `fresh` (`server.app.build_server`: every feature; its own
+        state: sessions, settings)."""
         first = [self.protocol]
 
         def protocol_for_client() -> Any:
             if first:
                 return first.pop()
-            return type(self).fresh().protocol
+            return (fresh or type(self))().protocol
 
         self.exit_code = run_tcp(protocol_for_client, host, port)
         self.shutdown()  # type: ignore[no-untyped-call]

@@ -346,7 +346,57 @@ class StatusReport:
     detail: str
     base_url: str | None = None
     candidates: tuple[Candidate, ...] = ()
-    index: dict[str, Any] | None = None  # the retrieval index (server/features/indexing.py)
+    index: IndexReport | None = None  # the retrieval index (server/features/indexing.py)
+
+
+@attrs.frozen(kw_only=True)
+class IndexFailure:
+    """A document the index could not take, and why."""
+
+    path: str
+    reason: str
+
+
+@attrs.frozen(kw_only=True)
+class IndexReport:
+    """The retrieval index in `agent/status` and `agent-ls doctor --json`: its `state`
+    (building, ready, incomplete, not built, unavailable), and when it exists, where it lives
+    and its documents by status."""
+
+    state: str
+    backend: str | None = None
+    location: str | None = None
+    dense: bool | None = None
+    documents: dict[str, int] | None = None
+    chunks: int | None = None
+    failures: list[IndexFailure] | None = None
+    watching: bool | None = None
+    error: str | None = None
+    hint: str | None = None
+
+
+@attrs.frozen(kw_only=True)
+class SearchHit:
+    """One `agent/search` result (and `agent-ls search --json` record): the ORIGINAL
+    element (a whole table, code block, definition or passage) and where it is."""
+
+    path: str
+    start_line: int
+    end_line: int
+    type: str
+    headings: list[str]
+    content: str
+    summary: str
+    score: float
+
+
+@attrs.frozen(kw_only=True)
+class IndexUpdated:
+    """`agent/indexUpdated`: what an index update changed (failed: path -> reason)."""
+
+    indexed: list[str]
+    removed: list[str]
+    failed: dict[str, str]
 
 
 @attrs.frozen(kw_only=True)

@@ -92,3 +92,7 @@ class IndexStatus:
             "chunks": self.chunks,
             "failures": [{"path": f.path, "reason": f.reason} for f in self.failures],
         }
+
+
+class StoreError(Exception):
+    """The index store cannot be opened or used (the message says why and what to do)."""

@@ -25,8 +25,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
-from actions.index.model import STATUSES, Chunk, DocumentRecord, Hit
-from actions.index.store import StoreError
+from actions.index.model import STATUSES, Chunk, DocumentRecord, Hit, StoreError
 
 SCHEMA_VERSION = 2
 WEIGHTS = (2.0, 1.0, 0.5)

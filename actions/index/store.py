@@ -18,14 +18,20 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Protocol
 
-from actions.index.model import Chunk, DocumentRecord, Hit
+from actions.index.model import Chunk, DocumentRecord, Hit, StoreError
+
+__all__ = [
+    "INDEX_DIR_ENV",
+    "INDEX_URL_ENV",
+    "Store",
+    "StoreError",
+    "default_index_dir",
+    "open_store",
+    "workspace_key",
+]
 
 INDEX_DIR_ENV = "AGENT_LS_INDEX_DIR"
 INDEX_URL_ENV = "AGENT_LS_INDEX_URL"
-
-
-class StoreError(Exception):
-    """The index store cannot be opened or used (the message says why and what to do)."""
 
 
 class Store(Protocol):

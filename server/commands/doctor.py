@@ -17,7 +17,7 @@ import attrs
 from server.commands.chat import cli_setup
 from server.commands.index import index_report, render_index
 from server.config import Config
-from server.protocol import StatusReport, to_wire
+from server.protocol import IndexReport, StatusReport, from_wire, to_wire
 from server.providers import PROVIDERS, make_provider
 from server.providers.base import Provider
 from server.resolve import provider_status
@@ -63,10 +63,11 @@ def run(args: argparse.Namespace) -> int:
     report = asyncio.run(
         provider_status(config, explicit, provider_for=provider_for, check=not args.no_check)
     )
-    report = attrs.evolve(report, index=index_report(root, config.indexUrl))
+    index = from_wire(index_report(root, config.indexUrl), IndexReport)
+    report = attrs.evolve(report, index=index)
     if args.json:
         print(json.dumps(to_wire(report), ensure_ascii=False))
     else:
         print(render(report))
-        print(render_index(report.index or {}))
+        print(render_index(to_wire(report.index)))
     return 0 if report.reachable or (args.no_check and report.provider) else 1

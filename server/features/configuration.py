@@ -38,9 +38,8 @@ def on_initialize(ls: AgentLanguageServer, params: types.InitializeParams) -> No
 
 def on_initialized(ls: AgentLanguageServer, params: types.InitializedParams) -> None:
     ls.config_refresh = asyncio.ensure_future(refresh(ls, None))
-    from server.features import indexing  # the index waits for the settings just pulled
-
-    indexing.schedule_start(ls)
+    for start in ls.after_initialized:  # e.g. the index (it waits for the settings pulled)
+        start(ls)
 
 
 def on_did_change_configuration(

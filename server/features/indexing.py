@@ -21,7 +21,7 @@ from pygls.uris import to_fs_path
 from server.features.configuration import settled
 from server.live_index import LiveIndex, StoreError, open_live
 from server.lsp import AgentLanguageServer, RequestFailed
-from server.protocol import AGENT_INDEX_UPDATED, CMD_REINDEX
+from server.protocol import AGENT_INDEX_UPDATED, CMD_REINDEX, IndexUpdated
 
 log = logging.getLogger(__name__)
 
@@ -30,6 +30,7 @@ def register(server: AgentLanguageServer) -> None:
     server.feature(types.TEXT_DOCUMENT_DID_SAVE)(on_did_save)
     server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)(on_watched_files)
     server.command(CMD_REINDEX)(reindex)
+    server.after_initialized.append(schedule_start)
 
 
 _STARTING: set[asyncio.Task[None]] = set()
@@ -71,7 +72,7 @@ async def live(ls: AgentLanguageServer) -> LiveIndex:
     for old_key in list(ls.state.indexes):  # another folder or indexUrl: stop the old one
         await ls.state.indexes.pop(old_key).close()
 
-    def notify(payload: dict[str, Any]) -> None:
+    def notify(payload: IndexUpdated) -> None:
         ls.protocol.notify(AGENT_INDEX_UPDATED, payload)
 
     try:

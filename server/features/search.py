@@ -10,9 +10,10 @@ from typing import Any
 
 import attrs
 
+from actions.index import Hit
 from server.features.indexing import live
 from server.lsp import AgentLanguageServer
-from server.protocol import AGENT_SEARCH
+from server.protocol import AGENT_SEARCH, SearchHit
 
 DEFAULT_K = 8
 
@@ -34,8 +35,22 @@ def register(server: AgentLanguageServer) -> None:
     server.feature(AGENT_SEARCH)(search)
 
 
-async def search(ls: AgentLanguageServer, params: Any) -> list[dict[str, Any]]:
+async def search(ls: AgentLanguageServer, params: Any) -> list[SearchHit]:
     typed = ls.typed(params, SearchParams)
     index = await live(ls)
     hits = await index.search(typed.query, typed.k)
-    return [hit.to_json() for hit in hits]
+    return [search_hit(hit) for hit in hits]
+
+
+def search_hit(hit: Hit) -> SearchHit:
+    chunk = hit.chunk
+    return SearchHit(
+        path=chunk.document,
+        start_line=chunk.start_line,
+        end_line=chunk.end_line,
+        type=chunk.type,
+        headings=list(chunk.headings),
+        content=chunk.content,
+        summary=chunk.summary,
+        score=round(hit.score, 6),
+    )

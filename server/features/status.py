@@ -17,7 +17,7 @@ import attrs
 from server.features.configuration import settled
 from server.features.indexing import index_status
 from server.lsp import AgentLanguageServer
-from server.protocol import AGENT_STATUS, StatusReport
+from server.protocol import AGENT_STATUS, IndexReport, StatusReport, from_wire
 from server.resolve import explicit_keys, provider_status
 
 
@@ -31,4 +31,4 @@ async def status(ls: AgentLanguageServer, params: Any) -> StatusReport:
     explicit = explicit_keys(ls.state.init_options, ls.state.client_settings)
     check = not (isinstance(params, dict) and params.get("check") is False)
     report = await provider_status(config, explicit, provider_for=ls.state.provider, check=check)
-    return attrs.evolve(report, index=await index_status(ls))
+    return attrs.evolve(report, index=from_wire(await index_status(ls), IndexReport))

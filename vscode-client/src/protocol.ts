@@ -185,8 +185,8 @@ export interface StatusReport {
   detail: string;
   baseUrl?: string;
   candidates: Candidate[];
-  /** The retrieval index: {state, backend, location, documents, chunks, failures, watching}. */
-  index?: Record<string, unknown>;
+  /** The retrieval index. */
+  index?: IndexReport;
 }
 
 /** Params of `agent/sessions`: `delete` removes that stored conversation first. */
@@ -200,6 +200,45 @@ export interface SessionEntry {
   title: string;
   updated: string;
   turns: number;
+}
+
+/** A document the index could not take, and why. */
+export interface IndexFailure {
+  path: string;
+  reason: string;
+}
+
+/** The retrieval index in `agent/status`. */
+export interface IndexReport {
+  state: string;
+  backend?: string;
+  location?: string;
+  dense?: boolean;
+  documents?: Record<string, number>;
+  chunks?: number;
+  failures?: IndexFailure[];
+  watching?: boolean;
+  error?: string;
+  hint?: string;
+}
+
+/** One `agent/search` result: the original element and where it is. */
+export interface SearchHit {
+  path: string;
+  startLine: number;
+  endLine: number;
+  type: string;
+  headings: string[];
+  content: string;
+  summary: string;
+  score: number;
+}
+
+/** `agent/indexUpdated`: what an index update changed (failed: path -> reason). */
+export interface IndexUpdated {
+  indexed: string[];
+  removed: string[];
+  failed: Record<string, string>;
 }
 
 type Json = Record<string, unknown>;
