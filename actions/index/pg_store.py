@@ -77,15 +77,9 @@ def public_location(url: str) -> str:
     """``url`` without its password (in the authority or a ``password=`` parameter)."""
     parts = urlsplit(url)
     user = f"{parts.username}@" if parts.username else ""
-    host = parts.hostname or ""
-    if ":" in host:
-        host = f"[{host}]"
-    try:
-        port = f":{parts.port}" if parts.port else ""
-    except ValueError:
-        port = ""
-    query = urlencode([(k, v) for k, v in parse_qsl(parts.query) if k != "password"])
-    return f"{parts.scheme}://{user}{host}{port}{parts.path}" + (f"?{query}" if query else "")
+    host = parts.netloc.rpartition("@")[2]
+    query = urlencode([(k, v) for k, v in parse_qsl(parts.query) if k != "password"], safe="/")
+    return f"{parts.scheme}://{user}{host}{parts.path}" + (f"?{query}" if query else "")
 
 
 def _secrets(url: str) -> list[str]:
@@ -119,7 +113,7 @@ class PgStore:
         return f"{self._location} (workspace {self.workspace})"
 
     def _error(self, what: str, error: Exception) -> StoreError:
-        message = str(error).strip() or type(error).__name__
+        message = " ".join(str(error).split()) or type(error).__name__
         for secret in self._secrets:
             message = message.replace(secret, "***")
         return StoreError(f"{what} ({self._location}): {message}")
