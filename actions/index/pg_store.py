@@ -30,7 +30,14 @@ from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
 from actions.index.model import STATUSES, Chunk, DocumentRecord, Hit
-from actions.index.sqlite_store import COMMON_MIN, COMMON_SHARE, MAX_TERMS, query_terms, terms
+from actions.index.sqlite_store import (
+    CAPPED_ROWS,
+    COMMON_MIN,
+    COMMON_SHARE,
+    MAX_TERMS,
+    query_terms,
+    terms,
+)
 from actions.index.store import StoreError
 
 SCHEMA = "agent_ls"
@@ -279,8 +286,9 @@ class PgStore:
             ).fetchall()
         return [_chunk(row) for row in rows]
 
-    def _weighted(self, cur: Any, words: list[str]) -> tuple[list[str], list[float]]:
-        """The words worth ranking by and their inverse document frequencies."""
+    def _weighted(self, cur: Any, words: list[str]) -> tuple[list[str], list[float], bool]:
+        """The words worth ranking by, their inverse document frequencies, and whether they
+        are all very common (then only the first ``CAPPED_ROWS`` matches are ranked)."""
         if self._writes >= STATS_TTL or self._total is None:
             self._frequencies.clear()
             self._writes = 0
@@ -302,7 +310,7 @@ class PgStore:
         limit = max(COMMON_MIN, int(total * COMMON_SHARE))
         chosen = [word for word in known if found[word] <= limit][:MAX_TERMS] or known[:2]
         idf = [math.log(1 + (total - found[w] + 0.5) / (found[w] + 0.5)) for w in chosen]
-        return chosen, idf
+        return chosen, idf, bool(chosen) and found[chosen[0]] > limit
 
     def search(self, query: str, k: int, *, vector: Sequence[float] | None = None) -> list[Hit]:
         words = [word for word in query_terms(query) if word.strip("_")]
@@ -310,22 +318,26 @@ class PgStore:
             return []
         depth = max(k, FUSION_DEPTH) if vector else k
         with self._cursor("search failed") as cur:
-            chosen, idf = self._weighted(cur, words) if words else ([], [])
-            lexical = self._lexical(cur, chosen, idf, depth) if chosen else []
+            chosen, idf, capped = self._weighted(cur, words) if words else ([], [], False)
+            lexical = self._lexical(cur, chosen, idf, depth, capped) if chosen else []
             if not vector:
                 return [Hit(_chunk(row[:-1]), float(row[-1])) for row in lexical]
             dense = self._nearest(cur, vector, depth)
         return _fuse([lexical, dense], k)
 
-    def _lexical(self, cur: Any, words: list[str], idf: list[float], k: int) -> list[Any]:
+    def _lexical(
+        self, cur: Any, words: list[str], idf: list[float], k: int, capped: bool
+    ) -> list[Any]:
+        """Chunks by the sum over the words of IDF x ``ts_rank_cd`` (weighted columns)."""
         query = " | ".join(f"'{word}'" for word in words)  # \w+ words: no quote inside
+        limit = f" LIMIT {CAPPED_ROWS:d}" if capped else ""
         rows: list[Any] = cur.execute(
             f"SELECT {_CHUNK_COLUMNS}, best.score FROM ("
-            " SELECT id, (SELECT sum(u.weight * ts_rank_cd(%s::float4[], tsv, to_tsquery('simple',"
-            " quote_literal(u.word)), 1)) FROM unnest(%s::text[], %s::float8[])"
-            " AS u(word, weight)) AS score"
+            " SELECT id, (SELECT sum(u.weight * ts_rank_cd(%s::float4[], m.tsv,"
+            " to_tsquery('simple', quote_literal(u.word)), 1)) FROM unnest(%s::text[],"
+            " %s::float8[]) AS u(word, weight)) AS score FROM (SELECT id, tsv"
             f" FROM {SCHEMA}.chunks WHERE workspace = %s AND tsv @@ to_tsquery('simple', %s)"
-            " ORDER BY score DESC, id LIMIT %s"
+            f"{limit}) AS m ORDER BY score DESC, id LIMIT %s"
             f") AS best JOIN {SCHEMA}.chunks c ON c.id = best.id ORDER BY best.score DESC, c.id",
             (RANK_WEIGHTS, words, idf, self.workspace, query, k),
         ).fetchall()
