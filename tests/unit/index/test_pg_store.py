@@ -183,3 +183,22 @@ def test_the_commands_report_an_unreachable_server_without_the_password(tmp_path
             result.stderr
         )
         assert SECRET not in result.stdout + result.stderr
+
+
+def test_a_dropped_connection_is_an_error_once_then_opened_again(
+    pg_url: str, tmp_path: Path
+) -> None:
+    import psycopg
+
+    store = PgStore(pg_url, workspace_key(tmp_path))
+    store.replace_chunks(ready("a.md", 1), [text("a.md", 0, "resilient heron")])
+    with psycopg.connect(pg_url, autocommit=True) as admin:  # what a server restart does
+        admin.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+            " WHERE pid <> pg_backend_pid() AND datname = current_database()"
+            " AND backend_type = 'client backend'"
+        )
+    with pytest.raises(StoreError, match="search failed"):
+        store.search("heron", 1)
+    assert store.search("heron", 1)[0].chunk.content == "resilient heron"
+    store.close()
