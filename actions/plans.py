@@ -56,6 +56,8 @@ class PlanFiles:
             raise ActionError(f"delete_file: {target.model_path} does not exist")
         if target.absolute.is_dir():
             raise ActionError(f"{target.model_path} is a folder, not a file")
+        if op.content is not None:
+            plan.recorder.check_content(target.relative, len(op.content.encode("utf-8")))
         await asyncio.to_thread(plan.recorder.touch, target.relative)
         await self.applier.apply([FileWrite(target, op.content)])
         if target.relative not in plan.files and target.relative not in plan.unplanned:

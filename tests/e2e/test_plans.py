@@ -224,7 +224,12 @@ async def test_native_openai_tool_calls_run_and_reach_the_model_as_tool_messages
     result = await chat(client, "what does app.py print?")
     assert result["text"] == "app.py prints v1."
     first, second = (r.body for r in fakellm.requests)
-    assert [t["function"]["name"] for t in first["tools"]] == ["list_files", "read_file"]
+    assert [t["function"]["name"] for t in first["tools"]] == [
+        "list_files",
+        "read_file",
+        "search_files",
+        "search_docs",
+    ]
     call = second["messages"][-2]
     assert call["role"] == "assistant"
     assert call["tool_calls"][0]["function"]["name"] == "read_file"

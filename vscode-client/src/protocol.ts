@@ -146,6 +146,8 @@ export interface StatusReport {
   detail: string;
   baseUrl?: string;
   candidates: Candidate[];
+  /** The retrieval index: {state, backend, location, documents, chunks, failures, watching}. */
+  index?: Record<string, unknown>;
 }
 
 /** Params of `agent/sessions`: `delete` removes that stored conversation first. */
