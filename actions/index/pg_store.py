@@ -27,7 +27,7 @@ import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
-from urllib.parse import parse_qsl, urlencode, urlsplit
+from urllib.parse import parse_qsl, unquote, urlencode, urlsplit
 
 from actions.index.model import STATUSES, Chunk, DocumentRecord, Hit
 from actions.index.sqlite_store import (
@@ -93,8 +93,8 @@ def _secrets(url: str) -> list[str]:
     parts = urlsplit(url)
     found = [v for k, v in parse_qsl(parts.query) if k == "password" and v]
     if parts.password:
-        found.append(parts.password)
-    return found
+        found += [parts.password, unquote(parts.password)]  # as written and as decoded
+    return sorted(set(found), key=len, reverse=True)
 
 
 class PgStore:

@@ -115,6 +115,7 @@ def test_a_wrong_database_says_so_without_the_password(pg_url: str, tmp_path: Pa
         f"postgresql://alice:{SECRET}@127.0.0.1:99999/team",  # not a port
         f"postgresql://alice@127.0.0.1:1/team?password={SECRET}&connect_timeout=2",
         f"postgres://alice:{SECRET}@127.0.0.1:1/team?bogus_option=1",
+        f"postgresql://alice:{SECRET}%40%2F@127.0.0.1:1/team",  # percent-encoded characters
     ],
 )
 def test_an_unreachable_or_bad_url_is_a_clear_error_without_the_password(
