@@ -9,6 +9,7 @@ from server.features import (
     configuration,
     documents,
     indexing,
+    review,
     search,
     sessions,
     status,
@@ -27,4 +28,5 @@ def build_server() -> AgentLanguageServer:
     search.register(server)
     status.register(server)
     sessions.register(server)
+    review.register(server)
     return server

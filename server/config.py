@@ -21,6 +21,7 @@ ENV_VARS = {
     "modelPath": "AGENT_LS_MODEL_PATH",
     "cliCommand": "AGENT_LS_CLI_COMMAND",
     "indexUrl": "AGENT_LS_INDEX_URL",
+    "review": "AGENT_LS_REVIEW",
 }
 API_KEY_ENV = "AGENT_LS_API_KEY"
 
@@ -47,6 +48,7 @@ class Config:
     indexUrl: str = ""  # retrieval index: "" = embedded SQLite; postgresql://... for a team
     # Secret files the user lets agent-ls read, list and write (gitignore globs; ["*"]: all).
     allowSecretFiles: tuple[str, ...] = ()
+    review: str = "off"  # on: plans are staged until agent.accept (actions/review.py)
 
     def api_key(self, environ: Mapping[str, str] | None = None) -> str | None:
         """The secret from `apiKeyEnv`, else AGENT_LS_API_KEY (see `clean_api_key`); never
@@ -192,6 +194,7 @@ _CHECKS: dict[str, Callable[[Any], Any]] = {
     "toolProtocol": _one_of("json", "xml", "native"),
     "indexUrl": _index_url,
     "allowSecretFiles": _globs,
+    "review": _one_of("off", "on"),
 }
 assert set(_CHECKS) == {f.name for f in fields(Config)}
 

@@ -75,7 +75,9 @@ class ChatParams:
 
 # Progress: one type per kind --------------------------------------------------------------
 
-ProgressKind = Literal["text", "tool_call", "tool_result", "plan", "file_applied", "error"]
+ProgressKind = Literal[
+    "text", "tool_call", "tool_result", "plan", "file_applied", "error", "review"
+]
 
 
 @attrs.frozen(kw_only=True)
@@ -144,8 +146,35 @@ class ErrorProgress:
     rolled_back: list[str] | None = None
 
 
+@attrs.frozen(kw_only=True)
+class ReviewFile:
+    """One staged file of a plan in review mode."""
+
+    path: str
+    op: Literal["create", "update", "delete"]
+    state: Literal["pending", "accepted", "rejected"]
+    reason: str | None = None
+
+
+@attrs.frozen(kw_only=True)
+class ReviewProgress:
+    """Review mode: the turn's plan is staged, nothing was written (`agent.accept` applies)."""
+
+    kind: ClassVar[Literal["review"]] = "review"
+    plan_id: str
+    state: Literal["pending", "accepted", "rejected", "partial"]
+    description: str
+    files: list[ReviewFile]
+
+
 ProgressEvent = (
-    TextDelta | ToolCallStarted | ToolCallResult | PlanProgress | FileApplied | ErrorProgress
+    TextDelta
+    | ToolCallStarted
+    | ToolCallResult
+    | PlanProgress
+    | FileApplied
+    | ErrorProgress
+    | ReviewProgress
 )
 PROGRESS_TYPES: dict[str, type[ProgressEvent]] = {cls.kind: cls for cls in get_args(ProgressEvent)}
 
@@ -252,7 +281,7 @@ class ChatResult:
     session_id: str
     text: str
     blocks: list[BlockRecord]
-    plan: PlanSummary | None = None
+    plan: PlanSummary | ReviewPlan | None = None
     checkpoint_id: str | None = None
 
 
@@ -337,6 +366,36 @@ class SessionEntry:
     title: str
     updated: str
     turns: int
+
+
+@attrs.frozen(kw_only=True)
+class ReviewPlan:
+    """A staged plan (review mode), as `agent/chat` returns it in `plan` and the review
+    commands return it after each decision."""
+
+    plan_id: str
+    state: Literal["pending", "accepted", "rejected", "partial"]
+    description: str
+    files: list[ReviewFile]
+    checkpoint_id: str | None = None
+    refused: list[str] | None = None
+
+
+@attrs.frozen(kw_only=True)
+class AcceptParams:
+    """`agent.accept [{planId, files?}]`: apply the listed (default: every pending) file."""
+
+    plan_id: str = attrs.field(validator=attrs.validators.instance_of(str))
+    files: list[str] | None = None
+
+
+@attrs.frozen(kw_only=True)
+class RejectParams:
+    """`agent.reject [{planId, files?, reason?}]`: discard them; the reason goes to the model."""
+
+    plan_id: str = attrs.field(validator=attrs.validators.instance_of(str))
+    files: list[str] | None = None
+    reason: str | None = None
 
 
 # The converter ----------------------------------------------------------------------------

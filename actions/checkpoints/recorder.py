@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from types import TracebackType
 
 from actions.checkpoints.journal import (
@@ -91,13 +91,33 @@ class PlanRecorder:
             self._record(new)
         kill_point("touch:journal-written")
 
-    def _record(self, paths: list[str]) -> None:
-        """Capture pre-images of `paths` into one batch file, then the plan journal."""
+    def touch_captured(self, images: Mapping[str, tuple[bytes | None, bool]]) -> None:
+        """Record pre-images captured earlier (path -> (content or None, executable)) for
+        files something else already changed: an external agent's edits (cli provider)."""
+        self._check_open()
+        known = set(self.paths)
+        new = [path for path in images if path not in known]
+        if not new:
+            return
+        self._store.policy.check(new)
+        with self._store.lock():
+            self._record(new, lambda path: images[path])
+        kill_point("touch:journal-written")
+
+    def _record(
+        self,
+        paths: list[str],
+        read: Callable[[str], tuple[bytes | None, bool]] | None = None,
+    ) -> None:
+        """Capture pre-images of `paths` (from the disk, or `read`) into one batch file,
+        then the plan journal."""
         store = self._store
         captured: list[tuple[str, bytes | None, bool]] = []
         missing = set(self._plan.pre_missing_dirs)
         for path in paths:
-            content, executable = read_workspace_file(store.workspace, path)
+            content, executable = (
+                read(path) if read is not None else read_workspace_file(store.workspace, path)
+            )
             if content is not None:
                 store.policy.check_size(path, len(content))
             captured.append((path, content, executable))
@@ -130,6 +150,15 @@ class PlanRecorder:
             }
         )
         save_model(self._journal_path, self._plan)
+
+    def discard(self) -> None:
+        """Forget the plan without touching the workspace (nothing is restored): for a
+        recording of changes something else made, when it cannot be completed."""
+        if self.closed:
+            return
+        with self._store.lock():
+            self._store.forget_plan(self.id)
+        self._close()
 
     def check_content(self, path: str, size: int) -> None:
         """Refuse (CheckpointRefused) new content of `size` bytes for `path` before it is

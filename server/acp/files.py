@@ -20,6 +20,7 @@ from typing import Any, Protocol
 from actions.apply import ApplyRefused, DiskApplier, FileWrite
 from actions.checkpoints.types import FileState
 from actions.diskio import read_bytes_or_none
+from actions.paths import ResolvedPath
 from server.acp.updates import UpdateSink
 
 
@@ -38,12 +39,26 @@ class AcpApplier:
         session_id: str,
         client: FileClient | None,
         sink: UpdateSink,
+        reader: Any = None,
     ) -> None:
         self.disk = DiskApplier(root)
         self.root = root
         self.session_id = session_id
         self.client = client  # None: the client has no fs.writeTextFile
         self.sink = sink
+        self.reader = reader  # the client, when it offers fs/read_text_file
+
+    async def current_text(self, target: ResolvedPath) -> str:
+        """What the user sees: the client's buffer (fs/read_text_file), else the disk."""
+        if self.reader is not None:
+            try:
+                response = await self.reader.read_text_file(
+                    session_id=self.session_id, path=str(target.absolute)
+                )
+                return str(response.content)
+            except Exception:  # the client could not read it: the disk is the truth
+                pass
+        return await self.disk.current_text(target)
 
     async def apply(self, writes: Sequence[FileWrite]) -> None:
         for write in writes:

@@ -10,14 +10,17 @@ from pathlib import Path
 from typing import Any
 
 from actions.apply import DiskApplier
-from server.agent import AgentError, TurnOutcome, run_turn
+from server.agent import AgentError, ChatSession, TurnOutcome
 from server.commands.progress import Progress
 from server.config import Config, ConfigProblem, from_environment, merge
+from server.external import run_turn_recorded
 from server.protocol import (
     ErrorProgress,
     FileApplied,
     PlanProgress,
     ProgressEvent,
+    ReviewPlan,
+    ReviewProgress,
     TextDelta,
     ToolCallResult,
     ToolCallStarted,
@@ -25,9 +28,8 @@ from server.protocol import (
 )
 from server.providers import PROVIDERS, ProviderError, make_provider
 from server.resolve import resolve_provider
-from server.session import ChatSession
 from server.wording import empty_message_problem, workspace_problem
-from server.workspace import build_agent
+from server.workspace import build_agent, open_folder
 
 
 class StdoutSink:
@@ -61,6 +63,8 @@ def step_line(event: ProgressEvent) -> str:
             return f"{action} {path}"
         case ErrorProgress(message=message):
             return f"error: {message}"
+        case ReviewProgress(state=state, files=files):
+            return f"review: {state} ({', '.join(f.path for f in files)})"
         case TextDelta(delta=delta):
             return delta
 
@@ -97,9 +101,10 @@ async def chat_once(
             progress.clear()
             print(EMBEDDED_NOTE, file=sys.stderr, flush=True)
             progress.detail = generated_tokens
-        agent = build_agent(config, provider, root, DiskApplier(root))
+        folder = await asyncio.to_thread(open_folder, root)
+        agent = build_agent(config, provider, folder, DiskApplier(root))
         session = ChatSession("cli")
-        return session, await run_turn(agent, session, message, None, sink)
+        return session, await run_turn_recorded(agent, session, message, None, sink)
     finally:
         await progress.stop()
 
@@ -119,7 +124,7 @@ def generated_tokens() -> str:
 def no_answer(outcome: TurnOutcome) -> str | None:
     """What to print when the turn ended without answer text (None: nothing was done)."""
     plan = outcome.plan
-    if plan is None or not plan.applied:
+    if plan is None or isinstance(plan, ReviewPlan) or not plan.applied:
         return None
     undo = " (agent-ls undo reverts it)" if outcome.checkpoint_id else ""
     return f"Applied the plan '{plan.description}': {', '.join(plan.applied)}{undo}"

@@ -4,15 +4,21 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 
-from server.agent import AgentError, TurnOutcome, run_turn
-from server.editor import EditorApplier
+from actions.apply import Applier
+from actions.review import StagedPlan, StagingApplier, new_plan
+from server.agent import AgentError, ChatSession, TurnOutcome
+from server.editor import EditorApplier, LspEditor
+from server.external import run_turn_recorded
 from server.features.configuration import settled
 from server.features.indexing import live
+from server.features.review import review_plan, review_progress
 from server.history import SessionStore, UnknownSession
 from server.lsp import AgentLanguageServer, RequestFailed
 from server.protocol import (
@@ -27,9 +33,8 @@ from server.protocol import (
     TextDelta,
 )
 from server.providers import ProviderError
-from server.session import ChatSession
 from server.wording import empty_message_problem
-from server.workspace import build_agent
+from server.workspace import FolderContext, build_agent
 
 
 class LspSink:
@@ -136,14 +141,25 @@ async def editor_turn(
     sink.begin()
     ending = "cancelled"
     try:
-        applier = EditorApplier(ls, root) if root is not None else None
+        folder = await open_folder(ls, root)
+        applier: Applier | None = EditorApplier(LspEditor(ls), root) if root is not None else None
+        staged = new_plan(session.id) if applier is not None and config.review == "on" else None
+        if applier is not None and staged is not None:
+            applier = StagingApplier(applier, staged)
+        notes = ls.state.board(root).take_feedback(session.id)
+        if notes:  # review decisions since the last turn: the model learns them first
+            message = "\n".join(notes) + "\n\n" + message
         provider = await ls.state.resolved_provider(root)
-        agent = build_agent(config, provider, root, applier, index_source=lambda: live(ls))
-        outcome = await run_turn(agent, session, message, context, sink)
+        agent = build_agent(config, provider, folder, applier, index_source=lambda: live(ls))
+        outcome = await run_turn_recorded(agent, session, message, context, sink)
+        if staged is not None and staged.files:
+            outcome = staged_outcome(ls, root, staged, outcome, sink)
         ending = "done"
         await asyncio.to_thread(SessionStore(root).save, session.id, session.messages)
     except (ProviderError, AgentError) as exc:
         ending = "failed"
+        if isinstance(exc, ProviderError):
+            ls.state.forget_resolution()
         sink.emit(ErrorProgress(message=str(exc)))
         if on_failure is not None:
             on_failure(exc)
@@ -151,6 +167,29 @@ async def editor_turn(
     finally:
         sink.end(ending)
     return outcome
+
+
+async def open_folder(ls: AgentLanguageServer, root: Path | None) -> FolderContext | None:
+    """The folder's context (opened once, off the event loop); FolderUnavailable (an
+    AgentError) when it cannot be."""
+    if root is None:
+        return None
+    config, _ = ls.state.config()
+    return await ls.state.folders.get(root, config.allowSecretFiles)
+
+
+def staged_outcome(
+    ls: AgentLanguageServer,
+    root: Path | None,
+    staged: StagedPlan,
+    outcome: TurnOutcome,
+    sink: LspSink,
+) -> TurnOutcome:
+    """Review mode: the turn's plan is staged; the result and progress carry it pending."""
+    staged.description = outcome.plan.description if outcome.plan is not None else ""
+    ls.state.board(root).add(staged)
+    sink.emit(review_progress(staged))
+    return replace(outcome, plan=review_plan(staged), checkpoint_id=None)
 
 
 async def open_chat(ls: AgentLanguageServer, session_id: str | None) -> ChatSession:

@@ -42,8 +42,17 @@ from pygls.uris import to_fs_path
 from server.agent import TurnOutcome
 from server.features.chat import LspSink, editor_turn, open_chat
 from server.features.configuration import settled
+from server.features.review import review_actions
 from server.lsp import AgentLanguageServer, RequestFailed
-from server.protocol import CMD_CHAT, CMD_UNDO, ChatContext, ChatParams, ChatResult, to_wire
+from server.protocol import (
+    CMD_CHAT,
+    CMD_UNDO,
+    ChatContext,
+    ChatParams,
+    ChatResult,
+    ReviewPlan,
+    to_wire,
+)
 from server.wording import empty_message_problem
 
 log = logging.getLogger(__name__)
@@ -71,6 +80,7 @@ class ActionData:
     range: types.Range
     diagnostic: types.Diagnostic | None = None
     instruction: str | None = None
+    result: ChatResult | None = None  # set on the resolved action: what the turn did
 
 
 @attrs.define(frozen=True)
@@ -108,7 +118,10 @@ def code_action(ls: AgentLanguageServer, params: types.CodeActionParams) -> list
     if wanted.start != wanted.end and allowed(REWRITE, params.context.only):
         names: list[ActionName] = list(SELECTION_TITLES) if editable else ["explain"]
         actions += [ActionData(name, uri, wanted) for name in names]
-    return [action for data in actions if (action := listed(ls, data)) is not None]
+    found = [action for data in actions if (action := listed(ls, data)) is not None]
+    if allowed(QUICKFIX, params.context.only):
+        found += review_actions(ls, uri)  # a pending plan (review mode) touches this file
+    return found
 
 
 def listed(ls: AgentLanguageServer, data: ActionData) -> types.CodeAction | None:
@@ -142,11 +155,7 @@ def title(data: ActionData) -> str:
 
 def can_resolve(ls: AgentLanguageServer, prop: str) -> bool:
     """Whether the client resolves this CodeAction property lazily."""
-    text_document = ls.client_capabilities.text_document
-    options = text_document.code_action if text_document else None
-    if options is None or not options.data_support or options.resolve_support is None:
-        return False
-    return prop in options.resolve_support.properties
+    return prop in ls.state.client.code_action_resolve
 
 
 def allowed(kind: str, only: Sequence[str] | None) -> bool:
@@ -257,7 +266,7 @@ async def resolve_code_action(
     return attrs.evolve(
         action,
         edit=types.WorkspaceEdit(changes={}),
-        data={**to_wire(data), "result": to_wire(result)},
+        data=to_wire(attrs.evolve(data, result=result)),
     )
 
 
@@ -290,8 +299,7 @@ async def run_and_show(
 
 async def progress_token(ls: AgentLanguageServer) -> str | None:
     """A server-initiated work-done progress token, when the client shows them."""
-    window = ls.client_capabilities.window
-    if not (window and window.work_done_progress):
+    if not ls.state.client.work_done_progress:
         return None
     token = f"agent-ls/{uuid.uuid4().hex[:12]}"
     try:
@@ -309,6 +317,10 @@ def summary(label: str, outcome: TurnOutcome) -> str:
         text = text[: SHOWN_ANSWER_CHARS - 1] + "…"
     if outcome.plan is None:
         return f"{label} — {text}" if text else f"{label} — no answer and no change."
+    if isinstance(outcome.plan, ReviewPlan):
+        staged = ", ".join(f.path for f in outcome.plan.files)
+        head = f"{label} — staged for review: {staged} (Accept / Reject AI change)"
+        return f"{head}\n{text}" if text else head
     changed = ", ".join(outcome.plan.applied) or "nothing"
     head = f"{label} — changed {changed} (undo: {CMD_UNDO})"
     return f"{head}\n{text}" if text else head

@@ -14,7 +14,13 @@ from typing import Any
 
 import pytest
 from acp import PROTOCOL_VERSION, RequestError, spawn_agent_process, text_block
-from acp.schema import ClientCapabilities, FileSystemCapabilities, WriteTextFileResponse
+from acp.schema import (
+    AllowedOutcome,
+    ClientCapabilities,
+    FileSystemCapabilities,
+    RequestPermissionResponse,
+    WriteTextFileResponse,
+)
 
 from tests.e2e.conversations import (
     FULL_CONVERSATION,
@@ -36,6 +42,8 @@ class RecordingClient:
         self.updates: list[Any] = []
         self.writes: list[str] = []
         self.changed = asyncio.Event()
+        self.permissions: list[Any] = []
+        self.answers: list[str] = []  # "allow" / "reject", one per permission request
 
     async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
         self.updates.append(update)
@@ -48,8 +56,16 @@ class RecordingClient:
         Path(path).write_text(content, encoding="utf-8")
         return WriteTextFileResponse()
 
-    async def request_permission(self, *args: Any, **kwargs: Any) -> Any:
-        raise RequestError.method_not_found("session/request_permission")
+    async def request_permission(
+        self, session_id: str, tool_call: Any, options: list[Any], **kwargs: Any
+    ) -> RequestPermissionResponse:
+        self.permissions.append(tool_call)
+        choice = self.answers.pop(0) if self.answers else "reject"
+        kind = "allow_once" if choice == "allow" else "reject_once"
+        option = next(o for o in options if o.kind == kind)
+        return RequestPermissionResponse(
+            outcome=AllowedOutcome(outcome="selected", option_id=option.option_id)
+        )
 
     def kinds(self) -> list[str]:
         return [u.session_update for u in self.updates]
@@ -65,18 +81,18 @@ class RecordingClient:
             await asyncio.wait_for(self.changed.wait(), 20)
 
 
-def agent_env(llm: FakeLLM) -> dict[str, str]:
+def agent_env(llm: FakeLLM, **extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("AGENT_LS_")}
-    env.update(AGENT_LS_BASE_URL=llm.base_url_openai, AGENT_LS_MODEL="fake")
+    env.update(AGENT_LS_BASE_URL=llm.base_url_openai, AGENT_LS_MODEL="fake", **extra)
     return env
 
 
 @asynccontextmanager
 async def acp_agent(
-    llm: FakeLLM, client: RecordingClient, *, fs: bool = False
+    llm: FakeLLM, client: RecordingClient, *, fs: bool = False, **env: str
 ) -> AsyncIterator[Any]:
     async with spawn_agent_process(
-        client, sys.executable, "-m", "server", "acp", env=agent_env(llm)
+        client, sys.executable, "-m", "server", "acp", env=agent_env(llm, **env)
     ) as (conn, process):
         capabilities = ClientCapabilities(
             fs=FileSystemCapabilities(read_text_file=fs, write_text_file=fs)
@@ -187,3 +203,36 @@ async def test_bad_cwd_and_unknown_session_are_clear_errors(tmp_path: Path) -> N
                 await conn.new_session(cwd="relative/dir")
             with pytest.raises(RequestError, match="unknown session"):
                 await conn.prompt(session_id="nope", prompt=[text_block("hi")])
+
+
+async def test_review_mode_asks_permission_per_file(tmp_path: Path) -> None:
+    root = seed_project(tmp_path / "ws")
+    before = tree(root)
+    client = RecordingClient()
+    client.answers = ["allow", "reject", "reject"]
+    with FakeLLM({"replies": FULL_CONVERSATION}) as llm:
+        async with acp_agent(llm, client, AGENT_LS_REVIEW="on") as conn:
+            session = await conn.new_session(cwd=str(root))
+            response = await conn.prompt(
+                session_id=session.session_id, prompt=[text_block("Add a greeting module")]
+            )
+    assert response.stop_reason == "end_turn"
+    titles = [p.title for p in client.permissions]
+    assert titles == ["Create src/new.py", "Edit src/app.py", "Delete old.txt"]
+    assert client.permissions[1].content[0].old_text == SEED_FILES["src/app.py"]
+    assert tree(root) == {**before, "src/new.py": NEW_MODULE}  # only the allowed file
+    assert "rejected src/app.py, old.txt" in client.text()
+
+
+async def test_review_mode_all_rejected_leaves_the_disk_untouched(tmp_path: Path) -> None:
+    root = seed_project(tmp_path / "ws")
+    before = tree(root)
+    client = RecordingClient()
+    with FakeLLM({"replies": [*FULL_CONVERSATION, "fine"]}) as llm:
+        async with acp_agent(llm, client, AGENT_LS_REVIEW="on") as conn:
+            session = await conn.new_session(cwd=str(root))
+            await conn.prompt(session_id=session.session_id, prompt=[text_block("Add greeting")])
+            assert tree(root) == before
+            await conn.prompt(session_id=session.session_id, prompt=[text_block("why?")])
+        sent = last_user_message(llm.requests[-1])
+    assert "rejected your change to src/new.py, src/app.py, old.txt" in sent

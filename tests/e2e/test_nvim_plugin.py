@@ -20,6 +20,7 @@ from tests.e2e.neovim import neovims, run_neovim
 from tests.fakellm import FakeLLM
 
 SCRIPT = Path(__file__).with_name("nvim_plugin.lua")
+REVIEW_SCRIPT = Path(__file__).with_name("nvim_review.lua")
 PLUGIN = Path(__file__).resolve().parents[2] / "nvim-client"
 
 
@@ -62,3 +63,31 @@ def test_chat_plan_and_undo_through_the_plugin(fakellm: FakeLLM, tmp_path: Path,
     health = "\n".join(seen["health"])
     assert "server command:" in health, health
     assert "provider openai, model fake" in health, health
+
+
+@pytest.mark.parametrize("nvim", neovims())
+def test_review_mode_plan_accepted_through_the_code_action(
+    fakellm: FakeLLM, tmp_path: Path, nvim: str
+) -> None:
+    workspace = seed_project(tmp_path / "ws")
+    fakellm.set_script({"replies": FULL_CONVERSATION})
+
+    seen = run_neovim(
+        REVIEW_SCRIPT,
+        tmp_path,
+        workspace,
+        fakellm,
+        workspace / "src" / "app.py",
+        nvim=nvim,
+        MESSAGE="Add a greeting module",
+        PLUGIN_DIR=str(PLUGIN),
+    )
+
+    assert seen["finished"], seen
+    assert seen["plan_state"] == "pending"
+    assert seen["disk_before_accept"] == SEED_FILES["src/app.py"]  # staged, not written
+    assert seen["picked"] == "Accept all AI changes of the plan (3 files)"
+    assert seen["new_module"] == NEW_MODULE
+    assert seen["app_on_disk"] == NEW_APP
+    assert seen["app_buffer"] == NEW_APP
+    assert not (workspace / "old.txt").exists()

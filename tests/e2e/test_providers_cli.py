@@ -91,3 +91,39 @@ def test_cli_agent_error_is_one_clear_line(tmp_path: Path) -> None:
     assert done.returncode == 1
     assert "provider cli failed" in done.stderr
     assert "error_max_turns" in done.stderr
+
+
+def test_files_the_cli_agent_writes_are_undoable(tmp_path: Path) -> None:
+    (tmp_path / "hello.py").write_text("print('hello')\n")
+    (tmp_path / "old.txt").write_text("obsolete\n")
+    (tmp_path / "big.bin").write_bytes(b"\0" * 1000)
+    argv = shlex.join(command("success"))
+    done = run_chat(
+        tmp_path,
+        "--provider",
+        "cli",
+        "fix the bug",
+        cwd=tmp_path,
+        AGENT_LS_CLI_COMMAND=argv,
+        FAKECLI_EDIT="hello.py",
+        FAKECLI_DELETE="old.txt",
+    )
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "hello.py").read_text() == "edited by the agent\n"
+    listed = subprocess.run(
+        [AGENT_LS, "checkpoints", "--workspace", str(tmp_path), "--json"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    (entry,) = json.loads(listed.stdout)
+    assert entry["description"] == "cli agent: fix the bug"
+    assert sorted(entry["files"]) == ["fakecli.txt", "hello.py", "old.txt"]
+    undone = subprocess.run(
+        [AGENT_LS, "undo", "--workspace", str(tmp_path)], capture_output=True, text=True, timeout=60
+    )
+    assert undone.returncode == 0, undone.stderr
+    assert (tmp_path / "hello.py").read_text() == "print('hello')\n"
+    assert (tmp_path / "old.txt").read_text() == "obsolete\n"
+    assert not (tmp_path / "fakecli.txt").exists()
+    assert (tmp_path / "big.bin").read_bytes() == b"\0" * 1000

@@ -2,7 +2,8 @@
 
 Modes:
 - success: init, assistant text, a tool round trip, writes ``fakecli.txt`` (the prompt) in
-  its working directory, then a ``[HH:MM:SS] INFO:``-prefixed result line; exit 0.
+  its working directory (and rewrites the files listed in FAKECLI_EDIT, deletes those in
+  FAKECLI_DELETE, comma-separated), then a ``[HH:MM:SS] INFO:``-prefixed result line; exit 0.
 - plan: an assistant ExitPlanMode tool_use whose ``input.plan`` names the prompt.
 - garbage: non-JSON noise and a broken object around a timestamped result.
 - no_result: assistant lines only; exit 0.
@@ -69,6 +70,10 @@ def success(prompt: str) -> int:
     tool_result = {"type": "tool_result", "tool_use_id": "toolu_1", "content": "hello.py"}
     emit({"type": "user", "message": {"role": "user", "content": [tool_result]}})
     Path("fakecli.txt").write_text(prompt)
+    for name in filter(None, os.environ.get("FAKECLI_EDIT", "").split(",")):
+        Path(name).write_text("edited by the agent\n")  # changes files it was not asked to
+    for name in filter(None, os.environ.get("FAKECLI_DELETE", "").split(",")):
+        Path(name).unlink()
     emit(assistant(text(f"Done: {prompt}")))
     emit(result(f"Done: {prompt}"), prefix=time.strftime("[%H:%M:%S] ") + "INFO: ")
     return 0

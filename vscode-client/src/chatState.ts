@@ -132,6 +132,12 @@ export function applyProgress(session: Session, event: ProgressEvent): Session {
       return fileApplied(current, event.path, event.action);
     case "error":
       return push(current, { kind: "notice", level: "error", text: event.message });
+    case "review":
+      return push(current, {
+        kind: "notice",
+        level: "info",
+        text: `Plan staged for review: ${event.files.map((f) => f.path).join(", ")} (Accept / Reject AI change)`,
+      });
   }
 }
 
@@ -155,8 +161,8 @@ export function applyResult(session: Session, result: ChatResult): Session {
     current = push(current, { kind: "assistant", text: result.text });
   }
   const plan = result.plan;
-  if (!plan) {
-    return current;
+  if (!plan || "planId" in plan) {
+    return current; // review mode: the staged plan is shown by its "review" progress notice
   }
   if (lastPlanIndex(current.entries) < 0) {
     current = push(current, { kind: "plan", description: plan.description, files: [], done: false });

@@ -5,7 +5,7 @@
  * Pure: imported by the extension host and by the webview bundle alike.
  */
 
-export type ProgressKind = "text" | "tool_call" | "tool_result" | "plan" | "file_applied" | "error";
+export type ProgressKind = "text" | "tool_call" | "tool_result" | "plan" | "file_applied" | "error" | "review";
 
 export interface Position {
   line: number;
@@ -77,8 +77,39 @@ export interface ChatResult {
   sessionId: string;
   text: string;
   blocks: BlockRecord[];
-  plan?: PlanSummary;
+  plan?: PlanSummary | ReviewPlan;
   checkpointId?: string;
+}
+
+/** One staged file of a plan in review mode (`agentLs.review: "on"`). */
+export interface ReviewFile {
+  path: string;
+  op: "create" | "update" | "delete";
+  state: "pending" | "accepted" | "rejected";
+  reason?: string;
+}
+
+/** A staged plan: in `agent/chat`'s result (review mode) and from agent.accept / agent.reject. */
+export interface ReviewPlan {
+  planId: string;
+  state: "pending" | "accepted" | "rejected" | "partial";
+  description: string;
+  files: ReviewFile[];
+  checkpointId?: string;
+  refused?: string[];
+}
+
+/** `agent.accept [{planId, files?}]`. */
+export interface AcceptParams {
+  planId: string;
+  files?: string[];
+}
+
+/** `agent.reject [{planId, files?, reason?}]`. */
+export interface RejectParams {
+  planId: string;
+  files?: string[];
+  reason?: string;
 }
 
 /**
@@ -107,7 +138,15 @@ export type ProgressEvent =
       message: string;
       planned: boolean;
     }
-  | { kind: "error"; sessionId: string; message: string; retry?: number; path?: string; rolledBack?: string[] };
+  | { kind: "error"; sessionId: string; message: string; retry?: number; path?: string; rolledBack?: string[] }
+  | {
+      kind: "review";
+      sessionId: string;
+      planId: string;
+      state: "pending" | "accepted" | "rejected" | "partial";
+      description: string;
+      files: ReviewFile[];
+    };
 
 export interface UndoneFile {
   path: string;
