@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import random
+import shutil
 import statistics
 import sys
 import tempfile
@@ -118,6 +119,7 @@ async def main() -> None:
             await compare(server.get_uri(), args, tmp)
         finally:
             server.cleanup()
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 if __name__ == "__main__":
