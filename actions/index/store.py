@@ -6,8 +6,8 @@ atomic on its own: ``replace_chunks`` swaps a document's chunks and record in on
 so a crash never leaves half a document searchable.
 
 Backends: ``SqliteStore`` (embedded, FTS5 BM25; the default, under
-``$XDG_CACHE_HOME/agent-ls/index/<workspace key>/``) — a PostgreSQL backend plugs in by
-implementing ``Store`` and being returned by ``open_store`` for ``postgresql://`` URLs.
+``$XDG_CACHE_HOME/agent-ls/index/<workspace key>/``) and ``PgStore`` (PostgreSQL + pgvector,
+for ``postgresql://`` / ``postgres://`` URLs; many workspaces in one database, by key).
 """
 
 from __future__ import annotations
@@ -103,12 +103,14 @@ def open_store(root: Path, url: str = "") -> Store:
     """The store of ``root``: ``url`` (or ``$AGENT_LS_INDEX_URL``) when set, else SQLite."""
     url = url or os.environ.get(INDEX_URL_ENV, "")
     if url.startswith(("postgresql://", "postgres://")):
-        raise StoreError(
-            "a PostgreSQL index (indexUrl) is not available in this build; "
-            "unset indexUrl / AGENT_LS_INDEX_URL to use the embedded index"
-        )
+        from actions.index.pg_store import PgStore
+
+        return PgStore(url, workspace_key(root))
     if url and not url.startswith("sqlite:"):
-        raise StoreError(f"unsupported index URL {url!r}: use postgresql://... or leave it empty")
+        scheme = url.partition(":")[0]  # never the rest: it may hold a password
+        raise StoreError(
+            f"unsupported index URL scheme {scheme!r}: use postgresql://... or leave it empty"
+        )
     from actions.index.sqlite_store import SqliteStore
 
     if url.startswith("sqlite:"):

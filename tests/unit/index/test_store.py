@@ -8,17 +8,30 @@ from pathlib import Path
 import pytest
 
 from actions.index.model import Chunk, DocumentRecord
+from actions.index.pg_store import PgStore
 from actions.index.sqlite_store import SqliteStore
-from actions.index.store import Store, StoreError, default_index_dir, open_store
+from actions.index.store import Store, StoreError, default_index_dir, open_store, workspace_key
 
-BACKENDS: dict[str, Callable[[Path], Store]] = {
-    "sqlite": lambda tmp: SqliteStore(tmp / "index" / "index.sqlite3"),
+# A backend opens the store of a test from its temp dir (the same dir: the same index) and
+# the request (for server fixtures). PostgreSQL: one server, a workspace key per test.
+BACKENDS: dict[str, Callable[[Path, pytest.FixtureRequest], Store]] = {
+    "sqlite": lambda tmp, _: SqliteStore(tmp / "index" / "index.sqlite3"),
+    "postgresql": lambda tmp, request: PgStore(
+        request.getfixturevalue("pg_url"), workspace_key(tmp)
+    ),
 }
 
 
 @pytest.fixture(params=sorted(BACKENDS))
-def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
-    opened = BACKENDS[request.param](tmp_path)
+def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Callable[[], Store]:
+    """Opens the test's store (each call a new connection to the same index)."""
+    name = str(request.param)
+    return lambda: BACKENDS[name](tmp_path, request)
+
+
+@pytest.fixture
+def store(backend: Callable[[], Store]) -> Iterator[Store]:
+    opened = backend()
     yield opened
     opened.close()
 
@@ -110,13 +123,13 @@ def test_queries_with_syntax_characters_are_words(store: Store) -> None:
     assert store.search("near", 3)[0].chunk.document == "q.md"
 
 
-def test_sqlite_index_survives_reopening(tmp_path: Path) -> None:
-    path = tmp_path / "i.sqlite3"
-    first = SqliteStore(path)
+def test_the_index_survives_reopening(backend: Callable[[], Store]) -> None:
+    first = backend()
     first.replace_chunks(ready("a.md", 1), [chunk("a.md", 0, "persistent kiwi")])
     first.close()
-    second = SqliteStore(path)
+    second = backend()
     assert second.search("kiwi", 1)[0].chunk.content == "persistent kiwi"
+    assert second.documents()["a.md"].chunks == 1
     second.close()
 
 
