@@ -391,6 +391,18 @@ class SearchHit:
 
 
 @attrs.frozen(kw_only=True)
+class ReindexResult:
+    """`agent.reindex`: the index after the update, and what the update did."""
+
+    documents: dict[str, int]
+    chunks: int
+    indexed: int
+    unchanged: int
+    removed: int
+    failed: list[IndexFailure]
+
+
+@attrs.frozen(kw_only=True)
 class IndexUpdated:
     """`agent/indexUpdated`: what an index update changed (failed: path -> reason)."""
 

@@ -30,7 +30,7 @@ from contextlib import contextmanager
 from typing import Any
 from urllib.parse import parse_qsl, unquote, urlencode, urlsplit
 
-from actions.index.model import STATUSES, Chunk, DocumentRecord, Hit
+from actions.index.model import STATUSES, Chunk, DocumentRecord, Hit, StoreError
 from actions.index.sqlite_store import (
     CAPPED_ROWS,
     COMMON_MIN,
@@ -39,7 +39,6 @@ from actions.index.sqlite_store import (
     query_terms,
     terms,
 )
-from actions.index.store import StoreError
 
 SCHEMA = "agent_ls"
 SCHEMA_VERSION = "1"

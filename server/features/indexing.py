@@ -21,7 +21,13 @@ from pygls.uris import to_fs_path
 from server.features.configuration import settled
 from server.live_index import LiveIndex, StoreError, open_live
 from server.lsp import AgentLanguageServer, RequestFailed
-from server.protocol import AGENT_INDEX_UPDATED, CMD_REINDEX, IndexUpdated
+from server.protocol import (
+    AGENT_INDEX_UPDATED,
+    CMD_REINDEX,
+    IndexFailure,
+    IndexUpdated,
+    ReindexResult,
+)
 
 log = logging.getLogger(__name__)
 
@@ -115,7 +121,7 @@ async def on_watched_files(
     await _changed(ls, [change.uri for change in params.changes])
 
 
-async def reindex(ls: AgentLanguageServer, *args: Any) -> dict[str, Any]:
+async def reindex(ls: AgentLanguageServer, *args: Any) -> ReindexResult:
     index = await live(ls)
     options = args[0] if args and isinstance(args[0], dict) else {}
     token = options.get("token") or f"agent-ls-reindex-{uuid.uuid4().hex[:8]}"
@@ -142,11 +148,11 @@ async def reindex(ls: AgentLanguageServer, *args: Any) -> dict[str, Any]:
     if token is not None:
         message = f"{status['documents']['ready']} documents ready"
         ls.work_done_progress.end(token, types.WorkDoneProgressEnd(message=message))
-    return {
-        "documents": status["documents"],
-        "chunks": status["chunks"],
-        "indexed": len(report.indexed),
-        "unchanged": len(report.unchanged),
-        "removed": len(report.removed),
-        "failed": [{"path": path, "reason": reason} for path, reason in report.failed.items()],
-    }
+    return ReindexResult(
+        documents=dict(status["documents"]),
+        chunks=int(status["chunks"]),
+        indexed=len(report.indexed),
+        unchanged=len(report.unchanged),
+        removed=len(report.removed),
+        failed=[IndexFailure(path=path, reason=reason) for path, reason in report.failed.items()],
+    )

@@ -234,6 +234,16 @@ export interface SearchHit {
   score: number;
 }
 
+/** `agent.reindex`: the index after the update, and what the update did. */
+export interface ReindexResult {
+  documents: Record<string, number>;
+  chunks: number;
+  indexed: number;
+  unchanged: number;
+  removed: number;
+  failed: IndexFailure[];
+}
+
 /** `agent/indexUpdated`: what an index update changed (failed: path -> reason). */
 export interface IndexUpdated {
   indexed: string[];
