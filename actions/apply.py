@@ -42,6 +42,11 @@ class ApplyRefused(ActionError):
 
 
 class Applier(Protocol):
+    async def current_text(self, target: ResolvedPath) -> str:
+        """What the user sees of an existing file: its open buffer, else the disk
+        (ActionError when it cannot be read as UTF-8 text)."""
+        ...
+
     async def apply(self, writes: Sequence[FileWrite]) -> None:
         """Make every write visible (disk, and open buffers where there are any)."""
         ...
@@ -51,11 +56,26 @@ class Applier(Protocol):
         ...
 
 
+def read_text(target: ResolvedPath) -> str:
+    """The file's exact text (line endings kept); ActionError if unreadable or not UTF-8."""
+    try:
+        data = target.absolute.read_bytes()
+    except OSError as error:
+        raise ActionError(f"{target.model_path} cannot be read ({error.strerror})") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ActionError(f"{target.model_path} is not UTF-8 text; it cannot be edited") from None
+
+
 class DiskApplier:
     """Atomic disk writes: temp file + fsync + rename; deletions tidy emptied folders."""
 
     def __init__(self, root: Path) -> None:
         self.root = root
+
+    async def current_text(self, target: ResolvedPath) -> str:
+        return await asyncio.to_thread(read_text, target)
 
     async def apply(self, writes: Sequence[FileWrite]) -> None:
         await asyncio.to_thread(self._write_all, writes)

@@ -12,8 +12,10 @@ from dataclasses import dataclass, field
 from actions.apply import Applier, FileWrite
 from actions.checkpoints import CheckpointStore, PlanRecorder
 from actions.errors import ActionError
-from actions.paths import Workspace
+from actions.paths import ResolvedPath, Workspace
 from actions.schema import DeleteFileOp, FileOp, UpdateFileOp
+from actions.search_replace import EditBlock
+from actions.update_edits import EditsRefused, edit_text
 
 
 @dataclass
@@ -23,6 +25,9 @@ class PlanRun:
     recorder: PlanRecorder
     applied: list[str] = field(default_factory=list)
     unplanned: list[str] = field(default_factory=list)
+    kept: dict[str, tuple[EditBlock, ...]] = field(default_factory=dict)
+    """Search/replace blocks that matched in a failed update, by path: they apply with the
+    corrected blocks of the next update of that path."""
 
     @property
     def remaining(self) -> list[str]:
@@ -56,15 +61,30 @@ class PlanFiles:
             raise ActionError(f"delete_file: {target.model_path} does not exist")
         if target.absolute.is_dir():
             raise ActionError(f"{target.model_path} is a folder, not a file")
-        if op.content is not None:
-            plan.recorder.check_content(target.relative, len(op.content.encode("utf-8")))
+        content = op.content
+        if isinstance(op, UpdateFileOp) and op.edits is not None:
+            content = await self._edited(plan, target, op)
+        plan.kept.pop(target.relative, None)
+        if content is not None:
+            plan.recorder.check_content(target.relative, len(content.encode("utf-8")))
         await asyncio.to_thread(plan.recorder.touch, target.relative)
-        await self.applier.apply([FileWrite(target, op.content)])
+        await self.applier.apply([FileWrite(target, content)])
         if target.relative not in plan.files and target.relative not in plan.unplanned:
             plan.unplanned.append(target.relative)
         if target.relative not in plan.applied:
             plan.applied.append(target.relative)
         return target.relative
+
+    async def _edited(self, plan: PlanRun, target: ResolvedPath, op: UpdateFileOp) -> str:
+        """The file's new text: its search/replace blocks (and the kept ones) applied to what
+        the user sees (open buffer, else disk)."""
+        current = await self.applier.current_text(target)
+        blocks = [EditBlock(edit.search, edit.replace) for edit in op.edits or ()]
+        try:
+            return edit_text(current, target.model_path, blocks, plan.kept.get(target.relative, ()))
+        except EditsRefused as refused:
+            plan.kept[target.relative] = refused.kept
+            raise
 
     def already_applied(self, plan: PlanRun, op: FileOp) -> bool:
         """Was exactly this file operation applied by the plan already (a repeated document)?"""
@@ -74,12 +94,18 @@ class PlanFiles:
             return False
         if target.relative not in plan.applied:
             return False
-        if op.content is None:
-            return not target.absolute.exists()
         try:
-            return target.absolute.read_text(encoding="utf-8") == op.content
+            if isinstance(op, DeleteFileOp):
+                return not target.absolute.exists()
+            text = target.absolute.read_bytes().decode("utf-8")
         except (OSError, UnicodeDecodeError):
             return False
+        if isinstance(op, UpdateFileOp) and op.edits is not None:
+            return all(
+                edit.replace in text and (edit.search == edit.replace or edit.search not in text)
+                for edit in op.edits
+            )
+        return text == op.content
 
     async def commit(self, plan: PlanRun) -> str | None:
         """Record the plan's post-images; its checkpoint id (None when nothing changed)."""

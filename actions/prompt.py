@@ -16,13 +16,63 @@ from actions.errors import ActionError, InvalidAction
 from actions.schema import ToolCallSpec
 from actions.tools.base import Tool, ToolResult
 
-_EXAMPLES = """\
+_TOOL_CALLS = "\n".join(
+    json.dumps({"action": "tool_call", "tool_call": {"function_name": name, "args": args}})
+    for name, args in [
+        ("list_files", {}),
+        ("read_file", {"path": "/src/App.jsx"}),
+        ("read_file", {"paths": ["/src/App.jsx", "/src/stores/useFileStore.js"]}),
+        ("read_file", {"path": "/src/big.py", "start_line": 200, "end_line": 320}),
+    ]
+)
+
+_ANSWER = """\
 1. text_response — answer the user; touches nothing and ends your turn:
 {"action": "text_response", "text_response": "Sure, I can refactor the Header component."}
 
-2. tool_call — ask for context before editing; the result comes back as the next message:
-{tool_calls}
+2. tool_call — ask for context before editing; the result comes back as the next message.
+Several tool calls may share one reply: they run in order and all results come back together.
+"""
 
+_FENCED_PLANS = """\
+3. start_multi_file — begin ANY change to files (even a single file). Write each file body as
+a fenced code block AFTER the document and refer to it as {"fence": N}: N numbers the fenced
+code blocks of your reply 1, 2, 3... in order (the ```json block of the document does not
+count). A body is copied byte for byte, so write code exactly as it must be saved:
+```json
+{"action": "start_multi_file",
+ "plan": {"description": "Add a greeting helper and use it.",
+          "files_to_modify": ["/src/greet.py", "/src/app.py"]},
+ "first_file": {"action": "create_file",
+                "file": {"path": "/src/greet.py", "content": {"fence": 1}}},
+ "message": "Creating the helper..."}
+```
+```python
+def greet(name: str) -> str:
+    return f"Hello, {name}!"
+```
+first_file.action is create_file or update_file.
+
+4. continue_multi_file — the next file of the plan in progress. update_file takes either
+"content" (the whole new file) or "edits": search/replace blocks, the best way to change part
+of an existing file:
+```json
+{"action": "continue_multi_file",
+ "next_file": {"action": "update_file", "file": {"path": "/src/app.py", "edits": [
+   {"search": {"fence": 1}, "replace": {"fence": 2}}]}},
+ "message": "Using the helper in app.py..."}
+```
+```python
+print("Hello, world!")
+```
+```python
+from src.greet import greet
+
+print(greet("world"))
+```
+next_file.action is create_file, update_file or delete_file (no content for delete_file)."""
+
+_STRING_PLANS = """\
 3. start_multi_file — begin ANY change to files (even a single file):
 {"action": "start_multi_file",
  "plan": {"description": "Short summary of the whole task.",
@@ -31,30 +81,37 @@ _EXAMPLES = """\
  "message": "Starting the refactor..."}
 first_file.action is create_file or update_file.
 
-4. continue_multi_file — the next file of the plan in progress:
+4. continue_multi_file — the next file of the plan in progress. update_file takes either
+"content" (the whole new file) or "edits" (search/replace blocks):
 {"action": "continue_multi_file",
- "next_file": {"action": "update_file", "file": {"path": "/path/file2.css", "content": "..."}},
+ "next_file": {"action": "update_file", "file": {"path": "/path/file2.css",
+   "edits": [{"search": "color: red;", "replace": "color: blue;"}]}},
  "message": "Now updating the CSS..."}
-next_file.action is create_file, update_file or delete_file (content may be omitted for
-delete_file).""".replace(
-    "{tool_calls}",
-    "\n".join(
-        json.dumps({"action": "tool_call", "tool_call": {"function_name": name, "args": args}})
-        for name, args in [
-            ("list_files", {}),
-            ("read_file", {"path": "/src/App.jsx"}),
-            ("read_file", {"paths": ["/src/App.jsx", "/src/stores/useFileStore.js"]}),
-        ]
-    ),
-)
+next_file.action is create_file, update_file or delete_file (no content for delete_file)."""
+
+_FENCED_BODIES_RULE = """\
+- File bodies ("content", and "search" / "replace" of edits) go in fenced code blocks after
+  the document, referenced as {"fence": N}. Put each fence on its own lines; if the code itself
+  contains ```, use a longer fence (````). A plain JSON string also works (escape \\n, \\",
+  \\\\). Never abbreviate a body with "...", "rest unchanged" or similar."""
+
+_STRING_BODIES_RULE = """\
+- "content" is the WHOLE new file, exactly as it must be saved: never abbreviate with "...",
+  "rest unchanged" or similar. Escape it as a JSON string (\\n, \\", \\\\)."""
 
 _RULES = """\
 Rules:
-- Put exactly one action document in each reply, as a ```json fenced block. Text outside it
-  is shown to the user as is. A JSON example meant for the user (not to be executed) belongs
-  inside a text_response string.
-- "content" is the WHOLE new file, exactly as it must be saved: never abbreviate with "...",
-  "rest unchanged" or similar. Escape it as a JSON string (\\n, \\", \\\\).
+- Put each action document in a ```json fenced block. Text outside documents is shown to the
+  user as is. A JSON example meant for the user (not to be executed) belongs inside a
+  text_response string.
+{bodies}
+- To change part of a file, prefer update_file "edits" over re-sending the whole file (a reply
+  has an output limit: a large file does not fit). Each "search" is copied exactly from the
+  file as it is now: a few complete lines, enough to match exactly one place, without
+  read_file's line numbers; "replace" is what those lines become. Blocks are matched against
+  the file before any of them applies, in any order, and all apply or none: a failed block
+  comes back with the file's real lines, while the blocks that matched are kept for your
+  corrected retry (do not re-send those).
 - Plans: one file per reply. After each file you are told what was applied and which planned
   files remain; send continue_multi_file for the next one until every file in
   files_to_modify is done, then reply with a text_response summarising the change.
@@ -68,15 +125,25 @@ Rules:
 
 
 def render_system_prompt(
-    tools: Sequence[Tool], *, workspace_name: str, instructions: str = ""
+    tools: Sequence[Tool],
+    *,
+    workspace_name: str,
+    instructions: str = "",
+    fenced_bodies: bool = True,
 ) -> str:
-    """The system prompt of the JSON action protocol for ``tools`` in ``workspace_name``."""
+    """The system prompt of the JSON action protocol for ``tools`` in ``workspace_name``.
+
+    ``fenced_bodies``: teach file bodies as fenced code blocks referenced from the document
+    (the default); False for models whose output is constrained to one JSON document.
+    """
+    plans = _FENCED_PLANS if fenced_bodies else _STRING_PLANS
+    bodies = _FENCED_BODIES_RULE if fenced_bodies else _STRING_BODIES_RULE
     sections = [
         f'You are a coding assistant working in the workspace "{workspace_name}". '
         'You act only through JSON action documents with a top-level "action" field. '
         "There are four actions:",
-        _EXAMPLES,
-        _RULES,
+        _ANSWER + _TOOL_CALLS + "\n\n" + plans,
+        _RULES.replace("{bodies}", bodies),
         render_tools(tools),
     ]
     if instructions.strip():

@@ -16,7 +16,16 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Annotated, Any, Literal, TypeAlias
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Discriminator,
+    Field,
+    Tag,
+    TypeAdapter,
+    ValidationError,
+    field_validator,
+)
 
 from actions.errors import InvalidAction
 from actions.schema_errors import describe_errors, describe_value
@@ -39,6 +48,27 @@ class FileContent(_Model):
 
     path: str = Field(min_length=1)
     content: str
+
+
+class SearchReplace(_Model):
+    """One edit of ``update_file``: ``search`` (existing text, matched once) -> ``replace``."""
+
+    search: str
+    replace: str
+
+
+class FileEdits(_Model):
+    """A file changed by search/replace blocks instead of its whole content."""
+
+    path: str = Field(min_length=1)
+    edits: list[SearchReplace] = Field(min_length=1)
+
+
+def _file_body_kind(value: Any) -> str:
+    """Which body an update carries: ``content`` or ``edits`` (exactly one of the two)."""
+    if isinstance(value, Mapping):
+        return "edits" if "edits" in value else "content"
+    return "edits" if isinstance(value, FileEdits) else "content"
 
 
 class FileRef(_Model):
@@ -64,10 +94,24 @@ class CreateFileOp(_Model):
 
 
 class UpdateFileOp(_Model):
-    """Replace the whole content of a file with ``file.content``."""
+    """Change a file: its whole new ``file.content``, or search/replace ``file.edits``."""
 
     action: Literal["update_file"]
-    file: FileContent
+    file: Annotated[
+        Annotated[FileContent, Tag("content")] | Annotated[FileEdits, Tag("edits")],
+        Discriminator(_file_body_kind),
+    ]
+
+    @field_validator("file", mode="before")
+    @classmethod
+    def _one_body(cls, file: Any) -> Any:
+        if isinstance(file, Mapping) and ("content" in file) == ("edits" in file):
+            given = "both content and edits" if "content" in file else "neither content nor edits"
+            raise ValueError(
+                f"{given}; expected exactly one: "
+                "content (the whole new file) or edits (search/replace blocks)"
+            )
+        return file
 
     @property
     def path(self) -> str:
@@ -75,7 +119,11 @@ class UpdateFileOp(_Model):
 
     @property
     def content(self) -> str | None:
-        return self.file.content
+        return self.file.content if isinstance(self.file, FileContent) else None
+
+    @property
+    def edits(self) -> tuple[SearchReplace, ...] | None:
+        return tuple(self.file.edits) if isinstance(self.file, FileEdits) else None
 
 
 class DeleteFileOp(_Model):

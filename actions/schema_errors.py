@@ -61,6 +61,8 @@ def describe_error(error: ErrorDetails, document: Any) -> str:
             count = ctx.get("min_length", 1)
             return f"{path}: expected at least {count} item{'s' if count != 1 else ''}; got none"
         return f"{path}: must not be empty"
+    if kind == "value_error":
+        return f"{path}: {ctx.get('error', error['msg'])}"
     if kind == "literal_error":
         return f"{path}: expected one of {ctx.get('expected', '?')}; got {got}"
     return f"{path}: {error['msg']}; got {got}"
@@ -81,7 +83,14 @@ def document_path(loc: Sequence[int | str], document: Any) -> list[int | str]:
     """Follow ``loc`` through the document, dropping the discriminator tags pydantic adds."""
     parts: list[int | str] = []
     node = document
-    for item in loc:
+    for position, item in enumerate(loc):
+        if _is_body_tag(loc, position) or (
+            position
+            and loc[position - 1] == "file"
+            and item in BODY_TAGS
+            and not isinstance(node, Mapping)
+        ):
+            continue  # the tag of update_file's content / edits union
         if isinstance(node, Mapping):
             if item in node:
                 parts.append(item)
@@ -98,6 +107,20 @@ def document_path(loc: Sequence[int | str], document: Any) -> list[int | str]:
             parts.append(item)
             node = None
     return parts
+
+
+BODY_TAGS = frozenset({"content", "edits"})
+
+
+def _is_body_tag(loc: Sequence[int | str], position: int) -> bool:
+    """``loc[position]`` is the union tag pydantic inserts after ``file`` of update_file."""
+    return (
+        position > 0
+        and position + 1 < len(loc)
+        and loc[position - 1] == "file"
+        and loc[position] in BODY_TAGS
+        and loc[position + 1] in BODY_TAGS
+    )
 
 
 def format_path(parts: Sequence[int | str]) -> str:

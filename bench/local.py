@@ -126,7 +126,7 @@ async def speed(rounds: int, limit: int) -> None:
 
 STATUS_LAUNCHER = """
 import sys
-from server.__main__ import protocol_stdout
+from server.stdio import protocol_stdout
 from server.app import build_server
 from server.features import status
 server = build_server()

@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
-from typing import BinaryIO
 
 from server import __version__
 from server.commands import acp as acp_command
@@ -16,20 +14,8 @@ from server.commands import parse as parse_command
 from server.commands import parse_log as parse_log_command
 from server.commands import sessions as sessions_command
 from server.logs import setup_logging
+from server.stdio import protocol_stdout
 from server.wording import LOG_LEVELS
-
-
-def protocol_stdout() -> BinaryIO:
-    """Keep the real stdout for JSON-RPC only; everything else written to fd 1 goes to stderr.
-
-    One stray line on stdout breaks the connection for good in some editors, and child
-    processes inherit fd 1, so redirect the descriptor itself, not just `sys.stdout`.
-    """
-    sys.stdout.flush()
-    protocol_fd = os.dup(1)
-    os.dup2(2, 1)
-    sys.stdout = sys.stderr
-    return os.fdopen(protocol_fd, "wb", buffering=0)
 
 
 def serve(args: argparse.Namespace) -> int:

@@ -11,13 +11,22 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field, replace
-from typing import Protocol
+from typing import Literal, Protocol
 
 import attrs
 
 from actions.apply import ApplyRefused
 from actions.checkpoints.types import CheckpointError
+from actions.documents import DocumentFences, mark_last_document_truncated, to_action
 from actions.errors import ActionError
+from actions.feedback import (
+    describe_document,
+    join_results,
+    render_cut_document,
+    render_cut_text,
+    render_malformed,
+)
+from actions.fence_refs import TruncatedBody
 from actions.plans import PlanFiles, PlanRun
 from actions.prompt import render_invalid_document, render_plan_progress
 from actions.schema import (
@@ -28,12 +37,12 @@ from actions.schema import (
     TextResponse,
     ToolCallAction,
     ToolCallSpec,
-    validate_action,
 )
 from actions.tools import ToolRegistry
 from actions.tools.adapters import ToolAdapter
 from parsing import ActionBlock, Block, StreamParser, TextBlock, ToolCallBlock
 from parsing.blocks import merge_text
+from parsing.malformed import malformed_documents
 from server.history import trim_history
 from server.protocol import (
     BlockRecord,
@@ -45,13 +54,13 @@ from server.protocol import (
     PlanSummary,
     ProgressEvent,
     TextDelta,
+    TextRecord,
     ToolCallResult,
     ToolCallStarted,
     block_record,
 )
 from server.providers.base import ChatMessage, NativeToolCall, Provider, StreamChunk
 from server.providers.constraints import ConstrainedProvider
-from server.session import ChatSession
 from server.turn_state import turn_state
 
 JSON_ADAPTER = ToolAdapter("json")
@@ -61,6 +70,15 @@ class ProgressSink(Protocol):
     """Where a turn's steps go as they happen (the LSP client, the terminal, a test)."""
 
     def emit(self, event: ProgressEvent) -> None: ...
+
+
+@dataclass
+class ChatSession:
+    """One conversation; turns of the same session run one at a time."""
+
+    id: str
+    messages: list[ChatMessage] = field(default_factory=list)
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
 
 class AgentError(Exception):
@@ -152,13 +170,13 @@ async def run_turn(
         turn = Turn(agent, chat.id, sink)
         try:
             for _ in range(agent.max_turns):
-                reply, blocks, calls = await stream_reply(agent, [system, *convo], turn)
-                if calls:
-                    convo.append(ChatMessage("assistant", reply, tool_calls=calls))
-                    convo += await run_native_tools(turn, calls)
+                reply = await stream_reply(agent, [system, *convo], turn)
+                if reply.calls:
+                    convo.append(ChatMessage("assistant", reply.text, tool_calls=reply.calls))
+                    convo += await run_native_tools(turn, reply.calls)
                     continue
-                convo.append(ChatMessage("assistant", reply))
-                feedback = await handle_reply(turn, blocks)
+                convo.append(ChatMessage("assistant", reply.text))
+                feedback = await handle_reply(turn, reply)
                 if turn.done:
                     break
                 convo.append(ChatMessage("user", feedback))
@@ -175,27 +193,40 @@ async def run_turn(
         return TurnOutcome("".join(turn.texts), turn.blocks, plan, checkpoint_id)
 
 
-async def stream_reply(
-    agent: Agent, messages: list[ChatMessage], turn: Turn
-) -> tuple[str, list[Block], tuple[NativeToolCall, ...]]:
+@dataclass(frozen=True)
+class Reply:
+    """One streamed reply: its text, blocks, native tool calls, and whether the provider
+    stopped it at the output token limit."""
+
+    text: str
+    blocks: list[Block]
+    calls: tuple[NativeToolCall, ...] = ()
+    cut: bool = False
+
+
+async def stream_reply(agent: Agent, messages: list[ChatMessage], turn: Turn) -> Reply:
     """Stream one reply; text outside documents reaches the user as it arrives."""
     parser = StreamParser()
     pieces: list[str] = []
     blocks: list[Block] = []
     calls: list[NativeToolCall] = []
-    truncated = False
+    cut = False
     async for chunk in await reply_stream(agent, messages, turn):
         calls.extend(chunk.tool_calls)
         if chunk.text:
             pieces.append(chunk.text)
             blocks += show_text(turn, parser.feed(chunk.text))
-        truncated = truncated or chunk.finish_reason == "length"
+        cut = cut or chunk.finish_reason == "length"
     blocks = merge_text(blocks + show_text(turn, parser.close()))
-    if truncated:
+    if cut:
         mark_last_document_truncated(blocks)
-    turn.blocks.extend(block_record(b, turn.replies) for b in blocks)
+    records = [block_record(b, turn.replies) for b in blocks]
+    if cut and records and isinstance(records[-1], TextRecord):
+        # a text cut at the token limit is not a complete answer
+        records[-1] = attrs.evolve(records[-1], truncated=True)
+    turn.blocks.extend(records)
     turn.replies += 1
-    return "".join(pieces), blocks, tuple(calls)
+    return Reply("".join(pieces), blocks, tuple(calls), cut)
 
 
 async def reply_stream(
@@ -218,67 +249,95 @@ def show_text(turn: Turn, blocks: list[Block]) -> list[Block]:
     return blocks
 
 
-def mark_last_document_truncated(blocks: list[Block]) -> None:
-    """The provider cut the reply (max tokens): its last document cannot be complete."""
-    for index in range(len(blocks) - 1, -1, -1):
-        block = blocks[index]
-        if not isinstance(block, TextBlock):
-            blocks[index] = replace(block, truncated=True)
-            return
-
-
-async def handle_reply(turn: Turn, blocks: list[Block]) -> str:
-    """Act on the reply's documents; returns the next message for the model."""
-    documents = [b for b in blocks if isinstance(b, ActionBlock | ToolCallBlock)]
+async def handle_reply(turn: Turn, reply: Reply) -> str:
+    """Run every document of the reply in order; returns the next message for the model."""
+    documents = [b for b in reply.blocks if isinstance(b, ActionBlock | ToolCallBlock)]
+    malformed = malformed_documents(reply.text, reply.blocks)
+    if not documents and malformed:
+        return retry(turn, render_malformed(malformed))
     if not documents:
+        if reply.cut:
+            return retry(turn, render_cut_text())
         turn.done = True  # no document: the reply is the final answer (SPEC §2.5)
         return ""
-    feedback: list[str] = []
-    for index, block in enumerate(documents):
-        try:
-            action = to_action(block)
-        except ActionError as error:
-            return retry(turn, render_invalid_document(error))
-        if isinstance(action, TextResponse):
-            turn.say(action.text_response)
-            turn.done = True
+    fences = DocumentFences(reply.text, documents)
+    retries_before = turn.retries
+    results: list[tuple[str, str]] = []
+    errors: list[str] = []
+    kinds: set[str] = set()
+    for number, block in enumerate(documents, start=1):
+        outcome = await run_document(turn, block, fences, (number, len(documents), reply.cut))
+        if turn.done:
             return ""
-        if isinstance(action, ToolCallAction):
-            result = await run_tool(turn, action.tool_call)
-            ignored = len(documents) - index - 1
-            if ignored:
-                result += f"\n({ignored} later document(s) in that reply were not executed.)"
-            return result
-        feedback.append(await apply_plan_document(turn, action))
-    return feedback[-1]
+        kinds.add(outcome.kind)
+        if outcome.text:
+            results.append((describe_document(block), outcome.text))
+        if outcome.kind == "error":
+            errors.append(outcome.text)
+    if malformed:
+        errors.append(report_error(turn, render_malformed(malformed)))
+        results.append(("undecodable documents", errors[-1]))
+    if errors and turn.retries == retries_before:
+        count_retry(turn, errors[-1])
+    if kinds == {"answer"} or kinds == {"answer", "plan"}:
+        turn.done = True  # a text_response ends the turn (after the reply's other documents)
+        return ""
+    return join_results(results)
 
 
-def to_action(block: ActionBlock | ToolCallBlock) -> Action:
-    """The validated action of a document block (ActionError: why it cannot be used)."""
-    if block.truncated:
-        raise ActionError(
-            "the document was cut off before its end, so nothing was applied; "
-            "send it again complete (split a large file into smaller steps if needed)"
+@dataclass(frozen=True)
+class DocumentOutcome:
+    kind: Literal["answer", "tool", "plan", "refused", "error"]
+    """refused: a plan file that was not written (search/replace failed...): the model is
+    told why and the plan goes on; error: an unusable document (counts as a retry)."""
+    text: str = ""
+
+
+async def run_document(
+    turn: Turn,
+    block: ActionBlock | ToolCallBlock,
+    fences: DocumentFences,
+    position: tuple[int, int, bool],
+) -> DocumentOutcome:
+    """Run one document of a reply: answer, tool call or plan file (or say why not)."""
+    number, total, by_limit = position
+    action: Action | None = None
+    if not block.truncated:
+        try:
+            action = to_action(block, fences)
+        except TruncatedBody:
+            block = replace(block, truncated=True)
+        except ActionError as error:
+            return DocumentOutcome("error", report_error(turn, render_invalid_document(error)))
+    if action is None:
+        cut = render_cut_document(block, number=number, total=total, by_limit=by_limit)
+        return DocumentOutcome("error", report_error(turn, cut))
+    if isinstance(action, TextResponse):
+        turn.say(action.text_response)
+        return DocumentOutcome("answer")
+    if isinstance(action, ToolCallAction):
+        return DocumentOutcome("tool", await run_tool(turn, action.tool_call))
+    return await apply_plan_document(turn, action)
+
+
+def report_error(turn: Turn, message: str) -> str:
+    """An error about one document, shown to the user (counted once per reply)."""
+    turn.sink.emit(ErrorProgress(message=message, retry=turn.retries + 1))
+    return message
+
+
+def count_retry(turn: Turn, message: str) -> None:
+    turn.retries += 1
+    if turn.retries > turn.agent.max_retries:
+        raise AgentError(
+            f"the model sent {turn.retries} invalid documents or cut-off replies in this turn; "
+            f"last error: {message}"
         )
-    if block.suspect:
-        raise ActionError(
-            "the document is malformed JSON that could not be decoded without losing "
-            "characters; send it again as valid JSON (escape quotes and newlines in strings)"
-        )
-    if isinstance(block, ToolCallBlock):
-        return ToolCallAction(
-            action="tool_call", tool_call=ToolCallSpec(function_name=block.name, args=block.args)
-        )
-    return validate_action(block.document)
 
 
 def retry(turn: Turn, message: str) -> str:
-    turn.retries += 1
-    turn.sink.emit(ErrorProgress(message=message, retry=turn.retries))
-    if turn.retries > turn.agent.max_retries:
-        raise AgentError(
-            f"the model sent {turn.retries} invalid documents in a row; last error: {message}"
-        )
+    report_error(turn, message)
+    count_retry(turn, message)
     return message
 
 
@@ -299,18 +358,23 @@ async def run_native_tools(turn: Turn, calls: tuple[NativeToolCall, ...]) -> lis
     return results
 
 
-async def apply_plan_document(turn: Turn, action: StartMultiFile | ContinueMultiFile) -> str:
+async def apply_plan_document(
+    turn: Turn, action: StartMultiFile | ContinueMultiFile
+) -> DocumentOutcome:
+    """Apply the document's file to the plan (starting it first for start_multi_file)."""
     plans = turn.agent.plans
     if plans is None:
-        return retry(turn, "no workspace folder is open, so files cannot be edited")
+        return refused(turn, "no workspace folder is open, so files cannot be edited")
     op = await open_plan(turn, plans, action)
     if isinstance(op, str):
-        return op
+        return DocumentOutcome("error", op)
     if turn.plan is None:
-        return retry(turn, "continue_multi_file without a plan: start with start_multi_file first")
+        return refused(
+            turn, "continue_multi_file without a plan: start with start_multi_file first"
+        )
     if not turn.plan.remaining and plans.already_applied(turn.plan, op):
         turn.done = True  # the plan is complete and the model repeats its last file: done
-        return ""
+        return DocumentOutcome("plan")
     plan = turn.plan
     try:
         path = await plans.apply(plan, op)
@@ -319,11 +383,17 @@ async def apply_plan_document(turn: Turn, action: StartMultiFile | ContinueMulti
     except (ActionError, CheckpointError) as error:
         turn.sink.emit(ErrorProgress(message=str(error), path=op.path))
         progress = render_plan_progress(plan.applied, plan.remaining)
-        return f"{op.action} {op.path} was refused, nothing was written: {error}\n{progress}"
+        message = f"{op.action} {op.path} was refused, nothing was written: {error}\n{progress}"
+        return DocumentOutcome("refused", message)
     turn.sink.emit(
         FileApplied(path=path, action=op.action, message=action.message, planned=path in plan.files)
     )
-    return render_plan_progress(plan.applied, plan.remaining)
+    return DocumentOutcome("plan", render_plan_progress(plan.applied, plan.remaining))
+
+
+def refused(turn: Turn, message: str) -> DocumentOutcome:
+    """A plan document that cannot be used as sent (counts as an invalid document)."""
+    return DocumentOutcome("error", report_error(turn, message))
 
 
 async def abandon_plan(turn: Turn, failure: BaseException) -> None:

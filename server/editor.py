@@ -10,6 +10,9 @@ The mechanism (item 4 of the actions issue): the disk is the truth, the buffers 
   Neovim and VS Code change only buffers on TextDocumentEdit and save nothing.
 Editors send didChange for the edited buffer, sometimes after answering applyEdit: a buffer
 we pushed counts as clean while it holds either the text before or after our edit.
+
+The applier sees the editor through `Editor` (open buffers, applyEdit, didChange): `LspEditor`
+is the LSP client of the server; the in-process tests drive the applier with their own.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import asyncio
 import logging
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Protocol
 
 from lsprotocol import types
 
@@ -25,29 +29,85 @@ from actions.apply import ApplyRefused, DiskApplier, FileWrite
 from actions.checkpoints.types import FileState
 from actions.diskio import read_bytes_or_none
 from actions.edits import ChangeKind, FileChange, build_workspace_edit
+from actions.paths import ResolvedPath
 from server.lsp import AgentLanguageServer
 
 log = logging.getLogger(__name__)
 
 
+class Editor(Protocol):
+    """What the applier needs from the editor."""
+
+    @property
+    def can_apply_edit(self) -> bool:
+        """Whether the editor takes `workspace/applyEdit` (else only the disk is written)."""
+        ...
+
+    @property
+    def position_encoding(self) -> str: ...
+
+    @property
+    def document_changed(self) -> asyncio.Condition:
+        """Notified after every didChange."""
+        ...
+
+    def open_document(self, uri: str) -> tuple[int, str] | None:
+        """(version, text) of the open buffer of `uri`; None when it is not open."""
+        ...
+
+    async def apply_edit(self, edit: types.WorkspaceEdit) -> types.ApplyWorkspaceEditResult: ...
+
+    def show_error(self, message: str) -> None:
+        """Tell the user (window/showMessage), not only the log."""
+        ...
+
+
+class LspEditor:
+    """The LSP client as the applier's editor."""
+
+    def __init__(self, ls: AgentLanguageServer) -> None:
+        self.ls = ls
+
+    @property
+    def can_apply_edit(self) -> bool:
+        return self.ls.state.client.apply_edit
+
+    @property
+    def position_encoding(self) -> str:
+        return self.ls.workspace.position_encoding or "utf-16"
+
+    @property
+    def document_changed(self) -> asyncio.Condition:
+        return self.ls.document_changed
+
+    def open_document(self, uri: str) -> tuple[int, str] | None:
+        document = self.ls.workspace.text_documents.get(uri)
+        return None if document is None else (document.version or 0, document.source)
+
+    async def apply_edit(self, edit: types.WorkspaceEdit) -> types.ApplyWorkspaceEditResult:
+        params = types.ApplyWorkspaceEditParams(edit=edit, label="agent-ls")
+        return await self.ls.workspace_apply_edit_async(params)
+
+    def show_error(self, message: str) -> None:
+        self.ls.window_show_message(
+            types.ShowMessageParams(type=types.MessageType.Error, message=message)
+        )
+
+
 class EditorApplier:
-    def __init__(self, ls: AgentLanguageServer, root: Path, *, sync_any: bool = False) -> None:
+    def __init__(self, editor: Editor, root: Path, *, sync_any: bool = False) -> None:
         """`sync_any`: `sync` may update every open buffer (undo/redo, whose conflict check
         read the buffers); otherwise only the buffers this applier edited (plan rollback)."""
-        self.ls = ls
+        self.editor = editor
         self.disk = DiskApplier(root)
         self.sync_any = sync_any
         self.pushed: dict[str, tuple[str, str]] = {}  # uri -> (text before, text after)
 
     def _can_apply(self) -> bool:
-        workspace = self.ls.client_capabilities.workspace
-        return bool(workspace and workspace.apply_edit)
+        return self.editor.can_apply_edit
 
     def _open_document(self, uri: str) -> tuple[int, str] | None:
-        document = self.ls.workspace.text_documents.get(uri)
-        if document is None:
-            return None
-        return (document.version or 0, document.source)
+        return self.editor.open_document(uri)
 
     async def _caught_up(self, uri: str) -> tuple[int, str] | None:
         """The open document, after waiting briefly for the didChange of our last edit."""
@@ -55,7 +115,7 @@ class EditorApplier:
         before, after = self.pushed.get(uri, (None, None))
         if document is None or before is None or document[1] != before or before == after:
             return document
-        changed = self.ls.document_changed
+        changed = self.editor.document_changed
 
         async def arrived() -> None:
             async with changed:
@@ -78,6 +138,13 @@ class EditorApplier:
             "is open in the editor with unsaved changes; save or revert it, then ask again",
         )
 
+    async def current_text(self, target: ResolvedPath) -> str:
+        """The open buffer's text (what the user sees), else the disk's."""
+        document = await self._caught_up(target.absolute.as_uri())
+        if document is not None:
+            return document[1]
+        return await self.disk.current_text(target)
+
     async def apply(self, writes: Sequence[FileWrite]) -> None:
         changes: list[FileChange] = []
         opened: dict[str, tuple[int, str]] = {}
@@ -96,11 +163,9 @@ class EditorApplier:
 
     async def _push(self, changes: list[FileChange], opened: dict[str, tuple[int, str]]) -> None:
         edit = build_workspace_edit(
-            changes, opened, position_encoding=self.ls.workspace.position_encoding or "utf-16"
+            changes, opened, position_encoding=self.editor.position_encoding
         )
-        result = await self.ls.workspace_apply_edit_async(
-            types.ApplyWorkspaceEditParams(edit=edit, label="agent-ls")
-        )
+        result = await self.editor.apply_edit(edit)
         if not result.applied:
             reason = result.failure_reason or "the editor did not apply the edit"
             raise ApplyRefused(", ".join(c.path for c in changes), reason)
@@ -111,15 +176,10 @@ class EditorApplier:
         """The disk was restored but the editor kept the old text in its buffers: saving them
         would write it back. The user must know, not only the log."""
         names = ", ".join(paths)
-        self.ls.window_show_message(
-            types.ShowMessageParams(
-                type=types.MessageType.Error,
-                message=(
-                    f"agent-ls restored {names} on disk, but the editor refused to update the "
-                    f"open buffer(s) ({reason}). They still show other text: reload them from "
-                    "disk (Neovim :e!, VS Code 'Revert File') before saving."
-                ),
-            )
+        self.editor.show_error(
+            f"agent-ls restored {names} on disk, but the editor refused to update the "
+            f"open buffer(s) ({reason}). They still show other text: reload them from "
+            "disk (Neovim :e!, VS Code 'Revert File') before saving."
         )
 
     async def sync(self, states: Sequence[FileState]) -> None:

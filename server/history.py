@@ -28,7 +28,8 @@ from server.providers.base import ChatMessage, NativeToolCall
 SESSIONS_ENV = "AGENT_LS_SESSIONS_DIR"
 SESSION_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 ELIDED = "[older tool output removed to fit the context window]"
-TOOL_FEEDBACK = ("Result of ", "Error from ")  # actions.prompt.render_tool_result's openings
+# actions.prompt.render_tool_result's openings, and actions.feedback.join_results'
+TOOL_FEEDBACK = ("Result of ", "Error from ", "Results of the ")
 
 
 class UnknownSession(LookupError):

@@ -1,37 +1,35 @@
-"""The server's one state object: configuration and the chat sessions."""
+"""The server's one state object: configuration, client capabilities, the chat sessions,
+the provider in use and the per-folder contexts."""
 
 from __future__ import annotations
 
-import asyncio
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from server.agent import ChatSession
+from server.capabilities import ResolvedClientCapabilities
 from server.config import Config, ConfigProblem, from_environment, merge
 from server.history import SessionStore, UnknownSession
 from server.providers import make_provider
-from server.providers.base import ChatMessage, Provider
-from server.resolve import explicit_keys, resolve_provider
-
-
-@dataclass
-class ChatSession:
-    """One conversation; turns of the same session run one at a time."""
-
-    id: str
-    messages: list[ChatMessage] = field(default_factory=list)
-    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+from server.providers.base import Provider
+from server.resolve import Resolution, explicit_keys, resolve_provider
+from server.workspace import Folders
 
 
 @dataclass
 class ServerState:
-    """Configuration layers and chat sessions. Document text stays in pygls' workspace."""
+    """Everything the server keeps between requests. Document text stays in pygls' workspace."""
 
     env_config: Config
     init_options: dict[str, object] = field(default_factory=dict)
     client_settings: dict[str, object] = field(default_factory=dict)
+    client: ResolvedClientCapabilities = field(default_factory=ResolvedClientCapabilities)
     chats: dict[str, ChatSession] = field(default_factory=dict)
     providers: dict[tuple[Config, Path | None], Provider] = field(default_factory=dict)
+    folders: Folders = field(default_factory=Folders)
+    # The last provider resolution and the settings it was made for (probes are not free).
+    resolution: tuple[tuple[Config, frozenset[str]], Resolution] | None = None
 
     @classmethod
     def from_environment(cls) -> tuple[ServerState, list[ConfigProblem]]:
@@ -54,11 +52,19 @@ class ServerState:
         return self.providers[key]
 
     async def resolved_provider(self, root: Path | None) -> Provider:
-        """The provider that answers now: settings > environment > detected > embedded."""
+        """The provider that answers: settings > environment > detected > embedded.
+
+        Resolved again only when the settings change or after `forget_resolution` (a turn
+        whose provider failed), so a turn does not probe local servers every time."""
         config, _ = self.config()
-        explicit = explicit_keys(self.init_options, self.client_settings)
-        resolution = await resolve_provider(config, explicit)
-        return self.provider(resolution.config, root)
+        key = (config, frozenset(explicit_keys(self.init_options, self.client_settings)))
+        if self.resolution is None or self.resolution[0] != key:
+            self.resolution = (key, await resolve_provider(config, set(key[1])))
+        return self.provider(self.resolution[1].config, root)
+
+    def forget_resolution(self) -> None:
+        """The provider failed: the next turn resolves again (a local server may be gone)."""
+        self.resolution = None
 
     def chat(self, session_id: str | None, history: SessionStore | None = None) -> ChatSession:
         """The session with this id, or a new one when None. A session not in memory is

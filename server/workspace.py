@@ -1,19 +1,41 @@
-"""Build the agent for one workspace folder: confinement, tools, checkpoints, applier."""
+"""Per-folder state, opened once and shared by chat turns, undo/redo and code actions.
+
+A `FolderContext` holds what belongs to one workspace folder: path confinement, the
+checkpoint store (opening it takes its lock, initialises the shadow git directory and
+recovers an interrupted operation), the tool registry bound to the folder, and the slot of
+the retrieval index. `Folders` opens each one in a worker thread the first time it is
+needed, so the event loop never blocks on it, and hands the same context to every later
+request; concurrent first requests share the one opening. `build_agent` combines a context
+with what changes per turn: configuration, provider and the editor applier.
+"""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from actions.apply import Applier
-from actions.checkpoints import CheckpointStore
+from actions.checkpoints import CheckpointError, CheckpointStore
 from actions.paths import Workspace
 from actions.plans import PlanFiles
 from actions.tools import ToolRegistry, default_registry
 from actions.tools.adapters import tool_adapter
-from server.agent import Agent
+from server.agent import Agent, AgentError
 from server.config import Config
 from server.providers.base import Provider
+
+
+@dataclass
+class FolderContext:
+    """One workspace folder's long-lived state."""
+
+    root: Path
+    workspace: Workspace
+    store: CheckpointStore
+    registry: ToolRegistry
+    index: object | None = None  # the retrieval index, when one is open for the folder
 
 
 def open_store(root: Path, secret_allow: Sequence[str] = ()) -> CheckpointStore:
@@ -21,13 +43,50 @@ def open_store(root: Path, secret_allow: Sequence[str] = ()) -> CheckpointStore:
     return CheckpointStore(root, secret_allow=secret_allow)
 
 
+def open_folder(root: Path, secret_allow: Sequence[str] = ()) -> FolderContext:
+    """Open the folder's state (blocking: file lock, git directory, crash recovery);
+    `secret_allow`: the secret-looking files the user allows (agentLs.allowSecretFiles)."""
+    store = open_store(root, secret_allow)
+    workspace = Workspace(root, extra_denied=[store.store_dir], secret_allow=secret_allow)
+    return FolderContext(root, workspace, store, default_registry(workspace))
+
+
+class FolderUnavailable(AgentError):
+    """The folder's state cannot be opened (not a folder, its checkpoint store unusable)."""
+
+
+class Folders:
+    """The folder contexts of a server, each opened once off the event loop."""
+
+    def __init__(self) -> None:
+        self._opened: dict[tuple[Path, tuple[str, ...]], asyncio.Task[FolderContext]] = {}
+
+    async def get(self, root: Path, secret_allow: Sequence[str] = ()) -> FolderContext:
+        """The context of `root`, opened now if needed (FolderUnavailable when it cannot be:
+        the next call tries again). A changed `secret_allow` setting opens a new context."""
+        key = (root, tuple(secret_allow))
+        task = self._opened.get(key)
+        if task is None:
+            task = asyncio.ensure_future(asyncio.to_thread(open_folder, root, key[1]))
+            self._opened[key] = task
+        try:
+            return await asyncio.shield(task)
+        except (CheckpointError, OSError) as exc:
+            if self._opened.get(key) is task:
+                del self._opened[key]
+            raise FolderUnavailable(
+                f"the checkpoint store of {root} cannot be opened: {exc}"
+            ) from exc
+
+
 def build_agent(
-    config: Config, provider: Provider, root: Path | None, applier: Applier | None
+    config: Config, provider: Provider, folder: FolderContext | None, applier: Applier | None
 ) -> Agent:
-    """The agent for `root`; without a folder the model can only talk (no tools, no edits)."""
-    adapter = tool_adapter(config.toolProtocol)
+    """The agent for one turn; without a folder the model can only talk (no tools, no edits)."""
+    # The embedded model's decoding is constrained to one JSON document: no fences there.
+    adapter = tool_adapter(config.toolProtocol, fenced_bodies=provider.name != "local")
     budget = history_chars(config)
-    if root is None or applier is None:
+    if folder is None or applier is None:
         return Agent(
             provider,
             ToolRegistry(),
@@ -37,14 +96,10 @@ def build_agent(
             config.maxTurns,
             history_chars=budget,
         )
-    store = open_store(root, config.allowSecretFiles)
-    workspace = Workspace(
-        root, extra_denied=[store.store_dir], secret_allow=config.allowSecretFiles
-    )
-    plans = PlanFiles(workspace, store, applier)
-    registry = default_registry(workspace)
+    plans = PlanFiles(folder.workspace, folder.store, applier)
+    name = folder.workspace.name
     return Agent(
-        provider, registry, plans, workspace.name, adapter, config.maxTurns, history_chars=budget
+        provider, folder.registry, plans, name, adapter, config.maxTurns, history_chars=budget
     )
 
 

@@ -29,7 +29,8 @@ _XML_SECTION = """\
 Calling tools: write each call as a <tool_call> tag holding a JSON object with the tool's
 name and arguments, for example:
 <tool_call>{example}</tool_call>
-Send the call and stop: its result comes back as the next message."""
+Several calls may share one reply: they run in order and their results come back together
+as the next message."""
 
 _NATIVE_SECTION = """\
 Calling tools: use the function-calling interface of this conversation (the tools are attached
@@ -40,12 +41,19 @@ start_multi_file / continue_multi_file documents."""
 @dataclass(frozen=True)
 class ToolAdapter:
     style: ToolStyle
+    fenced_bodies: bool = True
+    """Teach file bodies as fenced code blocks (False: a model constrained to pure JSON)."""
 
     def system_prompt(
         self, tools: Sequence[Tool], *, workspace_name: str, instructions: str = ""
     ) -> str:
         """The system prompt: the action protocol plus how this style calls tools."""
-        base = render_system_prompt(tools, workspace_name=workspace_name, instructions=instructions)
+        base = render_system_prompt(
+            tools,
+            workspace_name=workspace_name,
+            instructions=instructions,
+            fenced_bodies=self.fenced_bodies,
+        )
         if self.style == "xml":
             example = json.dumps({"name": "read_file", "arguments": {"path": "/src/App.jsx"}})
             return base + "\n\n" + _XML_SECTION.format(example=example)
@@ -62,10 +70,10 @@ class ToolAdapter:
         return render_tool_result(call, result)
 
 
-def tool_adapter(style: str) -> ToolAdapter:
+def tool_adapter(style: str, *, fenced_bodies: bool = True) -> ToolAdapter:
     """The adapter for a configured style (ValueError names the valid ones)."""
     if style not in TOOL_STYLES:
         raise ValueError(
             f"unknown tool protocol {style!r}; expected one of {', '.join(TOOL_STYLES)}"
         )
-    return ToolAdapter(style)
+    return ToolAdapter(style, fenced_bodies)

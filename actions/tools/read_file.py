@@ -1,10 +1,14 @@
-"""The ``read_file`` tool: one file (``path``) or a batch (``paths``).
+"""The ``read_file`` tool: one file (``path``) or a batch (``paths``), whole or a line range.
 
 - Each path goes through workspace confinement; a refused, missing, directory, special or
   binary file is reported for that path alone — the rest of the batch is still read.
-- A file larger than ``per_file_bytes`` (256 KB) is cut at a line boundary with a notice;
-  once the batch has used ``per_batch_bytes`` (1 MB) the remaining files are skipped with a
-  notice telling the model to read them in another call.
+- ``start_line`` / ``end_line`` (1-based, inclusive; with ``path``, or per item of ``paths``
+  as ``{"path", "start_line", "end_line"}``) read a range; ranged output is numbered
+  (``cat -n`` style: number, tab, line) and says which lines of how many it shows.
+- A file (or range) larger than ``per_file_bytes`` (256 KB) comes back as its first page of
+  whole lines, numbered, with a note naming the ``start_line`` to ask for the rest; once the
+  batch has used ``per_batch_bytes`` (1 MB) the remaining files are skipped with a notice
+  telling the model to read them in another call. Nothing is ever cut silently.
 - Binary files (a NUL byte in the first 8 KB, or invalid UTF-8) are reported, not dumped.
 - The result is ok when at least one file was read (binary counts as an answer).
 """
@@ -16,21 +20,39 @@ import os
 import stat
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import Any, Literal
 
-from actions.errors import PathRefused
+from actions.errors import InvalidToolCall, PathRefused
 from actions.paths import Workspace
 from actions.tools.base import Tool, ToolResult
+from actions.update_edits import NUMBERED
 
 NAME = "read_file"
 MAX_PATHS = 50
 BINARY_SNIFF_BYTES = 8192
 
+_LINE_ARGS: dict[str, Any] = {
+    "start_line": {
+        "type": "integer",
+        "minimum": 1,
+        "description": "First line to read (1-based); output is then numbered",
+    },
+    "end_line": {
+        "type": "integer",
+        "minimum": 1,
+        "description": "Last line to read (inclusive); default: to the end or the size limit",
+    },
+}
+
 MANIFEST = Tool(
     name=NAME,
     description=(
         "Read the content of files. Give 'path' for one file or 'paths' for several "
-        "(exactly one of the two). Paths are workspace-relative; '/' is the workspace root."
+        "(exactly one of the two). Paths are workspace-relative; '/' is the workspace root. "
+        "For part of a file give start_line / end_line (with 'path', or per item of 'paths' "
+        'as {"path", "start_line", "end_line"}): the lines come back numbered. A file '
+        "over the size limit comes back as its first page with the start_line of the rest."
     ),
     parameters={
         "type": "object",
@@ -40,12 +62,19 @@ MANIFEST = Tool(
                 "minLength": 1,
                 "description": "One file, e.g. '/src/App.jsx'",
             },
+            **_LINE_ARGS,
             "paths": {
                 "type": "array",
-                "items": {"type": "string", "minLength": 1},
+                "items": {
+                    "type": ["string", "object"],
+                    "minLength": 1,
+                    "properties": {"path": {"type": "string", "minLength": 1}, **_LINE_ARGS},
+                    "required": ["path"],
+                    "additionalProperties": False,
+                },
                 "minItems": 1,
                 "maxItems": MAX_PATHS,
-                "description": "Several files",
+                "description": "Several files: paths, or {path, start_line, end_line} objects",
             },
         },
         "additionalProperties": False,
@@ -64,13 +93,54 @@ class ReadFileConfig:
 
 @dataclass(frozen=True)
 class FileReport:
-    """What happened to one requested path."""
+    """What happened to one requested path; ``first_line`` > 0 when ``content`` is a range
+    (``first_line``..``last_line`` of ``total_lines``), shown numbered."""
 
     path: str
     status: Status
     size: int = 0
     content: str | None = None
     note: str = ""
+    first_line: int = 0
+    last_line: int = 0
+    total_lines: int = 0
+
+
+@dataclass(frozen=True)
+class ReadRequest:
+    """One path to read, whole (no lines given) or a 1-based inclusive line range."""
+
+    path: str
+    start_line: int | None = None
+    end_line: int | None = None
+
+    @property
+    def ranged(self) -> bool:
+        return self.start_line is not None or self.end_line is not None
+
+
+def read_requests(args: Mapping[str, Any]) -> list[ReadRequest]:
+    """The requests of a call (InvalidToolCall for line ranges that cannot be read)."""
+    if "path" in args:
+        items: list[Any] = [args]
+    else:
+        if "start_line" in args or "end_line" in args:
+            raise InvalidToolCall(
+                NAME,
+                "args.start_line",
+                'with "paths", give lines per file: {"path": ..., "start_line": ...}',
+            )
+        items = list(args["paths"])
+    requests = []
+    for index, item in enumerate(items):
+        if isinstance(item, str):
+            item = {"path": item}
+        request = ReadRequest(str(item["path"]), item.get("start_line"), item.get("end_line"))
+        if request.start_line and request.end_line and request.end_line < request.start_line:
+            where = "args" if "path" in args else f"args.paths[{index}]"
+            raise InvalidToolCall(NAME, f"{where}.end_line", "must be >= start_line")
+        requests.append(request)
+    return list(dict.fromkeys(requests))
 
 
 class ReadFile:
@@ -83,9 +153,8 @@ class ReadFile:
         self.config = config or ReadFileConfig()
 
     async def execute(self, args: Mapping[str, Any]) -> ToolResult:
-        requested = [args["path"]] if "path" in args else list(args["paths"])
-        paths = list(dict.fromkeys(str(path) for path in requested))
-        reports = await asyncio.to_thread(self._read_all, paths)
+        requests = read_requests(args)
+        reports = await asyncio.to_thread(self._read_all, requests)
         text = "\n\n".join(render_report(report) for report in reports)
         data = {"files": [asdict(report) for report in reports]}
         ok = any(report.status in ("ok", "truncated", "binary") for report in reports)
@@ -93,25 +162,25 @@ class ReadFile:
             return ToolResult.success(text, data)
         return ToolResult(ok=False, text=text, data=data, error_kind="tool_execution_error")
 
-    def _read_all(self, paths: list[str]) -> list[FileReport]:
+    def _read_all(self, requests: list[ReadRequest]) -> list[FileReport]:
         budget = self.config.per_batch_bytes
         reports: list[FileReport] = []
-        for raw in paths:
+        for request in requests:
             if budget <= 0:
                 note = "batch limit reached (1 call reads at most "
                 note += f"{self.config.per_batch_bytes} bytes); read it in another call"
-                reports.append(FileReport(raw, "skipped", note=note))
+                reports.append(FileReport(request.path, "skipped", note=note))
                 continue
-            report = self._read_one(raw, budget)
+            report = self._read_one(request, budget)
             budget -= len(report.content.encode("utf-8")) if report.content else 0
             reports.append(report)
         return reports
 
-    def _read_one(self, raw: str, budget: int) -> FileReport:
+    def _read_one(self, request: ReadRequest, budget: int) -> FileReport:
         try:
-            resolved = self.workspace.resolve(raw, for_write=False)
+            resolved = self.workspace.resolve(request.path, for_write=False)
         except PathRefused as refused:
-            return FileReport(raw, "refused", note=refused.reason)
+            return FileReport(request.path, "refused", note=refused.reason)
         shown = resolved.model_path
         try:
             info = os.stat(resolved.absolute)
@@ -125,30 +194,76 @@ class ReadFile:
             return FileReport(shown, "not_a_file", note="is not a regular file")
         limit = min(self.config.per_file_bytes, budget)
         try:
+            if request.ranged or info.st_size > limit:
+                return read_page(resolved.absolute, shown, request, limit, self._why(limit))
             with open(resolved.absolute, "rb") as handle:
                 data = handle.read(limit + 1)
         except OSError as error:
             return FileReport(shown, "refused", note=f"cannot be read ({error.strerror})")
-        return decode_report(shown, data, info.st_size, limit, self.config.per_file_bytes)
+        if len(data) > limit:  # the file grew since stat: read it as a page
+            return read_page(resolved.absolute, shown, request, limit, self._why(limit))
+        return decode_report(shown, data, info.st_size)
+
+    def _why(self, limit: int) -> str:
+        return "per-file limit" if limit >= self.config.per_file_bytes else "batch limit"
 
 
-def decode_report(shown: str, data: bytes, size: int, limit: int, per_file: int) -> FileReport:
-    """Classify the bytes read: text (maybe cut at ``limit``) or binary."""
-    cut = len(data) > limit
-    head = data[:limit] if cut else data
-    if b"\0" in head[:BINARY_SNIFF_BYTES]:
+def decode_report(shown: str, data: bytes, size: int) -> FileReport:
+    """A whole file's bytes: text, or binary."""
+    if b"\0" in data[:BINARY_SNIFF_BYTES]:
         return FileReport(shown, "binary", size, note="binary file, not shown")
-    if cut:
-        head = _whole_lines(_char_boundary(head))
     try:
-        text = head.decode("utf-8")
+        return FileReport(shown, "ok", size, data.decode("utf-8"))
     except UnicodeDecodeError:
         return FileReport(shown, "binary", size, note="not UTF-8 text, not shown")
-    if not cut:
-        return FileReport(shown, "ok", size, text)
-    why = "per-file limit" if limit >= per_file else "batch limit"
-    note = f"truncated at the {why}: showing the first {len(head)} of {size} bytes"
-    return FileReport(shown, "truncated", size, text, note)
+
+
+def read_page(absolute: Path, shown: str, request: ReadRequest, limit: int, why: str) -> FileReport:
+    """The requested lines (whole file by default) that fit in ``limit`` bytes, numbered;
+    ``why`` names the limit in the note."""
+    start = request.start_line or 1
+    end = request.end_line
+    chunks: list[bytes] = []
+    used = total = last = 0
+    cut = False
+    with open(absolute, "rb") as handle:
+        size = os.fstat(handle.fileno()).st_size
+        if b"\0" in handle.read(BINARY_SNIFF_BYTES):
+            return FileReport(shown, "binary", size, note="binary file, not shown")
+        handle.seek(0)
+        for total, line in enumerate(handle, start=1):
+            if total < start or (end is not None and total > end) or cut:
+                continue
+            if used + len(line) > limit:
+                cut = True
+                if chunks:
+                    continue
+                line = _char_boundary(line[:limit])  # one line longer than the limit
+            chunks.append(line)
+            used += len(line)
+            last = total
+    if start > max(total, 1):
+        note = f"start_line {start} is past the end of the file ({total} lines)"
+        return FileReport(shown, "refused", size, note=note, total_lines=total)
+    try:
+        text = b"".join(chunks).decode("utf-8")
+    except UnicodeDecodeError:
+        return FileReport(shown, "binary", size, note="not UTF-8 text, not shown")
+    return _page_report(shown, size, text, (start, last, total), cut, why)
+
+
+def _page_report(
+    shown: str, size: int, text: str, lines: tuple[int, int, int], cut: bool, why: str
+) -> FileReport:
+    start, last, total = lines
+    status: Status = "truncated" if cut else "ok"
+    note = f"lines {start}-{last} of {total}"
+    if cut:
+        note += (
+            f"; cut at the {why}: showing {len(text.encode())} of {size} bytes; read the rest "
+            f"with start_line {last + 1 if last >= start else start}"
+        )
+    return FileReport(shown, status, size, text, note, start, max(last, start - 1), total)
 
 
 def _char_boundary(data: bytes) -> bytes:
@@ -162,13 +277,9 @@ def _char_boundary(data: bytes) -> bytes:
     return data
 
 
-def _whole_lines(data: bytes) -> bytes:
-    newline = data.rfind(b"\n")
-    return data[: newline + 1] if newline > 0 else data
-
-
 def render_report(report: FileReport) -> str:
-    """One file as the model reads it: a header line and, for text, a fenced body."""
+    """One file as the model reads it: a header line and, for text, a fenced body (numbered
+    lines when it is a range or a page)."""
     header = f"=== {report.path}"
     if report.status in ("ok", "truncated", "binary"):
         header += f" ({report.size} bytes)"
@@ -177,12 +288,18 @@ def render_report(report: FileReport) -> str:
     header += " ==="
     if report.content is None:
         return header
-    fence = "`" * max(3, _longest_backtick_run(report.content) + 1)
-    body = (
-        report.content
-        if report.content.endswith("\n") or not report.content
-        else report.content + "\n"
-    )
+    body = report.content
+    if report.first_line:
+        rows = body.split("\n")
+        if rows and rows[-1] == "":
+            rows.pop()
+        body = "\n".join(
+            NUMBERED.format(number=number, line=row.removesuffix("\r"))
+            for number, row in enumerate(rows, start=report.first_line)
+        )
+    fence = "`" * max(3, _longest_backtick_run(body) + 1)
+    if body and not body.endswith("\n"):
+        body += "\n"
     return f"{header}\n{fence}\n{body}{fence}"
 
 

@@ -48,11 +48,11 @@ from server.acp.files import AcpApplier
 from server.acp.history_commands import checkpoint_command
 from server.acp.prompt_text import prompt_text
 from server.acp.updates import UpdateSink
-from server.agent import AgentError, run_turn
+from server.agent import AgentError, ChatSession, run_turn
 from server.history import SessionStore, UnknownSession
 from server.protocol import ErrorProgress
 from server.providers import ProviderError
-from server.session import ChatSession, ServerState
+from server.session import ServerState
 from server.workspace import build_agent
 
 log = logging.getLogger(__name__)
@@ -185,7 +185,9 @@ class AgentLsAcp:
         try:
             command = text.strip().split()
             if command[0].lstrip("/") in COMMANDS and command[0].startswith("/"):
-                reply = await checkpoint_command(session.root, command[0][1:], command[1:])
+                reply = await checkpoint_command(
+                    self.state.folders, session.root, command[0][1:], command[1:]
+                )
                 sink.send(update_agent_message_text(reply))
                 return PromptResponse(stop_reason="end_turn")
             return await self._turn(session, text, sink)
@@ -203,6 +205,8 @@ class AgentLsAcp:
             session.turn.cancel()
             raise
         except (ProviderError, AgentError) as exc:
+            if isinstance(exc, ProviderError):
+                self.state.forget_resolution()
             sink.emit(ErrorProgress(message=str(exc)))
             await sink.drain()
             raise RequestError(
@@ -218,7 +222,8 @@ class AgentLsAcp:
         provider = await self.state.resolved_provider(session.root)
         writes = self.client if self._client_writes() else None
         applier = AcpApplier(session.root, session.id, writes, sink)
-        agent = build_agent(config, provider, session.root, applier)
+        folder = await self.state.folders.get(session.root, config.allowSecretFiles)
+        agent = build_agent(config, provider, folder, applier)
         await run_turn(agent, session.chat, text, None, sink)
 
     def _client_writes(self) -> bool:
@@ -241,7 +246,7 @@ class AgentLsAcp:
             raise RequestError.method_not_found(f"_{method}")
         session = self._session(str(params.get("sessionId", "")))
         args = ["force"] if params.get("force") else []
-        return {"text": await checkpoint_command(session.root, name, args)}
+        return {"text": await checkpoint_command(self.state.folders, session.root, name, args)}
 
     async def ext_notification(self, method: str, params: dict[str, Any]) -> None:
         return None

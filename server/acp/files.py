@@ -20,6 +20,7 @@ from typing import Any, Protocol
 from actions.apply import ApplyRefused, DiskApplier, FileWrite
 from actions.checkpoints.types import FileState
 from actions.diskio import read_bytes_or_none
+from actions.paths import ResolvedPath
 from server.acp.updates import UpdateSink
 
 
@@ -44,6 +45,10 @@ class AcpApplier:
         self.session_id = session_id
         self.client = client  # None: the client has no fs.writeTextFile
         self.sink = sink
+
+    async def current_text(self, target: ResolvedPath) -> str:
+        """Search/replace edits are computed against the disk (what ACP writes go to)."""
+        return await self.disk.current_text(target)
 
     async def apply(self, writes: Sequence[FileWrite]) -> None:
         for write in writes:

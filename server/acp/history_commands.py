@@ -6,13 +6,14 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from actions.checkpoints import CheckpointError, CheckpointStore
+from actions.checkpoints import CheckpointError
+from server.workspace import Folders, FolderUnavailable
 
 
-async def checkpoint_command(root: Path, name: str, args: list[str]) -> str:
+async def checkpoint_command(folders: Folders, root: Path, name: str, args: list[str]) -> str:
     force = "force" in args or "--force" in args
     try:
-        store = await asyncio.to_thread(CheckpointStore, root)
+        store = (await folders.get(root)).store
         if name == "checkpoints":
             infos = await asyncio.to_thread(store.list)
             if not infos:
@@ -23,6 +24,8 @@ async def checkpoint_command(root: Path, name: str, args: list[str]) -> str:
             )
         move = store.undo if name == "undo" else store.redo
         transition = await asyncio.to_thread(move, force=force)
+    except FolderUnavailable as exc:
+        return f"{name} refused: {exc}"
     except CheckpointError as exc:
         hint = " (run /undo force to overwrite them)" if "changed" in str(exc) else ""
         return f"{name} refused: {exc}{hint}"

@@ -12,6 +12,8 @@ import asyncio
 import sys
 from typing import Any, BinaryIO
 
+from server.stdio import protocol_stdout
+
 
 def register(sub: Any) -> None:
     parser = sub.add_parser("acp", help="speak the Agent Client Protocol over stdio")
@@ -40,8 +42,6 @@ async def serve_acp(stdin: BinaryIO, stdout: BinaryIO) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from server.__main__ import protocol_stdout
-
     stdout = protocol_stdout()
     try:
         asyncio.run(serve_acp(sys.stdin.buffer, stdout))

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from actions.apply import DiskApplier
-from server.agent import AgentError, TurnOutcome, run_turn
+from server.agent import AgentError, ChatSession, TurnOutcome, run_turn
 from server.commands.progress import Progress
 from server.config import Config, ConfigProblem, from_environment, merge
 from server.protocol import (
@@ -25,9 +25,8 @@ from server.protocol import (
 )
 from server.providers import PROVIDERS, ProviderError, make_provider
 from server.resolve import resolve_provider
-from server.session import ChatSession
 from server.wording import empty_message_problem, workspace_problem
-from server.workspace import build_agent
+from server.workspace import build_agent, open_folder
 
 
 class StdoutSink:
@@ -97,7 +96,8 @@ async def chat_once(
             progress.clear()
             print(EMBEDDED_NOTE, file=sys.stderr, flush=True)
             progress.detail = generated_tokens
-        agent = build_agent(config, provider, root, DiskApplier(root))
+        folder = await asyncio.to_thread(open_folder, root)
+        agent = build_agent(config, provider, folder, DiskApplier(root))
         session = ChatSession("cli")
         return session, await run_turn(agent, session, message, None, sink)
     finally:

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 
-from server.agent import AgentError, TurnOutcome, run_turn
-from server.editor import EditorApplier
+from server.agent import AgentError, ChatSession, TurnOutcome, run_turn
+from server.editor import EditorApplier, LspEditor
 from server.features.configuration import settled
 from server.history import SessionStore, UnknownSession
 from server.lsp import AgentLanguageServer, RequestFailed
@@ -26,9 +27,8 @@ from server.protocol import (
     TextDelta,
 )
 from server.providers import ProviderError
-from server.session import ChatSession
 from server.wording import empty_message_problem
-from server.workspace import build_agent
+from server.workspace import FolderContext, build_agent
 
 
 class LspSink:
@@ -135,14 +135,17 @@ async def editor_turn(
     sink.begin()
     ending = "cancelled"
     try:
-        applier = EditorApplier(ls, root) if root is not None else None
+        folder = await open_folder(ls, root)
+        applier = EditorApplier(LspEditor(ls), root) if root is not None else None
         provider = await ls.state.resolved_provider(root)
-        agent = build_agent(config, provider, root, applier)
+        agent = build_agent(config, provider, folder, applier)
         outcome = await run_turn(agent, session, message, context, sink)
         ending = "done"
         await asyncio.to_thread(SessionStore(root).save, session.id, session.messages)
     except (ProviderError, AgentError) as exc:
         ending = "failed"
+        if isinstance(exc, ProviderError):
+            ls.state.forget_resolution()
         sink.emit(ErrorProgress(message=str(exc)))
         if on_failure is not None:
             on_failure(exc)
@@ -150,6 +153,15 @@ async def editor_turn(
     finally:
         sink.end(ending)
     return outcome
+
+
+async def open_folder(ls: AgentLanguageServer, root: Path | None) -> FolderContext | None:
+    """The folder's context (opened once, off the event loop); FolderUnavailable (an
+    AgentError) when it cannot be."""
+    if root is None:
+        return None
+    config, _ = ls.state.config()
+    return await ls.state.folders.get(root, config.allowSecretFiles)
 
 
 async def open_chat(ls: AgentLanguageServer, session_id: str | None) -> ChatSession:

@@ -17,7 +17,7 @@ from typing import Any
 
 from actions.checkpoints import CheckpointStore
 from actions.checkpoints.types import CheckpointConflict, CheckpointError, Transition
-from server.editor import EditorApplier
+from server.editor import EditorApplier, LspEditor
 from server.lsp import AgentLanguageServer, RequestFailed
 from server.protocol import (
     CMD_CHECKPOINTS,
@@ -29,7 +29,7 @@ from server.protocol import (
     checkpoint_entry,
 )
 from server.wording import conflict_message
-from server.workspace import open_store
+from server.workspace import FolderUnavailable
 
 
 def register(server: AgentLanguageServer) -> None:
@@ -48,9 +48,11 @@ async def _store(ls: AgentLanguageServer) -> tuple[Path, CheckpointStore]:
     if root is None:
         raise RequestFailed("no workspace folder is open: there is no plan history")
     try:
-        return root, await asyncio.to_thread(open_store, root)
-    except CheckpointError as exc:
-        raise RequestFailed(f"the checkpoint store cannot be opened: {exc}") from None
+        config, _ = ls.state.config()
+        folder = await ls.state.folders.get(root, config.allowSecretFiles)
+    except FolderUnavailable as exc:
+        raise RequestFailed(str(exc)) from None
+    return root, folder.store
 
 
 async def _move(ls: AgentLanguageServer, kind: str, force: bool) -> UndoResult:
@@ -65,7 +67,7 @@ async def _move(ls: AgentLanguageServer, kind: str, force: bool) -> UndoResult:
         raise RequestFailed(f"{kind}: {conflict_message(kind, exc.paths, hint)}") from None
     except CheckpointError as exc:
         raise RequestFailed(f"{kind}: {exc}") from None
-    await EditorApplier(ls, root, sync_any=True).sync(transition.changes)
+    await EditorApplier(LspEditor(ls), root, sync_any=True).sync(transition.changes)
     return UndoResult(
         checkpoint_id=transition.checkpoint_id,
         files=[UndoneFile(path=c.path, exists=c.content is not None) for c in transition.changes],

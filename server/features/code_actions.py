@@ -71,6 +71,7 @@ class ActionData:
     range: types.Range
     diagnostic: types.Diagnostic | None = None
     instruction: str | None = None
+    result: ChatResult | None = None  # set on the resolved action: what the turn did
 
 
 @attrs.define(frozen=True)
@@ -142,11 +143,7 @@ def title(data: ActionData) -> str:
 
 def can_resolve(ls: AgentLanguageServer, prop: str) -> bool:
     """Whether the client resolves this CodeAction property lazily."""
-    text_document = ls.client_capabilities.text_document
-    options = text_document.code_action if text_document else None
-    if options is None or not options.data_support or options.resolve_support is None:
-        return False
-    return prop in options.resolve_support.properties
+    return prop in ls.state.client.code_action_resolve
 
 
 def allowed(kind: str, only: Sequence[str] | None) -> bool:
@@ -257,7 +254,7 @@ async def resolve_code_action(
     return attrs.evolve(
         action,
         edit=types.WorkspaceEdit(changes={}),
-        data={**to_wire(data), "result": to_wire(result)},
+        data=to_wire(attrs.evolve(data, result=result)),
     )
 
 
@@ -290,8 +287,7 @@ async def run_and_show(
 
 async def progress_token(ls: AgentLanguageServer) -> str | None:
     """A server-initiated work-done progress token, when the client shows them."""
-    window = ls.client_capabilities.window
-    if not (window and window.work_done_progress):
+    if not ls.state.client.work_done_progress:
         return None
     token = f"agent-ls/{uuid.uuid4().hex[:12]}"
     try:

@@ -13,6 +13,7 @@ from typing import Any
 
 from lsprotocol import types
 
+from server.capabilities import ResolvedClientCapabilities
 from server.lsp import AgentLanguageServer
 from server.protocol import CONFIG_SECTION
 
@@ -26,6 +27,7 @@ def register(server: AgentLanguageServer) -> None:
 
 
 def on_initialize(ls: AgentLanguageServer, params: types.InitializeParams) -> None:
+    ls.state.client = ResolvedClientCapabilities.from_lsp(params.capabilities)
     options = params.initialization_options
     if isinstance(options, dict):
         section = options.get(CONFIG_SECTION, options)

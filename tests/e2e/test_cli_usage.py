@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from actions.checkpoints import CheckpointStore
 from server.providers import PROVIDERS
 
 AGENT_LS = str(Path(sys.executable).parent / "agent-ls")
@@ -101,3 +102,22 @@ def test_serve_tcp_says_where_it_listens() -> None:
     finally:
         process.terminate()
         assert process.wait(timeout=30) == 128 + 15  # SIGTERM: a clean stop
+
+
+def test_an_undo_conflict_names_the_force_flag(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("AGENT_LS_CHECKPOINT_DIR", str(tmp_path / "stores"))  # child inherits
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "a.txt").write_text("before\n")
+    with CheckpointStore(root).begin_plan(
+        description="edit", session_id="s1", paths=["a.txt"]
+    ) as plan:
+        plan.write("a.txt", b"after\n")
+    (root / "a.txt").write_text("user typed\n")
+    done = run("undo", "--workspace", str(root))
+    assert done.returncode == 1
+    assert "a.txt" in done.stderr
+    assert "use --force to undo anyway" in done.stderr
+    assert (root / "a.txt").read_text() == "user typed\n"

@@ -21,7 +21,7 @@ DEAD = "http://127.0.0.1:9"
 # The server as `agent-ls` runs it, with agent/status registered if app.py does not yet.
 LAUNCHER = """
 import sys
-from server.__main__ import protocol_stdout
+from server.stdio import protocol_stdout
 from server.app import build_server
 from server.features import status
 server = build_server()

@@ -74,7 +74,8 @@ def test_conflict_names_the_file_and_force_overrides(
 
 def test_missing_workspace_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert cli("checkpoints", "--workspace", str(tmp_path / "nope")) == 2
-    assert "not a folder" in capsys.readouterr().err
+    assert "workspace" in (err := capsys.readouterr().err)
+    assert "does not exist" in err  # the same wording as chat and doctor
 
 
 def test_a_separate_process_sees_and_moves_the_same_history(ws: Path) -> None:

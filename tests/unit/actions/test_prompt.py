@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from actions.errors import InvalidAction, PathRefused
+from actions.fence_refs import resolve_references
 from actions.paths import Workspace
 from actions.prompt import (
     render_invalid_document,
@@ -17,6 +18,7 @@ from actions.prompt import (
 )
 from actions.schema import ToolCallSpec, validate_action
 from actions.tools import Tool, ToolResult, default_registry
+from parsing.code_fences import code_fences
 
 
 @pytest.fixture
@@ -24,24 +26,31 @@ def tools(tmp_path: Path) -> list[Tool]:
     return default_registry(Workspace(tmp_path)).manifests()
 
 
-def _documents(text: str) -> list[object]:
-    """Every JSON object in ``text`` that starts a line (examples may span lines)."""
+def _documents(text: str) -> list[dict[str, object]]:
+    """Every JSON object in ``text`` that starts a line (examples may span lines), with its
+    fence references resolved against the code fences that follow it (each example is a
+    reply of its own)."""
     decoder = json.JSONDecoder()
     found = []
     index = text.find("\n{")
     while index != -1:
         value, end = decoder.raw_decode(text, index + 1)
-        found.append(value)
-        index = text.find("\n{", end)
+        following = text.find("\n{", end)
+        example = text[end : following if following != -1 else len(text)]
+        found.append(resolve_references(value, code_fences(example)))
+        index = following
     return found
 
 
-def test_every_example_in_the_prompt_is_a_valid_action(tools: list[Tool]) -> None:
-    prompt = render_system_prompt(tools, workspace_name="shop")
+@pytest.mark.parametrize("fenced", [True, False])
+def test_every_example_in_the_prompt_is_a_valid_action(tools: list[Tool], fenced: bool) -> None:
+    prompt = render_system_prompt(tools, workspace_name="shop", fenced_bodies=fenced)
     documents = _documents(prompt)
-    kinds = [type(validate_action(doc)).__name__ for doc in documents]  # type: ignore[arg-type]
+    kinds = [type(validate_action(doc)).__name__ for doc in documents]
+    assert ('{"fence": 1}' in prompt) is fenced
     assert kinds == [
         "TextResponse",
+        "ToolCallAction",
         "ToolCallAction",
         "ToolCallAction",
         "ToolCallAction",
@@ -64,7 +73,8 @@ def test_prompt_states_plan_and_path_rules(tools: list[Tool]) -> None:
     prompt = render_system_prompt(tools, workspace_name="w", instructions="Use tabs.")
     assert "one file per reply" in prompt.lower()
     assert 'a leading "/" means the workspace root' in prompt
-    assert "WHOLE new file" in prompt
+    assert "Never abbreviate a body" in prompt
+    assert '"edits"' in prompt
     assert prompt.endswith("Additional instructions from the user:\nUse tabs.")
 
 

@@ -203,7 +203,74 @@ async def test_read_file_truncates_per_file_at_a_line_boundary(tmp_path: Path) -
     report = result.data["files"][0]
     assert report["status"] == "truncated"
     assert report["content"] == "".join(f"line {i:04}\n" for i in range(10))
-    assert "per-file limit: showing the first 100 of 1000 bytes" in report["note"]
+    assert (
+        "lines 1-10 of 100; cut at the per-file limit: showing 100 of 1000 bytes"
+        in (report["note"])
+    )
+    assert "read the rest with start_line 11" in result.text
+    assert "    10\tline 0009\n```" in result.text  # a page is numbered
+
+
+NUMBERED_FILE = "".join(f"row {n}\n" for n in range(1, 31))
+
+
+@pytest.mark.parametrize(
+    ("args", "shown", "note"),
+    [
+        ({"path": "n.txt", "start_line": 5, "end_line": 7}, [5, 6, 7], "lines 5-7 of 30"),
+        ({"path": "n.txt", "start_line": 29}, [29, 30], "lines 29-30 of 30"),
+        ({"path": "n.txt", "end_line": 2}, [1, 2], "lines 1-2 of 30"),
+        ({"path": "n.txt", "start_line": 28, "end_line": 99}, [28, 29, 30], "lines 28-30 of 30"),
+        ({"paths": [{"path": "n.txt", "start_line": 3, "end_line": 3}]}, [3], "lines 3-3 of 30"),
+    ],
+)
+async def test_read_file_ranges_come_back_numbered(
+    tmp_path: Path, args: dict[str, Any], shown: list[int], note: str
+) -> None:
+    write(tmp_path, {"n.txt": NUMBERED_FILE})
+    result = await registry_for(tmp_path).call("read_file", args)
+    assert result.ok, result.text
+    assert "=== /n.txt (" in result.text
+    assert note in result.text
+    body = result.text.split("```\n", 1)[1].rsplit("```", 1)[0]
+    assert body == "".join(f"{n:>6}\trow {n}\n" for n in shown)
+    assert result.data["files"][0]["content"] == "".join(f"row {n}\n" for n in shown)
+
+
+async def test_read_file_batch_mixes_whole_files_and_ranges(tmp_path: Path) -> None:
+    write(tmp_path, {"n.txt": NUMBERED_FILE, "a.txt": "alpha\n"})
+    paths = ["a.txt", {"path": "n.txt", "start_line": 10, "end_line": 11}]
+    result = await registry_for(tmp_path).call("read_file", {"paths": paths})
+    assert "```\nalpha\n```" in result.text  # whole file: exact, not numbered
+    assert "    10\trow 10\n    11\trow 11\n" in result.text
+
+
+@pytest.mark.parametrize(
+    ("args", "problem"),
+    [
+        ({"path": "n.txt", "start_line": 50}, "start_line 50 is past the end of the file (30"),
+        ({"path": "n.txt", "start_line": 0}, "args.start_line: expected a value >= 1"),
+        ({"path": "n.txt", "start_line": 9, "end_line": 3}, "args.end_line: must be >= start_line"),
+        ({"paths": ["n.txt"], "start_line": 2}, 'give lines per file: {"path"'),
+    ],
+)
+async def test_read_file_bad_ranges_are_reported(
+    tmp_path: Path, args: dict[str, Any], problem: str
+) -> None:
+    write(tmp_path, {"n.txt": NUMBERED_FILE})
+    result = await registry_for(tmp_path).call("read_file", args)
+    assert not result.ok
+    assert problem in result.text
+
+
+async def test_read_file_pages_a_large_range_and_says_where_to_continue(tmp_path: Path) -> None:
+    write(tmp_path, {"n.txt": NUMBERED_FILE})
+    registry = registry_for(tmp_path, read_config=ReadFileConfig(per_file_bytes=30))
+    result = await registry.call("read_file", {"path": "n.txt", "start_line": 20})
+    report = result.data["files"][0]
+    assert report["status"] == "truncated"
+    assert (report["first_line"], report["last_line"]) == (20, 23)  # 4 lines of 7 bytes
+    assert "read the rest with start_line 24" in result.text
 
 
 async def test_read_file_never_cuts_a_character(tmp_path: Path) -> None:
@@ -240,7 +307,11 @@ async def test_read_file_fence_outlasts_backticks_in_content(tmp_path: Path) -> 
             {"path": "/a", "paths": ["/b"]},
             "expected exactly one of 'path', 'paths'; got 'path' and 'paths'",
         ),
-        ("read_file", {"paths": ["/a", 3]}, "read_file: args.paths[1]: expected a string; got 3"),
+        (
+            "read_file",
+            {"paths": ["/a", 3]},
+            "read_file: args.paths[1]: expected a string or an object; got 3",
+        ),
         ("read_file", {"paths": []}, "args.paths: must not be empty"),
         ("read_file", {"path": "/a", "mode": "r"}, "args.mode: unexpected field; allowed"),
         ("read_file", ["/a"], "read_file: args: expected an object; got an array"),

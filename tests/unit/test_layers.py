@@ -1,0 +1,95 @@
+"""The import graph of the three packages: layered as the design says, and without cycles.
+
+`parsing` imports nothing from `actions` or `server`; `actions` never imports `server`; no
+module reaches itself through its imports (imports under `if TYPE_CHECKING:` count too: a
+cycle a type checker needs is still a cycle a reader has to untangle).
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGES = ("parsing", "actions", "server")
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def imports_of(path: Path, modules: set[str]) -> set[str]:
+    """The project modules `path` imports (`from a.b import c` counts a.b.c when it is one)."""
+    found: set[str] = set()
+    package = module_name(path) if path.name == "__init__.py" else module_name(path.parent)
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*anchor, base] if base else anchor)
+            found.add(base)
+            found.update(f"{base}.{alias.name}" for alias in node.names)
+    return {name for name in found if name in modules}
+
+
+def import_graph() -> dict[str, set[str]]:
+    files = [p for package in PACKAGES for p in (ROOT / package).rglob("*.py")]
+    modules = {module_name(p) for p in files}
+    return {module_name(p): imports_of(p, modules) - {module_name(p)} for p in files}
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components with more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for target in sorted(graph[node]):
+            if target not in index:
+                visit(target)
+                low[node] = min(low[node], low[target])
+            elif target in stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_the_packages_have_no_import_cycle() -> None:
+    assert cycles(import_graph()) == []
+
+
+def test_parsing_and_actions_do_not_import_the_layers_above_them() -> None:
+    graph = import_graph()
+    upward = {
+        (module, target)
+        for module, targets in graph.items()
+        for target in targets
+        if (module.startswith("parsing") and not target.startswith("parsing"))
+        or (module.startswith("actions") and target.startswith("server"))
+    }
+    assert upward == set()
+
+
+def test_the_cycle_finder_finds_a_cycle() -> None:
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert cycles(graph) == [["a", "b", "c"]]
