@@ -121,6 +121,11 @@ def decode_segment(text: str, start: int, end: int) -> tuple[str, bool]:
     return raw, True
 
 
+def run_pattern(quote: str) -> re.Pattern[str]:
+    """The pattern matching a string body up to its next unescaped ``quote``."""
+    return _DQ_RUN if quote == '"' else _SQ_RUN
+
+
 def string_run_end(src: Source, i: int, quote: str) -> int:
     """Index of the next unescaped ``quote`` at or after ``i`` (``n`` if none).
 

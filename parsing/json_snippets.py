@@ -202,11 +202,12 @@ def match_enclosed(
     its own), else the last value's end. Undecodable bodies become `Opaque` text (after
     json-repair when ``repair``).
     """
-    fast: Match | None = _whole_body(text, open_start, body_start, close, origin, eof)
+    fast: Match | bool | None = _whole_body(text, open_start, body_start, close, origin, eof)
     if fast is None:
         fast = _one_strict_value(text, open_start, body_start, close, origin, eof)
-    if fast is not None:
+    if fast is not None and not isinstance(fast, bool):
         return fast
+    first = fast  # the strict reading of the first value failed: whether lossless may fix it
     src = Source(text, eof, close)
     try:
         found: list[Decoded] = []
@@ -215,7 +216,7 @@ def match_enclosed(
             v = src.skip_ws(pos, comments=True)
             if src.ended(v) or text[v] not in "{[":
                 break
-            d = decode_at(text, v, eof=eof, marker=close)
+            d = decode_at(text, v, eof=eof, marker=close, lossless=None if found else first)
             if isinstance(d, Rejected):
                 d = _code_in_values(text, v, eof, close)
             if isinstance(d, Rejected):
@@ -292,9 +293,10 @@ def _whole_body(
 
 def _one_strict_value(
     text: str, open_start: int, body_start: int, close: str, origin: Origin, eof: bool
-) -> Match | None:
+) -> Match | bool | None:
     """Fast path: the body is one strictly valid value, then the closer (the general loop of
-    `match_enclosed` gives the same answer there, in fewer steps)."""
+    `match_enclosed` gives the same answer there, in fewer steps). A bool: the first value
+    is not strictly valid, and whether the lossless pass may fix it (see `_strict`)."""
     v = WS_COMMENTS.match(text, body_start).end()  # type: ignore[union-attr]
     if text[v : v + 1] not in ("{", "["):
         return None
@@ -302,7 +304,7 @@ def _one_strict_value(
     if read is None:
         return PENDING  # a valid prefix: still streaming in (no closer outside its strings)
     if not isinstance(read, tuple):
-        return None
+        return read
     strict = read
     value, stop = strict
     after = WS_COMMENTS.match(text, stop).end()  # type: ignore[union-attr]

@@ -25,7 +25,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from parsing.json_scan import NeedMore, Source, decode_segment, string_run_end
+from parsing.json_scan import WS_COMMENTS, NeedMore, Source, decode_segment, run_pattern
 
 MAX_DEPTH: Final = 200
 """Deeper nesting is not decoded (the region is left as text)."""
@@ -56,7 +56,7 @@ _MAY_FOLLOW_END: Final = frozenset(" \t\r\n\f\v,}]:/\"'`~<")
 _CLOSER: Final = {"{": "}", "[": "]"}
 
 # parser states
-_KEY, _COLON, _VALUE, _AFTER = range(4)
+_KEY, _COLON, _VALUE, _AFTER = range(4)  # order of `_Parser.run`'s steps
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,24 +152,21 @@ class _Parser:
     result: Decoded | None = None
 
     def run(self) -> Decoded:
-        text, src = self.src.text, self.src
+        src = self.src
+        text, n, marker = src.text, src.n, src.marker
+        first = marker[0] if marker else ""
+        skip = WS_COMMENTS.match
+        steps = (self._key, self._colon, self._value, self._after)  # indexed by state
         state = self._open(self.start)
         i = self.start + 1
         while self.result is None:
-            j = src.skip_ws(i, comments=True)
-            if text.find("/", i, j) >= 0:
+            j = skip(text, i).end()  # type: ignore[union-attr]
+            if j > i and text.find("/", i, j) >= 0:
                 self.fixes.add("comment")
             i = j
-            if src.ended(i):
+            if (i >= n or text[i] == first) and src.ended(i):
                 return self._truncate(i)
-            if state == _VALUE:
-                i, state = self._value(i)
-            elif state == _AFTER:
-                i, state = self._after(i)
-            elif state == _KEY:
-                i, state = self._key(i)
-            else:
-                i, state = self._colon(i)
+            i, state = steps[state](i)
         return self.result
 
     # -- containers -------------------------------------------------------------------------
@@ -362,30 +359,42 @@ class _Parser:
         if quote == "'":
             self.fixes.add("single_quotes")
         cut = self.cuts.get(i, -1)
-        parts: list[str] = []
+        segments: list[str] = []  # raw bodies between the inner quotes kept as characters
         code = self.code_in_values and self._holds_lines(i)  # see `_quote_ends`
+        run = run_pattern(quote).match
         j = i + 1
         while True:
-            k = string_run_end(src, j, quote)
+            k = run(text, j).end()  # type: ignore[union-attr]
             if 0 <= cut <= k:
-                parts.append(decode_segment(text, j, cut)[0])
+                head = self._joined(segments, quote, tail=True)
                 self.fixes.add("missing_quote")
-                return "".join(parts), cut
+                return head + decode_segment(text, j, cut)[0], cut
             if k >= src.n or text[k] != quote:
                 src.at_end(src.n)
-                self._unterminated(i, j, k, parts, ctx)
+                self._unterminated(i, j, k, self._joined(segments, quote, tail=True), ctx)
                 return "", -1
-            value, lenient = decode_segment(text, j, k)
-            if lenient:
-                self.fixes.add("string_characters")
-            parts.append(value)
+            segments.append(text[j:k])
             if ctx == "k" or self._quote_ends(k, ctx, code):
-                return "".join(parts), k + 1
+                return self._joined(segments, quote), k + 1
             self.fixes.add("inner_quotes")
-            parts.append(quote)
             j = k + 1
 
-    def _unterminated(self, i: int, j: int, k: int, parts: list[str], ctx: str) -> None:
+    def _joined(self, segments: list[str], quote: str, tail: bool = False) -> str:
+        """Decode raw string bodies separated by a kept ``quote`` (one C-speed decoding for
+        the whole string, not one per inner quote); ``tail``: a kept quote follows them."""
+        if not segments:
+            return ""
+        if len(segments) == 1 and not tail:
+            body = segments[0]
+        else:
+            sep = '\\"' if quote == '"' else "'"
+            body = sep.join(segments) + (sep if tail else "")
+        value, lenient = decode_segment(body, 0, len(body))
+        if lenient:
+            self.fixes.add("string_characters")
+        return value
+
+    def _unterminated(self, i: int, j: int, k: int, head: str, ctx: str) -> None:
         """The text ends inside the string opened at ``i`` (body resumed at ``j``)."""
         text, marker = self.src.text, self.src.marker
         newline = text.find("\n", i)
@@ -400,8 +409,8 @@ class _Parser:
             m = re.compile(r"\n[ \t]*" + re.escape(marker)).search(text, j)
             if m is not None:
                 end = k = m.start()
-        parts.append(decode_segment(text, j, max(j, k))[0])
-        self._truncate(end, "".join(parts) if ctx != "k" else None)
+        value = head + decode_segment(text, j, max(j, k))[0]
+        self._truncate(end, value if ctx != "k" else None)
 
     def _holds_lines(self, i: int) -> bool:
         """Does a ``\\n`` escape follow ``i`` on its line (a file's lines in one string)?

@@ -30,10 +30,18 @@ from parsing.xml_snippets import match_tool_tag_at
 # A bracket is a candidate when what follows it looks like JSON. The look-ahead is bounded
 # (whitespace <= 256, an unquoted key <= 128 characters), so deciding one costs O(1) and the
 # streamed tail held back while undecided (`_HOLD`) stays short whatever the reply holds.
+# A quoted key must be followed by ``:`` (or a comment, or the end of the text); a key longer
+# than 256 characters or followed by more than 256 spaces is left to `match_bare_at` (so this
+# never refuses what `json_snippets._OBJECT_START` accepts, and a prefix refused stays refused
+# whatever follows: streaming releases it at once). ``{"{"{"...`` then costs C speed.
+_QUOTED_KEY = (
+    r"(?:\"(?>[^\"\\]|\\[\s\S]){0,256}+(?:\"(?:\s{0,256}+(?:[:/]|\Z)|\s{256})|(?!\"))"
+    r"|'(?>[^'\\]|\\[\s\S]){0,256}+(?:'(?:\s{0,256}+(?:[:/]|\Z)|\s{256})|(?!')))"
+)
 _CANDIDATE = re.compile(
     r"<(?:think|thinking|reasoning|tool_call|tool_use)>"
     r"|`{3,}|~{3,}"
-    r"|\{(?=\s{0,256}+(?:[\"'}]|[A-Za-z_$][\w$.-]{0,127}+\s{0,256}+:))"
+    rf"|\{{(?=\s{{0,256}}+(?:}}|{_QUOTED_KEY}|[A-Za-z_$][\w$.-]{{0,127}}+\s{{0,256}}+:))"
     r"|(?<![\w\])])\[(?=\s{0,256}+[-\d\"'{\[\]tfnTFN])"
 )
 _MARKER_CHARS = "<`~{["

@@ -72,8 +72,11 @@ class _Tracker:
             elif c in "{[":
                 self.depth += 1
             elif c in "}]":
+                # only the closer that brings the depth down to 0 may end the candidate: past
+                # it (mismatched closers) every later closer would trigger a costly look,
+                # and the doubling rule of `StreamParser.feed` bounds the delay anyway
                 self.depth -= 1
-                hit = hit or self.depth <= 0
+                hit = hit or self.depth == 0
             elif c != "\\":
                 hit = True
         return hit
