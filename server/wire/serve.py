@@ -72,11 +72,15 @@ def run_tcp(make_protocol: Callable[[], JsonRPCProtocol], host: str, port: int) 
                 with contextlib.suppress(OSError):
                     stream.close()
 
-        server = await asyncio.start_server(on_client, host, port)
-        bound = server.sockets[0].getsockname()
-        print(f"agent-ls: listening on {bound[0]}:{bound[1]}", file=sys.stderr, flush=True)
-        async with server:
-            return await until_stopped(forever, None)
+        async def serve() -> int:
+            server = await asyncio.start_server(on_client, host, port)
+            bound = server.sockets[0].getsockname()
+            print(f"agent-ls: listening on {bound[0]}:{bound[1]}", file=sys.stderr, flush=True)
+            async with server:
+                return await forever
+
+        # The stop signals are handled from here on, so before "listening on" is printed.
+        return await until_stopped(serve(), None)
 
     return asyncio.run(main())
 

@@ -88,7 +88,9 @@ def chat_paths(llm: FakeLLM) -> list[str]:
 
 
 async def test_reply_streams_as_deltas(client: LanguageClient, llm: FakeLLM, provider: str) -> None:
-    llm.set_script({"replies": [{"content": "Streaming in small pieces.", "chunk_size": 3}]})
+    # 40 ms between chunks: longer than the server's 15 ms text coalescing window
+    reply = {"content": "Streaming in small pieces.", "chunk_size": 3, "delay_ms": 40}
+    llm.set_script({"replies": [reply]})
     result = await chat(client, "hi")
     assert result["text"] == "Streaming in small pieces."
     deltas = client.chat.texts(result["sessionId"])  # type: ignore[attr-defined]
