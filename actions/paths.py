@@ -13,9 +13,14 @@ Rules (SPEC §6), for reads and writes alike unless noted:
   any component named ``.git`` (case-insensitive, look-alikes included), the ``extra_denied``
   locations (the checkpoint store), symlinks — final or parent — that point outside the
   workspace or at a denied location, and dangling symlinks.
-- Reads only: files matching the secret deny list (``.env``, ``*.pem``, ``id_rsa*``...) and
-  anything under ``.ssh``/``.gnupg``/``.aws``, unless ``allow_secrets`` is set.
+- Secret files: names matching the deny list (``.env``, ``*.pem``, ``id_rsa*``,
+  ``credentials*``...) and anything under ``.ssh``/``.gnupg``/``.aws`` are refused for every
+  operation (read, list, create, update, delete), unless ``allow_secrets`` is set or the path
+  matches one of the user's ``secret_allow`` globs (gitignore syntax, e.g. ``.env.test``,
+  ``certs/dev.pem``; the ``agentLs.allowSecretFiles`` setting).
 - Writes only: the root itself, an existing directory, or a path under an existing file.
+- Unicode names are matched as they look: a name equal under NFC to an existing one is that
+  file (never a second look-alike beside it); a new name is created in NFC.
 
 Checks run against the filesystem at resolve time; the caller acts right after (the window
 between check and use is accepted: the model cannot create symlinks itself).
@@ -29,6 +34,8 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+
+import pathspec
 
 from actions.errors import PathRefused
 
@@ -92,10 +99,12 @@ class Workspace:
         extra_denied: Sequence[Path] = (),
         *,
         allow_secrets: bool = False,
+        secret_allow: Sequence[str] = (),
     ) -> None:
         self.root = Path(os.path.abspath(root))
         self.real_root = Path(os.path.realpath(root))
         self.allow_secrets = allow_secrets
+        self.secrets = SecretPolicy(secret_allow, allow_all=allow_secrets)
         self._denied = tuple(self._denied_relatives(extra_denied))
 
     @property
@@ -107,7 +116,7 @@ class Workspace:
         if not isinstance(model_path, str):
             raise PathRefused(repr(model_path), "a path must be a string")
         _check_text(model_path)
-        parts = self._components(model_path)
+        parts = self._on_disk_names(self._components(model_path))
         relative = "/".join(parts)
         self._check_location(model_path, relative, for_write=for_write)
         try:
@@ -119,8 +128,8 @@ class Workspace:
         return ResolvedPath(self.root.joinpath(*parts), relative)
 
     def is_secret(self, relative: str) -> bool:
-        """True when reading ``relative`` is refused by the secret deny list."""
-        return _secret_pattern(relative) is not None
+        """True when ``relative`` is refused by the secret deny list (and not allowed)."""
+        return self.secrets.refused(relative) is not None
 
     def is_denied(self, relative: str) -> bool:
         """True for ``.git`` and ``extra_denied`` locations (used to filter listings)."""
@@ -154,18 +163,39 @@ class Workspace:
             parts.append(part)
         return parts
 
+    def _on_disk_names(self, parts: list[str]) -> list[str]:
+        """Names as the disk spells them: a non-ASCII name that equals an existing one
+        under NFC is that one (NFD ``café`` is the NFC ``café`` on screen); a new one is NFC."""
+        names: list[str] = []
+        folder = self.root
+        for part in parts:
+            name = part
+            if not part.isascii() and not os.path.lexists(folder / part):
+                name = unicodedata.normalize("NFC", part)
+                try:
+                    siblings = os.listdir(folder)
+                except OSError:
+                    siblings = []
+                for sibling in siblings:
+                    if unicodedata.normalize("NFC", sibling) == name:
+                        name = sibling
+                        break
+            names.append(name)
+            folder = folder / name
+        return names
+
     def _check_location(self, raw: str, relative: str, *, for_write: bool) -> None:
         reason = _denial_reason(relative, self._denied)
         if reason is not None:
             raise PathRefused(raw, reason)
-        if not for_write and not self.allow_secrets:
-            pattern = _secret_pattern(relative)
-            if pattern is not None:
-                raise PathRefused(
-                    raw,
-                    f"matches the secret deny list ({pattern!r}); "
-                    "the user must allow secret files for it to be read",
-                )
+        pattern = self.secrets.refused(relative)
+        if pattern is not None:
+            what = "written" if for_write else "read"
+            raise PathRefused(
+                raw,
+                f"matches the secret deny list ({pattern!r}): secret files are never {what} "
+                "by agent-ls unless the user allows them (setting agentLs.allowSecretFiles)",
+            )
 
     def _check_symlinks(self, raw: str, parts: Sequence[str], *, for_write: bool) -> None:
         current = self.root
@@ -245,7 +275,25 @@ def _denial_reason(relative: str, denied: Sequence[str]) -> str | None:
     return None
 
 
-def _secret_pattern(relative: str) -> str | None:
+class SecretPolicy:
+    """The secret deny list with the user's allow-list (gitignore-style globs) on top."""
+
+    def __init__(self, allow: Sequence[str] = (), *, allow_all: bool = False) -> None:
+        self.allow_all = allow_all
+        self._allow = pathspec.GitIgnoreSpec.from_lines(list(allow)) if allow else None
+
+    def refused(self, relative: str) -> str | None:
+        """The deny-list pattern `relative` matches, or None when it is not refused."""
+        if self.allow_all:
+            return None
+        pattern = secret_pattern(relative)
+        if pattern is None or (self._allow is not None and self._allow.match_file(relative)):
+            return None
+        return pattern
+
+
+def secret_pattern(relative: str) -> str | None:
+    """The deny-list pattern a workspace-relative path matches (``.ssh/`` for its folders)."""
     parts = relative.split("/") if relative else []
     if not parts:
         return None

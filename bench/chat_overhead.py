@@ -1,119 +1,151 @@
-"""Overhead of one agent/chat turn above the fake LLM's own time.
+"""Server overhead of one agent/chat turn, per number of streamed deltas.
 
-Prints, for the same scripted reply: the raw streamed HTTP request (httpx, no agent-ls),
-one turn in-process (provider + agent loop, what `agent-ls chat` runs), and one turn
-through a real LSP connection to `python -m server` over stdio. Medians of N runs.
+The fake LLM runs in its own process (`python -m tests.fakellm`); a lean raw JSON-RPC client
+(tests/e2e/rawclient.py, no pygls) drives `python -m server` over stdio. For each delta count
+(1 / 100 / 200 deltas of 8 characters) every sample is a pair, in alternating order: the same
+reply streamed straight from the fake LLM with httpx (the reference), and one agent/chat turn.
+Overhead = turn - reference. Prints p50 and p95 of the overhead per run, and min/median/max
+over RUNS runs, against the goal (p50 <= 5 ms at 200 deltas).
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
+import os
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 import httpx
-from lsprotocol import types
-from pygls.lsp.client import LanguageClient
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from server.agent import Agent, run_turn
-from server.config import Config
-from server.providers.openai import OpenAIProvider
-from server.session import ChatSession
-from server.workspace import build_agent
-from tests.fakellm import FakeLLM
+from tests.e2e.rawclient import RawClient
 
-RUNS = 30
-LATENCIES: dict[str, list[float]] = {}
-REPLY = {"content": "The quick brown fox jumps over the lazy dog. " * 20, "chunk_size": 8}
+RUNS = int(os.environ.get("BENCH_RUNS", "3"))
+SAMPLES = int(os.environ.get("BENCH_SAMPLES", "40"))
+DELTAS = (1, 100, 200)
+CHUNK = 8
+GOAL_MS = 5.0
 
 
-class NullSink:
-    def emit(self, kind: object, **_: object) -> None:
-        pass
+def script() -> dict[str, object]:
+    rules = [
+        {"match": f"deltas-{n}-", "reply": {"content": "abcdefg " * n, "chunk_size": CHUNK}}
+        for n in DELTAS
+    ]
+    return {"rules": rules}
 
 
-async def raw_http(llm: FakeLLM) -> float:
-    body = {"model": "fake", "stream": True, "messages": [{"role": "user", "content": "hi"}]}
-    async with httpx.AsyncClient(trust_env=False) as client:
-        start = time.perf_counter()
-        async with client.stream("POST", llm.base_url_openai + "/chat/completions", json=body) as r:
-            async for _ in r.aiter_lines():
-                pass
-        return time.perf_counter() - start
+def start_fakellm(folder: Path) -> tuple[subprocess.Popen[bytes], str]:
+    script_file = folder / "script.json"
+    script_file.write_text(json.dumps(script()))
+    port_file = folder / "port"
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "tests.fakellm",
+            "--script",
+            str(script_file),
+            "--port-file",
+            str(port_file),
+        ],
+        stdout=subprocess.DEVNULL,
+    )
+    for _ in range(600):
+        if port_file.exists():
+            return process, f"http://127.0.0.1:{port_file.read_text().strip()}/v1"
+        time.sleep(0.05)
+    raise RuntimeError("the fake LLM did not start")
 
 
-async def in_process(agent: Agent) -> float:
+async def reference(http: httpx.AsyncClient, base_url: str, n: int) -> float:
+    body = {
+        "model": "fake",
+        "stream": True,
+        "messages": [{"role": "user", "content": f"deltas-{n}-"}],
+    }
     start = time.perf_counter()
-    await run_turn(agent, ChatSession("bench"), "hi", None, NullSink())
+    async with http.stream("POST", base_url + "/chat/completions", json=body) as response:
+        async for _ in response.aiter_lines():
+            pass
     return time.perf_counter() - start
 
 
-async def over_lsp(llm: FakeLLM, runs: int) -> list[float]:
-    client = LanguageClient("bench", "0")
-    client.feature("agent/chatProgress")(lambda *_: None)
-    client.feature("workspace/configuration")(lambda *_: [None])
-    await client.start_io(sys.executable, "-m", "server")
-    await client.initialize_async(
-        types.InitializeParams(
-            capabilities=types.ClientCapabilities(),
-            initialization_options={"agentLs": {"baseUrl": llm.base_url_openai, "model": "f"}},
-        )
-    )
-    client.initialized(types.InitializedParams())
-    times = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        await client.protocol.send_request_async("agent/chat", {"message": "hi"})
-        times.append(time.perf_counter() - start)
-    llm.set_script({"replies": [{"content": "x" * 4000, "chunk_size": 4, "delay_ms": 5}]})
-    cancels = []
-    for index in range(runs // 3):
-        request = asyncio.ensure_future(
-            client.protocol.send_request_async(
-                "agent/chat", {"message": "slow"}, msg_id=f"c{index}"
-            )
-        )
-        await asyncio.sleep(0.1)  # let the reply start streaming
-        start = time.perf_counter()
-        client.protocol.notify(types.CANCEL_REQUEST, types.CancelParams(id=f"c{index}"))
-        try:
-            await request
-        except Exception:  # RequestCancelled is the expected answer
-            cancels.append(time.perf_counter() - start)
-    LATENCIES["cancel"] = cancels
-    llm.set_script({"replies": [REPLY]})
-    await client.shutdown_async(None)
-    client.exit(None)
-    await client.stop()
-    return times
+async def turn(client: RawClient, n: int) -> float:
+    start = time.perf_counter()
+    answer = await client.request("agent/chat", {"message": f"deltas-{n}-"})
+    elapsed = time.perf_counter() - start
+    assert answer["result"]["text"] == "abcdefg " * n, answer
+    return elapsed
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+async def one_run(
+    client: RawClient, http: httpx.AsyncClient, base_url: str
+) -> dict[int, tuple[float, float]]:
+    figures = {}
+    for n in DELTAS:
+        overheads = []
+        for index in range(SAMPLES):
+            if index % 2:
+                ref = await reference(http, base_url, n)
+                lsp = await turn(client, n)
+            else:
+                lsp = await turn(client, n)
+                ref = await reference(http, base_url, n)
+            overheads.append((lsp - ref) * 1000)
+        figures[n] = (percentile(overheads, 0.5), percentile(overheads, 0.95))
+    return figures
 
 
 async def main() -> None:
-    with FakeLLM({"replies": [REPLY]}) as llm:
-        raw = [await raw_http(llm) for _ in range(RUNS)]
-        config = Config(baseUrl=llm.base_url_openai, model="fake")
-        agent = build_agent(config, OpenAIProvider(config), None, None)
-        inproc = [await in_process(agent) for _ in range(RUNS)]
-        lsp = await over_lsp(llm, RUNS)
-    base = statistics.median(raw)
-    print(f"one chat turn, {len(REPLY['content'])}-char reply in 8-char deltas, median of {RUNS}")
-    print(f"{'path':<34}{'median ms':>10}{'overhead ms':>13}")
-    for name, times in (
-        ("fake LLM alone (raw httpx stream)", raw),
-        ("agent-ls in-process (CLI path)", inproc),
-        ("agent-ls over LSP stdio", lsp),
-    ):
-        median = statistics.median(times)
-        print(f"{name:<34}{median * 1000:>10.2f}{(median - base) * 1000:>13.2f}")
-    cancels = [t * 1000 for t in LATENCIES["cancel"]]
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        fakellm, base_url = start_fakellm(folder)
+        workspace = folder / "ws"
+        workspace.mkdir()
+        try:
+            client = await RawClient.start(cwd=workspace)
+            await client.initialize(
+                workspace, {"provider": "openai", "baseUrl": base_url, "model": "fake"}
+            )
+            async with httpx.AsyncClient(trust_env=False) as http:
+                for n in DELTAS:  # warm-up: imports, connections
+                    await turn(client, n)
+                    await reference(http, base_url, n)
+                runs = [await one_run(client, http, base_url) for _ in range(RUNS)]
+            await client.close()
+        finally:
+            fakellm.terminate()
+            fakellm.wait(timeout=10)
     print(
-        f"$/cancelRequest -> RequestCancelled over LSP: median {statistics.median(cancels):.1f}"
-        f" ms, max {max(cancels):.1f} ms ({len(cancels)} runs, target < 200 ms)"
+        f"agent/chat server overhead (turn - raw fake-LLM stream), "
+        f"{SAMPLES} pairs per run, {RUNS} runs"
     )
+    print(f"{'deltas':>6}  {'p50 ms min/median/max':>26}  {'p95 ms min/median/max':>26}")
+    for n in DELTAS:
+        p50s = [run[n][0] for run in runs]
+        p95s = [run[n][1] for run in runs]
+        print(f"{n:>6}  {fmt(p50s):>26}  {fmt(p95s):>26}")
+    worst = statistics.median(run[200][0] for run in runs)
+    verdict = "meets" if worst <= GOAL_MS else "MISSES"
+    print(
+        f"goal: p50 <= {GOAL_MS} ms at 200 deltas: median p50 {worst:.2f} ms ({verdict} the goal)"
+    )
+
+
+def fmt(values: list[float]) -> str:
+    return f"{min(values):.2f} / {statistics.median(values):.2f} / {max(values):.2f}"
 
 
 if __name__ == "__main__":

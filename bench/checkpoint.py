@@ -1,19 +1,26 @@
-"""Cost of a checkpoint, undo and redo for a 3-file plan on a 20k-file (~90 MB) workspace.
+"""Cost of a checkpoint, undo and redo for a 3-file plan, at 1k / 20k / 100k committed files.
 
-Prints, in one run on the same generated workspace (a git repository with a .gitignore):
-- the Cline-style full-tree shadow snapshot (`git add -A && git commit` with a separate
-  GIT_DIR / GIT_WORK_TREE): first snapshot, snapshot after one changed file, restore;
-- ours (actions.checkpoints): checkpoint = begin_plan + commit of a plan touching 3 files
-  (2 updates, 1 creation; the plan's own file writes excluded), undo, redo; medians and
-  maxima over RUNS plans, with the number of git subprocesses per operation;
-- the store size after 100 plans (keep=50, the default, and keep=100: nothing pruned),
-  against the bytes those plans changed (sum of the new contents they wrote).
-Usage: python bench/checkpoint.py [--files 20000] [--runs 30]. Prints a table; never asserts.
+For each size, a workspace whose files are all committed to a real git repository (with a
+.gitignore at the root and one nested), in one run:
+- ours (actions.checkpoints): checkpoint = open the store (as each chat turn does) +
+  begin_plan + commit of a plan touching 3 files (2 updates, 1 creation; the plan's own
+  writes excluded), undo, redo: min / median / max over RUNS plans, and the number of
+  git subprocesses per operation;
+- references measured in the same run: the `git check-ignore` subprocess the checkpoint
+  used to run (it reads the whole index), and up to 20k files the Cline-style full-tree
+  shadow snapshot (`git add -A && git commit` with a separate GIT_DIR / GIT_WORK_TREE);
+- writing one checkpoint's objects: our in-process pack writer vs GitPython (gitdb) loose
+  objects, the reason the pack writer stays;
+- the store size after 100 plans (keep=50, the default, and keep=100).
+Goal (issue 10 item 5): a checkpoint <= 20 ms and flat from 1k to 100k files.
+Usage: python bench/checkpoint.py [--sizes 1000,20000,100000] [--runs 7]. Never asserts.
 """
 
 from __future__ import annotations
 
+import _posixsubprocess
 import argparse
+import io
 import os
 import random
 import shutil
@@ -24,11 +31,14 @@ import tempfile
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from functools import partial
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from actions.checkpoints import CheckpointStore
+from actions.checkpoints.objects import ObjectStore, TreeItem, blob_sha, commit_object, tree_objects
 
 WORDS = [
     *[
@@ -86,13 +96,14 @@ WORDS = [
 ]
 GIT_ENV = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
 _git_calls = 0
-_real_run = subprocess.run
+_real_fork_exec = _posixsubprocess.fork_exec
 
 
-def _counting_run(*args: object, **kwargs: object) -> object:
+def _counting_fork_exec(*args: Any, **kwargs: Any) -> Any:
+    """Every child process the subprocess module starts (GitPython's included)."""
     global _git_calls
     _git_calls += 1
-    return _real_run(*args, **kwargs)  # type: ignore[call-overload]
+    return _real_fork_exec(*args, **kwargs)
 
 
 def source_text(rng: random.Random, size: int) -> bytes:
@@ -108,18 +119,21 @@ def source_text(rng: random.Random, size: int) -> bytes:
     return ("\n".join(lines) + "\n").encode()
 
 
-def generate(ws: Path, files: int, total_bytes: int) -> list[str]:
+def generate(ws: Path, files: int, average: int) -> list[str]:
+    """`files` code-like files of ~`average` bytes, committed to a git repository."""
     rng = random.Random(7)
-    per_file = total_bytes // files
     paths = []
     for number in range(files):
         rel = f"pkg{number // 2000}/mod{number // 100}/file{number}.py"
         target = ws / rel
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(source_text(rng, rng.randrange(per_file // 2, per_file * 3 // 2)))
+        target.write_bytes(source_text(rng, rng.randrange(average // 2, average * 3 // 2)))
         paths.append(rel)
-    subprocess.run(["git", "init", "-q"], cwd=ws, env=GIT_ENV, check=True)
     (ws / ".gitignore").write_text("*.log\nbuild/\n")
+    (ws / "pkg0" / ".gitignore").write_text("*.tmp\n!keep.tmp\n")
+    ident = ["-c", "user.email=b@b", "-c", "user.name=bench", "-c", "commit.gpgsign=false"]
+    for args in (["init", "-q"], ["add", "-A"], [*ident, "commit", "-q", "-m", "base"]):
+        subprocess.run(["git", *args], cwd=ws, env=GIT_ENV, check=True)
     return paths
 
 
@@ -149,11 +163,11 @@ def counting() -> Iterator[list[int]]:
     global _git_calls
     _git_calls = 0
     box = [0]
-    subprocess.run = _counting_run  # type: ignore[assignment]
+    _posixsubprocess.fork_exec = _counting_fork_exec
     try:
         yield box
     finally:
-        subprocess.run = _real_run
+        _posixsubprocess.fork_exec = _real_fork_exec
         box[0] = _git_calls
 
 
@@ -183,16 +197,69 @@ def ours(ws: Path, store_dir: Path, paths: list[str], runs: int) -> dict[str, li
     figures: dict[str, list[float]] = {"checkpoint": [], "undo": [], "redo": []}
     calls: dict[str, int] = {"checkpoint": 0, "undo": 0, "redo": 0}
     for n in range(runs):
+        store = CheckpointStore(ws, store_dir=store_dir)  # as each chat turn opens it
         seconds, git_calls, _ = one_plan(store, rng, paths, f"plan{n}")
         figures["checkpoint"].append(seconds)
-        calls["checkpoint"] = git_calls
+        calls["checkpoint"] = max(calls["checkpoint"], git_calls)
         for kind in ("undo", "redo"):
             with counting() as count:
                 figures[kind].append(timed(getattr(store, kind)))
-            calls[kind] = count[0]
+            calls[kind] = max(calls[kind], count[0])
     store.undo()  # leave the workspace as generated
     figures["git calls"] = [float(calls[k]) for k in ("checkpoint", "undo", "redo")]
     return figures
+
+
+def check_ignore_subprocess(ws: Path, paths: list[str], runs: int) -> list[float]:
+    """The previous way: one `git check-ignore` per checkpoint (it reads the whole index)."""
+    data = b"".join(p.encode() + b"\0" for p in paths[:3])
+    command = ["git", "check-ignore", "-z", "--stdin"]
+    return [
+        timed(lambda: subprocess.run(command, cwd=ws, env=GIT_ENV, input=data, capture_output=True))
+        for _ in range(runs)
+    ]
+
+
+def checkpoint_objects(rng: random.Random) -> list[tuple[bytes, bytes]]:
+    """What one 3-file checkpoint stores: 2 pre + 3 post blobs, its trees and commit."""
+    blobs = [source_text(rng, 4500) for _ in range(5)]
+    items = [
+        TreeItem(f"{side}/pkg0/mod{n}/f{n}.py", blob_sha(b))
+        for n, b in enumerate(blobs)
+        for side in ("pre" if n < 2 else "post",)
+    ]
+    _tree, trees = tree_objects(items)
+    commit = commit_object(_tree, "bench", time.time())
+    return [*((b"blob", b) for b in blobs), *trees, commit]
+
+
+def object_writers(tmp: Path, runs: int) -> dict[str, list[float]]:
+    """Writing one checkpoint's objects: our in-process pack vs GitPython (gitdb) loose objects."""
+    import git
+
+    rng = random.Random(5)
+    ours_store = ObjectStore(tmp / "writer-ours.git")
+    ours_store.init()
+    theirs = git.Repo.init(tmp / "writer-gitpython.git", bare=True)
+    figures: dict[str, list[float]] = {"ours: one pack": [], "gitpython: loose objects": []}
+    for _ in range(runs):
+        objects = checkpoint_objects(rng)
+        figures["ours: one pack"].append(timed(partial(ours_store.write_pack, objects)))
+        figures["gitpython: loose objects"].append(timed(partial(loose, theirs, objects)))
+    return figures
+
+
+def loose(repo: Any, objects: list[tuple[bytes, bytes]]) -> None:
+    from gitdb import IStream
+
+    for kind, body in objects:
+        repo.odb.store(IStream(kind.decode(), len(body), io.BytesIO(body)))
+
+
+def spread(values: list[float]) -> str:
+    """min / median / max in milliseconds."""
+    low, mid, high = min(values), statistics.median(values), max(values)
+    return f"{low * 1000:>9.2f}{mid * 1000:>9.2f}{high * 1000:>9.2f}"
 
 
 def store_size(ws: Path, tmp: Path, paths: list[str], keep: int) -> tuple[int, int, int]:
@@ -212,45 +279,73 @@ def store_size(ws: Path, tmp: Path, paths: list[str], keep: int) -> tuple[int, i
     return apparent, disk, written
 
 
+def scale_run(tmp: Path, files: int, average: int, runs: int) -> dict[str, list[float]]:
+    ws = tmp / f"ws-{files}"
+    ws.mkdir()
+    start = time.perf_counter()
+    paths = generate(ws, files, average)
+    print(
+        f"  {files} files committed to git ({files * average / 2**20:.0f} MB) "
+        f"in {time.perf_counter() - start:.1f} s",
+        flush=True,
+    )
+    figures = ours(ws, tmp / f"store-{files}", paths, runs)
+    figures["git check-ignore (before)"] = check_ignore_subprocess(ws, paths, runs)
+    if files <= 20_000:
+        cline = cline_style(ws, tmp / f"shadow-{files}.git", paths[0])
+        figures.update({f"full-tree snapshot: {k}": [v] for k, v in cline.items()})
+    figures["paths"] = [float(len(paths))]
+    shutil.rmtree(ws, ignore_errors=True)
+    return figures
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--files", type=int, default=20_000)
-    parser.add_argument("--megabytes", type=int, default=90)
-    parser.add_argument("--runs", type=int, default=30)
+    parser.add_argument("--sizes", default="1000,20000,100000", help="files per workspace")
+    parser.add_argument("--average", type=int, default=1000, help="average file size, bytes")
+    parser.add_argument("--runs", type=int, default=7)
     args = parser.parse_args()
+    sizes = [int(size) for size in args.sizes.split(",")]
     tmp = Path(tempfile.mkdtemp(prefix="bench-ckpt-"))
+    results: dict[int, dict[str, list[float]]] = {}
     try:
-        ws = tmp / "ws"
-        ws.mkdir()
-        start = time.perf_counter()
-        paths = generate(ws, args.files, args.megabytes * 2**20)
-        size = sum(f.stat().st_size for f in ws.rglob("*.py"))
+        print(f"workspaces (git repositories, every file committed), {args.runs} runs each:")
+        for files in sizes:
+            results[files] = scale_run(tmp, files, args.average, args.runs)
+        print(f"\n{'operation (ms)':<44}{'files':>8}{'min':>9}{'median':>9}{'max':>9}  calls")
+        for files, figures in results.items():
+            for index, name in enumerate(("checkpoint", "undo", "redo")):
+                label = f"ours, 3-file plan: {name}"
+                calls = int(figures["git calls"][index])
+                print(f"{label:<44}{files:>8}{spread(figures[name])}{calls:>7}")
+            name = "git check-ignore (before)"
+            print(f"{'reference: ' + name:<44}{files:>8}{spread(figures[name])}{1:>7}")
+            for name, values in figures.items():
+                if name.startswith("full-tree"):
+                    print(f"{'reference: ' + name:<44}{files:>8}{'':>18}{values[0] * 1000:>9.1f}")
+        medians = [statistics.median(results[f]["checkpoint"]) for f in sizes]
         print(
-            f"workspace: {len(paths)} files, {size / 2**20:.1f} MB, git repository "
-            f"(generated in {time.perf_counter() - start:.1f} s)\n"
+            f"\ngoal: checkpoint <= 20 ms median at every size, flat from {sizes[0]} to "
+            f"{sizes[-1]} files"
         )
-        cline = cline_style(ws, tmp / "shadow.git", paths[0])
-        mine = ours(ws, tmp / "store", paths, args.runs)
-        print(f"{'operation':<44}{'median ms':>10}{'max ms':>10}{'git calls':>10}")
-        for name, seconds in cline.items():
-            print(
-                f"{'full-tree shadow snapshot: ' + name:<44}{seconds * 1000:>10.1f}{'':>10}{'':>10}"
-            )
-        for index, name in enumerate(("checkpoint", "undo", "redo")):
-            values = mine[name]
-            label = f"ours, 3-file plan: {name}"
-            print(
-                f"{label:<44}{statistics.median(values) * 1000:>10.2f}"
-                f"{max(values) * 1000:>10.2f}{mine['git calls'][index]:>10.0f}"
-            )
-        ratio = statistics.median(mine["checkpoint"]) / cline["after one change"]
-        print(f"\nours / full-tree (checkpoint vs snapshot after one change): {ratio:.3f}x")
-        ratio = statistics.median(mine["undo"]) / cline["restore"]
-        print(f"ours / full-tree (undo vs restore): {ratio:.3f}x\n")
+        worst = max(medians) * 1000
         print(
-            f"{'store after 100 plans':<28}{'apparent KB':>12}{'on disk KB':>12}"
+            f"      worst median {worst:.2f} ms ({'met' if worst <= 20 else 'NOT met'}); "
+            f"largest / smallest workspace: {medians[-1] / medians[0]:.2f}x"
+        )
+        print(
+            f"\n{'writing one checkpoint' + chr(39) + 's objects (ms)':<44}{'':>8}"
+            f"{'min':>9}{'median':>9}{'max':>9}"
+        )
+        for name, values in object_writers(tmp, max(args.runs, 20)).items():
+            print(f"{name:<44}{'':>8}{spread(values)}")
+        print(
+            f"\n{'store after 100 plans':<28}{'apparent KB':>12}{'on disk KB':>12}"
             f"{'plans wrote KB':>16}{'apparent/wrote':>16}"
         )
+        ws = tmp / "ws-size"
+        ws.mkdir()
+        paths = generate(ws, 1000, args.average)
         for keep in (50, 100):
             apparent, disk, written = store_size(ws, tmp, paths, keep)
             print(

@@ -1,15 +1,17 @@
-"""Embedded model: tokens/s through agent-ls vs raw llama-cpp-python, and the server's RSS.
+"""Embedded model: whole requests through agent-ls vs raw llama-cpp-python, and the server's RSS.
 
-    python bench/local.py [--rounds 3]
+    python bench/local.py [--rounds 3] [--max-tokens 160]
 
 Both sides use the same GGUF (the bundled SmolLM2-135M unless AGENT_LS_MODEL_PATH names
 another), the same prompts (the agent's system prompt for examples/hello + a few questions),
-the same grammar (the bounded action schema), sampling and context, each with its own loaded
-model so neither reuses the other's prompt cache. Which side runs a prompt first alternates
-by round (the second run is often faster), so use an even number of rounds.
-Generation speed = tokens after the first / time from the first token to the last;
-"wall" adds prompt processing. Then the real server (stdio) is started with the local
-provider, answers one agent/status (which loads the model and generates), and its RSS is read.
+the same grammar (the turn-start state's: tools offered, the example's files, no plan),
+sampling, context and max tokens, each with its own loaded model so neither reuses the
+other's prompt cache. A request is timed whole, from the call to its last chunk, as the user
+waits for it. Requests run in pairs, one per side, and which side goes first alternates
+(the second run of a prompt is often faster; load bursts hit both sides of a pair alike).
+Prints min/median/max of the per-request times of each side and of the per-pair ratio
+agent-ls / raw (1.00x: no overhead); then the real server (stdio) is started with the local
+provider, answers one agent/status (which loads the model and generates) and its RSS is read.
 Prints figures only; asserts nothing.
 """
 
@@ -21,8 +23,6 @@ import os
 import statistics
 import sys
 import time
-from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -34,118 +34,94 @@ from actions.prompt import render_system_prompt  # noqa: E402
 from actions.tools import default_registry  # noqa: E402
 from server.config import Config  # noqa: E402
 from server.providers.base import ChatMessage  # noqa: E402
+from server.providers.constraints import TurnState  # noqa: E402
 from server.providers.local import (  # noqa: E402
     SAMPLING,
     LocalProvider,
-    action_grammar_schema,
     model_file,
+    state_grammar,
     thread_count,
     wire_messages,
 )
 
 QUESTIONS = [
     "What does hello.py do?",
-    "start_multi_file: create notes.txt containing buy milk",
-    "Write a haiku about the sea",
+    "Create notes.txt containing: buy milk",
 ]
 CONTEXT = 4096
-MAX_TOKENS = 400
 
 
-@dataclass
-class Run:
-    tokens: int
-    first_token: float  # seconds from the request to the first token
-    generation: float  # seconds from the first token to the last
-
-    @property
-    def rate(self) -> float:
-        return (self.tokens - 1) / self.generation if self.generation > 0 else 0.0
-
-
-def conversations() -> list[list[ChatMessage]]:
+def example() -> tuple[list[list[ChatMessage]], TurnState]:
     workspace = Workspace(ROOT / "examples" / "hello")
-    system = render_system_prompt(
-        default_registry(workspace).manifests(), workspace_name=workspace.name
-    )
-    return [[ChatMessage("system", system), ChatMessage("user", q)] for q in QUESTIONS]
+    tools = tuple(default_registry(workspace).manifests())
+    system = render_system_prompt(list(tools), workspace_name=workspace.name)
+    files = tuple(sorted(p.name for p in workspace.root.iterdir() if p.is_file()))
+    conversations = [[ChatMessage("system", system), ChatMessage("user", q)] for q in QUESTIONS]
+    return conversations, TurnState(tools, files, None)
 
 
-def timed(stream: Iterator[Any], started: float) -> Run:
-    first = last = started
-    tokens = 0
-    for part in stream:
-        if not part["choices"][0].get("delta", {}).get("content"):
-            continue  # the role chunk and the finish chunk carry no token
-        last = time.perf_counter()
-        if tokens == 0:
-            first = last
-        tokens += 1
-    return Run(tokens, first - started, last - first)
-
-
-def raw_run(llama: Any, grammar: Any, messages: list[ChatMessage]) -> Run:
+def raw_request(llama: Any, grammar: Any, messages: list[ChatMessage], limit: int) -> float:
     started = time.perf_counter()
     stream = llama.create_chat_completion(
         messages=wire_messages(messages),
         grammar=grammar,
-        max_tokens=MAX_TOKENS,
+        max_tokens=limit,
         stream=True,
         **SAMPLING,
     )
-    return timed(stream, started)
+    for _ in stream:
+        pass
+    return time.perf_counter() - started
 
 
-async def agent_ls_run(provider: LocalProvider, messages: list[ChatMessage]) -> Run:
+async def agent_ls_request(
+    provider: LocalProvider, messages: list[ChatMessage], state: TurnState
+) -> float:
     started = time.perf_counter()
-    first = last = started
-    tokens = 0
-    async for chunk in provider.stream_chat(messages):
-        if chunk.text:
-            last = time.perf_counter()
-            if tokens == 0:
-                first = last
-            tokens += 1
-    return Run(tokens, first - started, last - first)
+    async for _ in provider.stream_constrained(messages, state=state):
+        pass
+    return time.perf_counter() - started
 
 
-def summary(name: str, runs: list[Run]) -> float:
-    tokens = sum(r.tokens - 1 for r in runs)
-    generation = sum(r.generation for r in runs)
-    rate = tokens / generation if generation else 0.0
-    ttft = statistics.median(r.first_token for r in runs)
-    print(f"  {name:9} {rate:6.1f} tokens/s   ({tokens} tokens, first token median {ttft:.2f}s)")
-    return rate
+def spread(values: list[float], unit: str, digits: int = 2) -> str:
+    low, mid, high = min(values), statistics.median(values), max(values)
+    return f"min {low:.{digits}f}{unit}  median {mid:.{digits}f}{unit}  max {high:.{digits}f}{unit}"
 
 
-async def speed(rounds: int) -> None:
+async def speed(rounds: int, limit: int) -> None:
     from llama_cpp import Llama
     from llama_cpp.llama_grammar import LlamaGrammar
 
-    config = Config(provider="local", maxTokens=MAX_TOKENS, contextSize=CONTEXT)
+    config = Config(provider="local", maxTokens=limit, contextSize=CONTEXT)
     path = model_file(config)
     assert path is not None, "the local extra is not installed"
     print(f"model {path.name}, {thread_count()} threads, context {CONTEXT}, {SAMPLING}")
+    conversations, state = example()
     provider = LocalProvider(config)
     await asyncio.to_thread(provider.load)
     raw = Llama(model_path=str(path), n_ctx=CONTEXT, n_threads=thread_count(), verbose=False)
-    grammar = LlamaGrammar.from_json_schema(action_grammar_schema(), verbose=False)
-    raw_runs: list[Run] = []
-    ours: list[Run] = []
+    grammar = LlamaGrammar.from_string(state_grammar(state), verbose=False)
+    raw_times: list[float] = []
+    our_times: list[float] = []
+    ratios: list[float] = []
     for round_number in range(rounds):
-        for messages in conversations():
-            # Alternate which side goes first: the second run of a prompt is often faster.
-            if round_number % 2 == 0:
-                raw_runs.append(await asyncio.to_thread(raw_run, raw, grammar, messages))
-            ours.append(await agent_ls_run(provider, messages))
-            if round_number % 2 == 1:
-                raw_runs.append(await asyncio.to_thread(raw_run, raw, grammar, messages))
+        for index, messages in enumerate(conversations):
+            raw_first = (round_number + index) % 2 == 0
+            if raw_first:
+                raw_time = await asyncio.to_thread(raw_request, raw, grammar, messages, limit)
+            our_time = await agent_ls_request(provider, messages, state)
+            if not raw_first:
+                raw_time = await asyncio.to_thread(raw_request, raw, grammar, messages, limit)
+            raw_times.append(raw_time)
+            our_times.append(our_time)
+            ratios.append(our_time / raw_time)
     raw.close()
-    print(f"generation under the action grammar, {rounds} rounds x {len(QUESTIONS)} prompts:")
-    raw_rate = summary("raw", raw_runs)
-    our_rate = summary("agent-ls", ours)
-    if raw_rate:
-        print(f"  ratio agent-ls / raw: {our_rate / raw_rate:.2f}x (target >= 0.9x)")
+    pairs = len(ratios)
+    print(f"whole requests under the same grammar, {pairs} pairs ({rounds} rounds x "
+          f"{len(QUESTIONS)} prompts, max {limit} tokens), first side alternating:")  # fmt: skip
+    print(f"  raw       {spread(raw_times, 's')}")
+    print(f"  agent-ls  {spread(our_times, 's')}")
+    print(f"  ratio agent-ls / raw per pair: {spread(ratios, 'x')} (target <= 1.10x)")
 
 
 STATUS_LAUNCHER = """
@@ -199,9 +175,10 @@ async def server_rss() -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=4)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--max-tokens", type=int, default=160)
     args = parser.parse_args()
-    asyncio.run(speed(args.rounds))
+    asyncio.run(speed(args.rounds, args.max_tokens))
     asyncio.run(server_rss())
 
 

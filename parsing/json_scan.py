@@ -17,11 +17,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 _WS = re.compile(r"\s*")
-_WS_COMMENTS = re.compile(r"(?:\s+|//[^\n]*|/\*[\s\S]*?(?:\*/|\Z))*")
+_WS_COMMENTS = re.compile(r"(?>\s+|//[^\n]*+|/\*[\s\S]*?(?:\*/|\Z))*+")
 WS_COMMENTS = _WS_COMMENTS
 """Whitespace and comments (what `Source.skip_ws` skips with ``comments=True``)."""
-_DQ_RUN = re.compile(r'[^"\\]*(?:\\[\s\S][^"\\]*)*')
-_SQ_RUN = re.compile(r"[^'\\]*(?:\\[\s\S][^'\\]*)*")
+_DQ_RUN = re.compile(r'[^"\\]*+(?:\\[\s\S][^"\\]*+)*+')
+_SQ_RUN = re.compile(r"[^'\\]*+(?:\\[\s\S][^'\\]*+)*+")
 _CONTROL = re.compile(r"[\x00-\x1f]")
 _ESCAPE = re.compile(r"\\(u[0-9a-fA-F]{4}|[\s\S])")
 _SURROGATE = re.compile("[\ud800-\udfff]")

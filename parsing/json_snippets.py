@@ -44,10 +44,13 @@ def strict_at(text: str, i: int) -> tuple[Any, int] | None:
     return read if isinstance(read, tuple) else None
 
 
-def _strict(text: str, i: int) -> tuple[Any, int] | bool:
+def _strict(text: str, i: int, *, streaming: bool = False) -> tuple[Any, int] | bool | None:
     """`strict_at`, or on failure whether the lossless pass may fix the first error (the
     character there is one it fixes: the closer after a trailing comma, a comment, a
     Python literal, a raw control character, a backslash before one).
+
+    ``streaming``: None when the text so far is a valid JSON prefix that the end of the text
+    cut (the value is still streaming in: every pass would need more text).
 
     ``raw_decode`` on the whole reply would cost O(i) per failure (its error computes a
     line and column from the start of the text), so it runs on a window that grows only
@@ -63,6 +66,8 @@ def _strict(text: str, i: int) -> tuple[Any, int] | bool:
             return value, i + end
         except json.JSONDecodeError as exc:
             cut = exc.msg.startswith("Unterminated string") or exc.pos >= len(window) - 6
+            if streaming and stop >= n and cut and _PARTIAL_TOKEN.match(window, exc.pos):
+                return None
             if stop >= n or not cut:
                 at = window[exc.pos : exc.pos + 1]
                 return at != "" and (at in _LOSSLESS_FIRST or at < " ")
@@ -72,6 +77,8 @@ def _strict(text: str, i: int) -> tuple[Any, int] | bool:
 
 
 _LOSSLESS_FIRST = frozenset("]}/TFN\\")
+_PARTIAL_TOKEN = re.compile(r'(?:"[^"\\]*+(?:\\[\s\S][^"\\]*+)*+\\?+|[\w.+-]*+)\Z')
+"""What a cut-off value may end with at the error: an open string, a literal or number."""
 
 
 def decode_at(
@@ -100,13 +107,20 @@ def _snippet(span: tuple[int, int], d: Decoded, origin: Origin, suspect: bool = 
     )  # fmt: skip
 
 
+# Every repetition here is possessive (``*+``, ``?+``) or atomic (``(?>...)``): a failing
+# match never backtracks into it (``{"a"`` then n slashes was exponential with plain ``*``:
+# 28 s at n=44). A comment between a key and its colon counts up to `_COMMENT_MAX`
+# characters: a candidate is decided without reading to the end of a long line or of an
+# unclosed comment, so n candidates on one line cost O(n), not O(n^2).
+_COMMENT = r"//[^\n]{0,256}+(?=\n)|/\*(?:[^*]|\*(?!/)){0,256}+\*/"
+_COMMENT_PREFIX = r"//[^\n]{0,256}+|/\*(?:[^*]|\*(?!/)){0,256}+(?:\*/)?+"
 _OBJECT_START = re.compile(
-    r"""\{\s*(?:\}|(?:"[^"\\]*(?:\\[\s\S][^"\\]*)*"|'[^'\\]*(?:\\[\s\S][^'\\]*)*'"""
-    r"""|[A-Za-z_$][\w$.-]*)(?:\s|//[^\n]*|/\*[\s\S]*?\*/)*:)"""
+    r"""\{\s*+(?:\}|(?>"[^"\\]*+(?:\\[\s\S][^"\\]*+)*+"|'[^'\\]*+(?:\\[\s\S][^'\\]*+)*+'"""
+    rf"""|[A-Za-z_$][\w$.-]*+)(?>\s+|{_COMMENT})*+:)"""
 )
 _OBJECT_PREFIX = re.compile(
-    r"""\{\s*(?:"[^"\\]*(?:\\[\s\S][^"\\]*)*"?|'[^'\\]*(?:\\[\s\S][^'\\]*)*'?"""
-    r"""|[A-Za-z_$][\w$.-]*)?(?:\s|//[^\n]*|/\*[\s\S]*?(?:\*/)?|/)*\\?"""
+    r"""\{\s*+(?>"[^"\\]*+(?:\\[\s\S][^"\\]*+)*+"?|'[^'\\]*+(?:\\[\s\S][^'\\]*+)*+'?"""
+    rf"""|[A-Za-z_$][\w$.-]*+)?+(?>\s+|{_COMMENT_PREFIX}|/)*+\\?+"""
 )
 _STRUCTURE = re.compile(r'["\\\[\]{}]')
 
@@ -142,11 +156,14 @@ def match_bare_at(text: str, i: int, eof: bool) -> Match:
     `MAX_DEPTH` is text up to its balancing bracket.
     """
     if text[i] == "{" and _OBJECT_START.match(text, i) is None:
-        prefix = _OBJECT_PREFIX.match(text, i)
-        if not eof and prefix is not None and prefix.end() == len(text):
-            return PENDING
+        if not eof:
+            prefix = _OBJECT_PREFIX.match(text, i)
+            if prefix is not None and prefix.end() == len(text):
+                return PENDING
         return NoMatch()
-    strict = _strict(text, i)
+    strict = _strict(text, i, streaming=not eof)
+    if strict is None:
+        return PENDING  # a valid prefix: still streaming in
     if isinstance(strict, tuple):  # the common case, without the intermediate `Decoded`
         value, end = strict
         return Found((Snippet(i, end, i, end, "bare_json", value, True, False, False),), end)
@@ -200,21 +217,36 @@ def match_enclosed(
                 break
             d = decode_at(text, v, eof=eof, marker=close)
             if isinstance(d, Rejected):
+                d = _code_in_values(text, v, eof, close)
+            if isinstance(d, Rejected):
                 if found:
                     break
-                return _undecodable(text, open_start, v, close, origin, eof, repair)
+                return _undecodable(text, open_start, v, close, origin, eof, repair, line_close)
             found.append(d)
             pos = d.end
             if d.truncated:
                 break
         if not found:
-            return Opaque(body_start, close, fence=close[0] in "`~")
+            return Opaque(body_start, close, fence=close[0] in "`~", line=line_close)
         end = _closing_end(src, pos, close, line_close)
     except NeedMore:
         return PENDING
     bounds = [open_start] + [d.end for d in found[:-1]] + [max(end, found[-1].end)]
     snippets = tuple(_snippet((bounds[k], bounds[k + 1]), d, origin) for k, d in enumerate(found))
     return Found(snippets, bounds[-1])
+
+
+def _code_in_values(text: str, v: int, eof: bool, close: str) -> Decoded | Rejected:
+    """A document of a fence or tag that the default reading rejected, read again with code
+    in its string values (unescaped quotes before ``:``, as in ``{"c": None}``): kept only when
+    it reads to the end of its region, complete (the region's extent vouches for it)."""
+    d = parse_tolerant(text, v, eof=eof, marker=close, code_in_values=True)
+    if isinstance(d, Rejected) or d.truncated:
+        return d
+    src = Source(text, eof, close)
+    if not src.ended(src.skip_ws(d.end, comments=True)):
+        return Rejected(v, d.end)
+    return d
 
 
 def _whole_body(
@@ -266,9 +298,12 @@ def _one_strict_value(
     v = WS_COMMENTS.match(text, body_start).end()  # type: ignore[union-attr]
     if text[v : v + 1] not in ("{", "["):
         return None
-    strict = strict_at(text, v)
-    if strict is None:
+    read = _strict(text, v, streaming=not eof)
+    if read is None:
+        return PENDING  # a valid prefix: still streaming in (no closer outside its strings)
+    if not isinstance(read, tuple):
         return None
+    strict = read
     value, stop = strict
     after = WS_COMMENTS.match(text, stop).end()  # type: ignore[union-attr]
     if not text.startswith(close, after):
@@ -311,25 +346,36 @@ def _run_end(src: Source, end: int, close: str) -> int:
 
 
 def _undecodable(
-    text: str, open_start: int, v: int, close: str, origin: Origin, eof: bool, repair: bool
+    text: str,
+    open_start: int,
+    v: int,
+    close: str,
+    origin: Origin,
+    eof: bool,
+    repair: bool,
+    line: re.Pattern[str] | None,
 ) -> Match:
+    """A body our passes cannot decode: json-repair's reading of it up to the closer (a
+    closing fence line for fences), else opaque text."""
     fence = close[0] in "`~"
     if not repair:
-        return Opaque(v, close, fence=fence)
-    at = text.find(close, v)
+        return Opaque(v, close, fence=fence, line=line)
+    if line is not None:
+        m = line.search(text, v)
+        if m is not None and m.end() == len(text) and not eof:
+            return PENDING  # the closing line may still grow ("```" then "x")
+        at, close_end = (m.start(), m.end()) if m is not None else (-1, -1)
+    else:
+        at = text.find(close, v)
+        close_end = at + len(close)
     if at < 0 and not eof:
         return PENDING
     body_end = at if at >= 0 else len(text)
     reading = repair_last_resort(text[v:body_end])
     if reading is None:
-        return Opaque(v, close, fence=fence)
+        return Opaque(v, close, fence=fence, line=line)
     value, suspect = reading
-    end = at + len(close) if at >= 0 else body_end
-    if at >= 0 and fence:
-        try:
-            end = _run_end(Source(text, eof), end, close)
-        except NeedMore:
-            return PENDING
+    end = close_end if at >= 0 else body_end
     cut_off = at < 0  # no closer before the end of the reply: the body may be cut off
     fixes = frozenset({"json_repair"})
     d = Decoded(value, v, body_end, repaired=True, truncated=cut_off, fixes=fixes)

@@ -40,14 +40,19 @@ _LITERALS: Final[dict[str, Any]] = {
     "False": False,
     "None": None,
 }
-_IDENT_KEY = re.compile(r"[A-Za-z_$][\w$.-]*(?=\s*:)")
-_IDENT_PARTIAL = re.compile(r"[A-Za-z_$][\w$.-]*\s*")
-_KEY_AHEAD = re.compile(r"(?:\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*'|[A-Za-z_$][\w$.-]*)\s*:")
+# Possessive repetitions (``*+``): a failed match never backtracks (linear, see json_snippets).
+_IDENT_KEY = re.compile(r"[A-Za-z_$][\w$.-]*+(?=\s*+:)")
+_IDENT_PARTIAL = re.compile(r"[A-Za-z_$][\w$.-]*+\s*+")
+_KEY_AHEAD = re.compile(
+    r"(?>\"(?:[^\"\\\n]|\\.)*+\"|'(?:[^'\\\n]|\\.)*+'|[A-Za-z_$][\w$.-]*+)\s*+:"
+)
 _KEY_PARTIAL = re.compile(
-    r"(?:\"(?:[^\"\\\n]|\\.)*\"?|'(?:[^'\\\n]|\\.)*'?|[A-Za-z_$][\w$.-]*)\s*\Z"
+    r"(?>\"(?:[^\"\\\n]|\\.)*+\"?|'(?:[^'\\\n]|\\.)*+'?|[A-Za-z_$][\w$.-]*+)\s*+\Z"
 )
 _UNQUOTED_STOP = re.compile(r"[,{}\[\]\n`~<]")
 _VALUE_START: Final = frozenset("\"'{[-0123456789tfnTFN")
+_MAY_FOLLOW_END: Final = frozenset(" \t\r\n\f\v,}]:/\"'`~<")
+"""What may follow a string's closing quote (whitespace, comments, a region's closer...)."""
 _CLOSER: Final = {"{": "}", "[": "]"}
 
 # parser states
@@ -100,18 +105,27 @@ class _Cut(Exception):
 
 
 def parse_tolerant(
-    text: str, start: int, *, eof: bool = True, marker: str | None = None
+    text: str,
+    start: int,
+    *,
+    eof: bool = True,
+    marker: str | None = None,
+    code_in_values: bool = False,
 ) -> Decoded | Rejected:
     """Decode the object/array at ``text[start]`` tolerantly (see the module docstring).
 
     ``marker`` ends the region (a closing fence or tag) when met outside a string; ``eof``
     False means more text may come: raises `NeedMore` when the outcome depends on it.
+    ``code_in_values``: in an object value holding several lines (a ``\\n`` escape follows on
+    its line: file contents with unescaped quotes), a quote followed by ``:`` is a character
+    (``{"c": None}`` in code); used where the region's extent is known, after the default
+    reading failed.
     """
     cuts: dict[int, int] = {}
     src = Source(text, eof, marker)
     last_cut: int | None = None
     for _attempt in range(4):
-        parser = _Parser(src, start, cuts)
+        parser = _Parser(src, start, cuts, code_in_values)
         try:
             return parser.run()
         except _Cut as cut:
@@ -130,7 +144,10 @@ class _Parser:
     src: Source
     start: int
     cuts: dict[int, int]
+    code_in_values: bool = False
     stack: list[_Frame] = field(default_factory=list)
+    _next_escape: int = -1
+    _next_newline: int = -1
     fixes: set[str] = field(default_factory=set)
     result: Decoded | None = None
 
@@ -346,6 +363,7 @@ class _Parser:
             self.fixes.add("single_quotes")
         cut = self.cuts.get(i, -1)
         parts: list[str] = []
+        code = self.code_in_values and self._holds_lines(i)  # see `_quote_ends`
         j = i + 1
         while True:
             k = string_run_end(src, j, quote)
@@ -361,7 +379,7 @@ class _Parser:
             if lenient:
                 self.fixes.add("string_characters")
             parts.append(value)
-            if ctx == "k" or self._quote_ends(k, ctx):
+            if ctx == "k" or self._quote_ends(k, ctx, code):
                 return "".join(parts), k + 1
             self.fixes.add("inner_quotes")
             parts.append(quote)
@@ -385,15 +403,33 @@ class _Parser:
         parts.append(decode_segment(text, j, max(j, k))[0])
         self._truncate(end, "".join(parts) if ctx != "k" else None)
 
-    def _quote_ends(self, k: int, ctx: str) -> bool:
-        """Does the quote at ``k`` end the string, given what follows it?"""
+    def _holds_lines(self, i: int) -> bool:
+        """Does a ``\\n`` escape follow ``i`` on its line (a file's lines in one string)?
+        Both positions are cached while they lie ahead, so the calls of a pass cost O(n)."""
+        text, n = self.src.text, self.src.n
+        if self._next_escape < i:
+            at = text.find("\\n", i)
+            self._next_escape = n if at < 0 else at
+        if self._next_newline < i:
+            at = text.find("\n", i)
+            self._next_newline = n if at < 0 else at
+        return self._next_escape < self._next_newline
+
+    def _quote_ends(self, k: int, ctx: str, code: bool = False) -> bool:
+        """Does the quote at ``k`` end the string, given what follows it? ``code``: the
+        string holds lines of code (see ``code_in_values``)."""
         src, text = self.src, self.src.text
+        after = text[k + 1 : k + 2]
+        if after and after not in _MAY_FOLLOW_END and not after.isspace():
+            return False  # fast path: a letter, ")", ";"... after a quote inside code
         j = src.skip_ws(k + 1, comments=True)
         if src.ended(j):
             return True
         c = text[j]
-        if c in "}]:":
-            return True
+        if c in "}]":
+            return self._closer_run_fits(j)
+        if c == ":":  # in lines of code ({"c": 1} in a file's content) a character
+            return ctx == "a" or not code
         if c == ",":
             nxt_at = src.skip_ws(j + 1)
             if src.ended(nxt_at):
@@ -402,9 +438,37 @@ class _Parser:
             if ctx == "a":
                 return nxt in _VALUE_START or nxt == "]"
             return nxt == "}" or self._key_ahead(nxt_at)
-        if ctx == "o" and c in "\"'" and "\n" in text[k + 1 : j]:
-            return self._key_ahead(j)
+        if ctx == "o" and c in "\"'":  # a missing comma before the next key
+            return (
+                self._key_ahead(j) if "\n" in text[k + 1 : j] else bool(_KEY_AHEAD.match(text, j))
+            )
         return False
+
+    def _closer_run_fits(self, j: int) -> bool:
+        """Can the run of closers at ``j`` follow a string value? Code inside a string
+        (``x["k"] = 1``, ``f(a["b"])}; g()``) has closers too: the run must be followed by
+        what can follow it in this document (the end, a ``,`` continuing an open container,
+        a key after a missing comma), or close the whole document. Inside a fence or tag
+        (the region's extent is known) a document closed so must also end the region (or
+        be followed, on a later line, by another value)."""
+        src, text = self.src, self.src.text
+        run: list[str] = []
+        last = j
+        while not src.ended(j) and text[j] in "}]":
+            run.append(text[j])
+            last = j + 1
+            j = src.skip_ws(j + 1, comments=True)
+        if src.ended(j):
+            return True
+        kinds = [f.kind for f in self.stack]
+        c = text[j]
+        if c == ",":
+            return _resolve_continuing(kinds, run, src.peek(j + 1)) is not None
+        if not _closes_root(kinds, run):
+            return c in "\"'" and self._key_ahead(j)  # a missing comma after the closers
+        if src.marker is None:
+            return True  # bare JSON: prose may follow the document
+        return c in "{[" and "\n" in text[last:j]
 
 
 def _resolve_continuing(kinds: list[str], run: list[str], nxt: str) -> int | None:
@@ -428,6 +492,22 @@ def _resolve_continuing(kinds: list[str], run: list[str], nxt: str) -> int | Non
         if reading and _fits(reading[-1], nxt):
             return len(reading)
     return None
+
+
+def _closes_root(kinds: list[str], run: list[str]) -> bool:
+    """Does the closer run close the outermost bracket: each closer closing the nearest bracket
+    of its kind, or the run closing all of them in another order (swapped closers)?"""
+    if sorted(run[: len(kinds)]) == sorted(_CLOSER[kind] for kind in kinds):
+        return True
+    open_ = list(kinds)
+    for closer in run:
+        opener = "{" if closer == "}" else "["
+        if opener not in open_:
+            return False
+        del open_[len(open_) - 1 - open_[::-1].index(opener) :]
+        if not open_:
+            return True
+    return False
 
 
 def _fits(kind: str, nxt: str) -> bool:

@@ -29,7 +29,7 @@ MAX_FAST_DEPTH: Final = 150
 
 _CONTROL = re.compile(r"[\x00-\x1f]")
 _BIG_INT = re.compile(r"\d{19,}")
-_STRING_REST = re.compile(r'[^"\\]*(?:\\[\s\S][^"\\]*)*')
+_STRING_REST = re.compile(r'[^"\\]*+(?:\\[\s\S][^"\\]*+)*+')
 _LITERAL = re.compile(r"(True|False|None)(?![\w$])")
 _COMMENT = re.compile(r"//[^\n]*|/\*[\s\S]*?\*/")
 _PYTHON = {"True": "true", "False": "false", "None": "null"}

@@ -13,6 +13,7 @@ A parser tried at index ``i`` of a reply answers with one of:
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -59,6 +60,9 @@ class Opaque:
     """Literal closing marker; None: the region runs to the end of the reply."""
     fence: bool = False
     """The marker is a fence run: the region also swallows the run's further fence chars."""
+    line: re.Pattern[str] | None = None
+    """A code fence: the region ends only at a closing fence *line* matching this pattern
+    (`fences.closing_line`), never at a run of fence characters inside a line."""
 
 
 @dataclass(frozen=True, slots=True)

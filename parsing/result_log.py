@@ -2,14 +2,18 @@
 
 Strategies, in priority order:
 
-1. plan mode: a line with at least two of the indicators ``"type":"assistant"``,
+The log is first split into objects (`log_records`): an object may follow any prefix on its
+line (``[HH:MM:SS]``, a date, a stream or runner name such as ``stdout:`` or ``runner:``, a
+level word such as ``INFO:`` / ``ERROR:`` / ``[WARN]``, in any order) and may be
+pretty-printed over several lines (numbered by the line it starts on).
+
+1. plan mode: an object with at least two of the indicators ``"type":"assistant"``,
    ``"name":"ExitPlanMode"``, ``"tool_use"`` is a candidate; it must be an assistant message
    whose content has a ``tool_use`` named ``ExitPlanMode`` with a non-empty ``input.plan`` and
    a ``session_id``. All lines are scanned; the last valid candidate wins and gives the
    fixed plan_mode record (see ``ResultRecord.plan_mode``).
-2. JSON result: among the last ``max_lines`` (1000) lines, lines holding a JSON object with
-   ``"type": "result"``, optionally prefixed by ``[HH:MM:SS]`` and/or a log level
-   (``INFO:``, ``debug:``, ``[WARN]``...). Scanned from the end: the last valid one wins.
+2. JSON result: among the objects starting in the last ``max_lines`` (1000) lines, those with
+   ``"type": "result"``. Scanned from the end: the last valid one wins.
 
 When both fail, the plan-mode error is reported if a candidate named ExitPlanMode (the user
 evidently ran plan mode), else the JSON-result error. Validation: strict mode requires every
@@ -33,6 +37,8 @@ from types import MappingProxyType
 from typing import Any, Literal
 
 import orjson
+
+from parsing.log_records import LogRecord, log_records
 
 PLAN_TOOL = "ExitPlanMode"
 STEP_LINES = 256  # lines handled between two cancellation points
@@ -186,12 +192,6 @@ class ResultRecord:
         return cls(data=MappingProxyType(data), strategy="plan_mode", line=line)
 
 
-_LEVELS = r"trace|debug|info|notice|warn|warning|error|err|fatal|critical"
-_PREFIX = re.compile(
-    rf"^\s*(?:(?:\[\d{{1,2}}:\d{{2}}:\d{{2}}(?:[.,]\d+)?\]|\[(?:{_LEVELS})\]:?|(?:{_LEVELS}):)\s*)"
-    r"{0,2}",
-    re.IGNORECASE,
-)
 _INDICATORS = (
     re.compile(r'"type"\s*:\s*"assistant"'),
     re.compile(r'"name"\s*:\s*"ExitPlanMode"'),
@@ -200,16 +200,7 @@ _INDICATORS = (
 _RESULT_HINT = re.compile(r'"type"\s*:\s*"result"')
 
 
-def strip_prefix(line: str) -> str:
-    """The line without a leading ``[HH:MM:SS]`` timestamp and/or log level."""
-    match = _PREFIX.match(line)
-    return line[match.end() if match else 0 :].strip()
-
-
-def _load_object(line: str) -> dict[str, Any] | None:
-    body = strip_prefix(line)
-    if not body.startswith("{"):
-        return None
+def _load_object(body: str) -> dict[str, Any] | None:
     try:
         value = orjson.loads(body)
     except orjson.JSONDecodeError:
@@ -254,26 +245,27 @@ def _plan_from(obj: dict[str, Any], number: int) -> ResultRecord:
 PlanOutcome = Generator[None, None, "ResultRecord | ResultLogError | None"]
 
 
-def _plan_mode(lines: Sequence[str]) -> PlanOutcome:
-    """Strategy 1: the last valid plan; else the last error of a line naming ExitPlanMode
-    (None when no line did: plan mode was not in use)."""
+def _plan_mode(records: Sequence[LogRecord]) -> PlanOutcome:
+    """Strategy 1: the last valid plan; else the last error of an object naming ExitPlanMode
+    (None when none did: plan mode was not in use)."""
     found: ResultRecord | None = None
     error: ResultLogError | None = None
-    for start in range(0, len(lines), STEP_LINES):
+    for start in range(0, len(records), STEP_LINES):
         yield
-        for offset, line in enumerate(lines[start : start + STEP_LINES]):
-            if '"tool_use"' not in line and PLAN_TOOL not in line:
+        for record in records[start : start + STEP_LINES]:
+            source = record.source
+            if '"tool_use"' not in source and PLAN_TOOL not in source:
                 continue  # two indicators need at least one of these
-            if indicator_count(line) < 2:
+            if indicator_count(source) < 2:
                 continue
-            number = start + offset + 1
-            obj = _load_object(line)
+            number = record.line
+            obj = _load_object(record.body)
             try:
                 if obj is None:
                     raise ResultLogError(ErrorCode.PARSE_ERROR, f"line {number}: not JSON")
                 found = _plan_from(obj, number)
             except ResultLogError as exc:
-                if _INDICATORS[1].search(line):
+                if _INDICATORS[1].search(source):
                     error = exc
     return found or error
 
@@ -299,19 +291,20 @@ def validation_problems(obj: Mapping[str, Any], required: Sequence[str]) -> list
 
 
 def _json_result(
-    lines: Sequence[str], first: int, config: ResultLogConfig
+    records: Sequence[LogRecord], scanned: int, config: ResultLogConfig
 ) -> Generator[None, None, ResultRecord | ResultLogError]:
-    """Strategy 2 over ``lines`` (numbered from ``first``), from the end: the last valid
-    result, else the error of the latest rejected candidate."""
+    """Strategy 2 over ``records`` (those of the last ``scanned`` lines), from the end: the
+    last valid result, else the error of the latest rejected candidate."""
     notes: list[str] = []
     error: ResultLogError | None = None
-    for end in range(len(lines), 0, -STEP_LINES):
+    for end in range(len(records), 0, -STEP_LINES):
         yield
         for index in range(end - 1, max(end - STEP_LINES, 0) - 1, -1):
-            line, number = lines[index], first + index
-            if not _RESULT_HINT.search(line):
+            record = records[index]
+            number = record.line
+            if not _RESULT_HINT.search(record.body):
                 continue
-            obj = _load_object(line)
+            obj = _load_object(record.body)
             if obj is None:
                 notes.append(f"line {number}: result line is not valid JSON; skipped")
                 error = error or ResultLogError(ErrorCode.PARSE_ERROR, notes[-1])
@@ -327,7 +320,7 @@ def _json_result(
             warnings = tuple(notes + [f"line {number}: {p}" for p in problems])
             data = MappingProxyType(obj)
             return ResultRecord(data=data, strategy="json_result", line=number, warnings=warnings)
-    detail = f"no result object in the last {len(lines)} lines"
+    detail = f"no result object in the last {scanned} lines"
     return error or ResultLogError(ErrorCode.NO_VALID_RESULT_FOUND, detail)
 
 
@@ -335,11 +328,13 @@ def _parse_steps(text: str, config: ResultLogConfig) -> Generator[None, None, Re
     if not text.strip():
         raise ResultLogError(ErrorCode.EMPTY_LOGS, "the log is empty")
     lines = text.splitlines()
-    plan = yield from _plan_mode(lines)
+    records = yield from log_records(lines, 1, STEP_LINES)
+    plan = yield from _plan_mode(records)
     if isinstance(plan, ResultRecord):
         return plan
     first = max(len(lines) - config.max_lines, 0)
-    found = yield from _json_result(lines[first:], first + 1, config)
+    recent = [record for record in records if record.line > first]
+    found = yield from _json_result(recent, len(lines) - first, config)
     if isinstance(found, ResultRecord):
         return found
     raise plan or found

@@ -27,14 +27,22 @@ from parsing.json_snippets import match_bare_at
 from parsing.regions import PENDING, Found, Match, NoMatch, Opaque, Snippet
 from parsing.xml_snippets import match_tool_tag_at
 
+# A bracket is a candidate when what follows it looks like JSON. The look-ahead is bounded
+# (whitespace <= 256, an unquoted key <= 128 characters), so deciding one costs O(1) and the
+# streamed tail held back while undecided (`_HOLD`) stays short whatever the reply holds.
 _CANDIDATE = re.compile(
     r"<(?:think|thinking|reasoning|tool_call|tool_use)>"
     r"|`{3,}|~{3,}"
-    r"|\{(?=\s*(?:[\"'}]|[A-Za-z_$][\w$.-]*\s*:))"
-    r"|(?<![\w\])])\[(?=\s*[-\d\"'{\[\]tfnTFN])"
+    r"|\{(?=\s{0,256}+(?:[\"'}]|[A-Za-z_$][\w$.-]{0,127}+\s{0,256}+:))"
+    r"|(?<![\w\])])\[(?=\s{0,256}+[-\d\"'{\[\]tfnTFN])"
 )
 _MARKER_CHARS = "<`~{["
-_HOLD = re.compile(r"(?:[{\[]\s*|<[A-Za-z_]{0,12}|`{1,2}|~{1,2})\Z")
+# The tail of a streamed text that may still become a candidate: every way `_CANDIDATE` can
+# run off the end of the text (``{mode`` becomes one when ``:`` follows).
+_HOLD = re.compile(
+    r"(?:\{\s{0,256}+(?:[A-Za-z_$][\w$.-]{0,127}+\s{0,256}+)?+|\[\s{0,256}+"
+    r"|<[A-Za-z_]{0,12}+|`{1,2}+|~{1,2}+)\Z"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,6 +67,8 @@ class ScanState:
     close: str | None = None
     """Inside an opaque region: its closing marker."""
     fence: bool = False
+    line: re.Pattern[str] | None = None
+    """Inside a code fence: its closing fence line (see `fences`)."""
     skip: set[int] = field(default_factory=set)
     pending: bool = False
     """The last scan stopped at an undecided candidate at ``search``."""
@@ -170,6 +180,7 @@ def scan_items(text: str, state: ScanState, eof: bool) -> Iterator[Item]:
             state.search = max(i + 1, res.resume)
         elif isinstance(res, Opaque):
             state.close, state.fence, state.search = res.close, res.fence, res.search_from
+            state.line = res.line
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,6 +195,8 @@ def _opaque(text: str, state: ScanState, eof: bool) -> _OpaqueStep | None:
     the scan goes on)."""
     close, n = state.close, len(text)
     assert close is not None
+    if state.line is not None:
+        return _fence_body(text, state, eof)
     at = text.find(close, state.search)
     if at < 0:
         if eof:
@@ -201,6 +214,31 @@ def _opaque(text: str, state: ScanState, eof: bool) -> _OpaqueStep | None:
     span = _release(state, end)
     state.close, state.search = None, end
     return None if span is None else _OpaqueStep(span, more=True)
+
+
+def _fence_body(text: str, state: ScanState, eof: bool) -> _OpaqueStep | None:
+    """Inside a code fence: release up to its closing fence line (inclusive) or, while
+    streaming, up to the start of the last line (it may still become the closing line)."""
+    assert state.line is not None
+    assert state.close is not None
+    n = len(text)
+    m = state.line.search(text, state.search)
+    if m is not None and (eof or m.end() < n):
+        span = _release(state, m.end())
+        state.close, state.line, state.search = None, None, m.end()
+        return None if span is None else _OpaqueStep(span, more=True)
+    if eof:
+        span = _release(state, n)
+        state.close, state.line, state.search = None, None, n
+        return _OpaqueStep(span, more=False)
+    last_line = text.rfind("\n", state.search, n) + 1
+    if last_line == 0:  # no newline since the last look: the current line goes on
+        last_line = state.search
+    at_line_start = last_line == 0 or text[last_line - 1] == "\n"
+    closer_chars = " \t\r" + state.close[0]
+    could_close = at_line_start and not text[last_line:n].strip(closer_chars)
+    state.search = max(state.search, last_line if could_close else n)
+    return _OpaqueStep(_release(state, state.search), more=False)
 
 
 def scan_reply(text: str) -> list[Item]:

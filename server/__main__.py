@@ -16,6 +16,7 @@ from server.commands import parse as parse_command
 from server.commands import parse_log as parse_log_command
 from server.commands import sessions as sessions_command
 from server.logs import setup_logging
+from server.wording import LOG_LEVELS
 
 
 def protocol_stdout() -> BinaryIO:
@@ -40,7 +41,7 @@ def serve(args: argparse.Namespace) -> int:
         server.start_tcp(args.host, args.port)
     else:
         server.start_io(sys.stdin.buffer, protocol_stdout())
-    return 0
+    return server.exit_code
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -48,16 +49,13 @@ def build_parser() -> argparse.ArgumentParser:
         prog="agent-ls", description="AI coding assistant as a Language Server."
     )
     parser.add_argument("--version", action="version", version=f"agent-ls {__version__}")
-    parser.add_argument("--log-level", default="WARNING", help="stderr log level (WARNING)")
+    _log_level_option(parser, "WARNING")
     parser.set_defaults(func=serve, tcp=False, host="127.0.0.1", port=2087)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     serve_parser = sub.add_parser("serve", help="speak LSP over stdio (default) or TCP")
     serve_parser.add_argument("--tcp", action="store_true", help="listen on TCP, not stdio")
     serve_parser.add_argument("--host", default="127.0.0.1")
     serve_parser.add_argument("--port", type=int, default=2087)
-    serve_parser.add_argument(
-        "--log-level", default=argparse.SUPPRESS, help="stderr log level (WARNING)"
-    )
     serve_parser.set_defaults(func=serve)
     chat_command.register(sub)
     parse_command.register(sub)
@@ -66,7 +64,21 @@ def build_parser() -> argparse.ArgumentParser:
     doctor_command.register(sub)
     acp_command.register(sub)
     sessions_command.register(sub)
+    for command in sub.choices.values():  # accepted before or after the sub-command
+        if not any("--log-level" in action.option_strings for action in command._actions):
+            _log_level_option(command, argparse.SUPPRESS)
     return parser
+
+
+def _log_level_option(parser: argparse.ArgumentParser, default: str) -> None:
+    parser.add_argument(
+        "--log-level",
+        default=default,
+        type=str.upper,
+        choices=LOG_LEVELS,
+        metavar="LEVEL",
+        help=f"stderr log level: {', '.join(LOG_LEVELS)} (default WARNING)",
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -9,6 +9,7 @@ The same code serves the LSP handler and the CLI; they differ in their sink and 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field, replace
 from typing import Literal, Protocol
 
@@ -60,8 +61,10 @@ from server.protocol import (
     ToolCallStarted,
     block_record,
 )
-from server.providers.base import ChatMessage, NativeToolCall, Provider
+from server.providers.base import ChatMessage, NativeToolCall, Provider, StreamChunk
+from server.providers.constraints import ConstrainedProvider
 from server.session import ChatSession
+from server.turn_state import turn_state
 
 JSON_ADAPTER = ToolAdapter("json")
 
@@ -121,6 +124,7 @@ class Turn:
     replies: int = 0
     plan: PlanRun | None = None
     done: bool = False
+    tools_called: list[str] = field(default_factory=list)
 
     def say(self, text: str) -> None:
         if text:
@@ -201,8 +205,7 @@ async def stream_reply(agent: Agent, messages: list[ChatMessage], turn: Turn) ->
     blocks: list[Block] = []
     calls: list[NativeToolCall] = []
     cut = False
-    tools = agent.adapter.native_tools(agent.registry.manifests())
-    async for chunk in agent.provider.stream_chat(messages, tools=tools):
+    async for chunk in await reply_stream(agent, messages, turn):
         calls.extend(chunk.tool_calls)
         if chunk.text:
             pieces.append(chunk.text)
@@ -218,6 +221,18 @@ async def stream_reply(agent: Agent, messages: list[ChatMessage], turn: Turn) ->
     turn.blocks.extend(records)
     turn.replies += 1
     return Reply("".join(pieces), blocks, tuple(calls), cut)
+
+
+async def reply_stream(
+    agent: Agent, messages: list[ChatMessage], turn: Turn
+) -> AsyncIterator[StreamChunk]:
+    """The provider's reply; a constrained provider (the embedded model) is told the turn's
+    state, so it can only send a document the turn can use."""
+    if isinstance(agent.provider, ConstrainedProvider):
+        state = await turn_state(agent.registry, agent.plans, turn.plan, turn.tools_called)
+        return agent.provider.stream_constrained(messages, state=state)
+    tools = agent.adapter.native_tools(agent.registry.manifests())
+    return agent.provider.stream_chat(messages, tools=tools)
 
 
 def show_text(turn: Turn, blocks: list[Block]) -> list[Block]:
@@ -373,6 +388,7 @@ def retry(turn: Turn, message: str) -> str:
 
 async def run_tool(turn: Turn, call: ToolCallSpec) -> str:
     turn.sink.emit(ToolCallStarted(name=call.function_name, args=call.args))
+    turn.tools_called.append(call.function_name)
     result = await turn.agent.registry.call(call.function_name, call.args)
     turn.sink.emit(ToolCallResult(name=call.function_name, ok=result.ok, text=result.text[:4000]))
     return turn.agent.adapter.result_text(call, result)

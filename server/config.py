@@ -12,6 +12,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
+from server.redact import remember
+
 ENV_VARS = {
     "provider": "AGENT_LS_PROVIDER",
     "baseUrl": "AGENT_LS_BASE_URL",
@@ -43,11 +45,42 @@ class Config:
     cliTimeout: float = 600.0  # cli: seconds before the command is killed
     toolProtocol: str = "json"  # json | xml | native: see actions/tools/adapters.py
     review: str = "off"  # on: plans are staged until agent.accept (actions/review.py)
+    # Secret files the user lets agent-ls read, list and write (gitignore globs; ["*"]: all).
+    allowSecretFiles: tuple[str, ...] = ()
 
     def api_key(self, environ: Mapping[str, str] | None = None) -> str | None:
-        """The secret, read on use from the environment; never stored in logs or results."""
+        """The secret from `apiKeyEnv`, else AGENT_LS_API_KEY (see `clean_api_key`); never
+        stored in logs or results. Raises ApiKeyError for a value that cannot be a key."""
         env = os.environ if environ is None else environ
-        return env.get(self.apiKeyEnv) or env.get(API_KEY_ENV) or None
+        names = dict.fromkeys((self.apiKeyEnv, API_KEY_ENV))
+        return next((k for n in names if (k := clean_api_key(n, env.get(n)))), None)
+
+
+class ApiKeyError(ValueError):
+    """An API key variable holds something that cannot be a key. The message names the
+    variable and the problem, never the value."""
+
+    def __init__(self, variable: str, problem: str) -> None:
+        super().__init__(f"the API key in {variable} contains {problem}")
+        self.variable = variable
+
+
+def clean_api_key(variable: str, value: str | None) -> str | None:
+    """The key in `value` without surrounding whitespace (a pasted `sk-…\\r\\n` works);
+    None when empty. Any other space, control or non-ASCII character is an ApiKeyError:
+    sent in a header it would fail with the key in the error text. The value, in every
+    form, is masked in all output from here on (server/redact.py)."""
+    remember(value)
+    key = (value or "").strip()
+    if not key:
+        return None
+    bad = next((i for i, c in enumerate(key) if not "!" <= c <= "~"), None)
+    if bad is not None:
+        char = key[bad]
+        what = "a space" if char == " " else "a non-ASCII character" if ord(char) > 127 else None
+        problem = f"{what or 'a control character'} (character {bad + 1} of {len(key)})"
+        raise ApiKeyError(variable, problem)
+    return key
 
 
 def _non_empty_str(value: Any) -> str:
@@ -118,6 +151,21 @@ def _argv(value: Any) -> tuple[str, ...]:
     return tuple(value)
 
 
+def _globs(value: Any) -> tuple[str, ...]:
+    """A list of gitignore-style globs; `true` means every file, `false` none."""
+    if value is True:
+        return ("*",)
+    if value is False:
+        return ()
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list | tuple) or not all(
+        isinstance(glob, str) and glob.strip() for glob in value
+    ):
+        raise ValueError("a list of glob patterns (or true / false)")
+    return tuple(value)
+
+
 _CHECKS: dict[str, Callable[[Any], Any]] = {
     "provider": _non_empty_str,
     "baseUrl": _non_empty_str,
@@ -135,6 +183,7 @@ _CHECKS: dict[str, Callable[[Any], Any]] = {
     "cliTimeout": _positive_float,
     "toolProtocol": _one_of("json", "xml", "native"),
     "review": _one_of("off", "on"),
+    "allowSecretFiles": _globs,
 }
 assert set(_CHECKS) == {f.name for f in fields(Config)}
 

@@ -115,6 +115,21 @@ class EditorApplier:
         for change in changes:
             self.pushed[change.uri] = (opened[change.uri][1], change.content or "")
 
+    def _tell_stale_buffers(self, paths: list[str], reason: str) -> None:
+        """The disk was restored but the editor kept the old text in its buffers: saving them
+        would write it back. The user must know, not only the log."""
+        names = ", ".join(paths)
+        self.ls.window_show_message(
+            types.ShowMessageParams(
+                type=types.MessageType.Error,
+                message=(
+                    f"agent-ls restored {names} on disk, but the editor refused to update the "
+                    f"open buffer(s) ({reason}). They still show other text: reload them from "
+                    "disk (Neovim :e!, VS Code 'Revert File') before saving."
+                ),
+            )
+        )
+
     async def sync(self, states: Sequence[FileState]) -> None:
         """Disk holds `states` again: update the open buffers that show something else."""
         changes: list[FileChange] = []
@@ -135,3 +150,4 @@ class EditorApplier:
                 await self._push(changes, opened)
             except ApplyRefused as exc:
                 log.warning("could not update open buffers after restoring files: %s", exc)
+                self._tell_stale_buffers([change.path for change in changes], exc.reason)

@@ -1,41 +1,56 @@
-"""Logging to stderr, WARNING by default, with secrets redacted from every record."""
+"""Logging to stderr, WARNING by default, with secrets redacted from every rendering.
+
+The redaction (server/redact.py) applies to the whole formatted record (message, arguments,
+exception and traceback) and to everything else written to stdout/stderr by Python code
+(printed errors, the traceback of an uncaught exception), whatever library produced it.
+"""
 
 from __future__ import annotations
 
 import logging
-import os
 import sys
+from typing import Any, TextIO
 
-from server.config import API_KEY_ENV
-
-
-class RedactSecrets(logging.Filter):
-    """Replaces the values of secret environment variables wherever they appear in a log line."""
-
-    def __init__(self, names: list[str]) -> None:
-        super().__init__()
-        self.names = names
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        secrets = [v for n in self.names if len(v := os.environ.get(n, "")) >= 4]
-        if secrets:
-            text = record.getMessage()
-            for secret in secrets:
-                text = text.replace(secret, "***")
-            record.msg, record.args = text, None
-        return True
+from server.redact import redact
 
 
-def secret_env_names() -> list[str]:
-    names = {API_KEY_ENV, "OPENAI_API_KEY", "ANTHROPIC_API_KEY"}
-    names |= {n for n in os.environ if n.endswith(("_API_KEY", "_TOKEN", "_SECRET"))}
-    return sorted(names)
+class RedactingFormatter(logging.Formatter):
+    """Formats a record, then masks the secrets in the whole text."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return redact(super().format(record))
+
+
+class RedactingStream:
+    """A text stream that masks secrets in what is written (stdout, stderr)."""
+
+    def __init__(self, inner: TextIO) -> None:
+        self.inner = inner
+
+    def write(self, text: str) -> int:
+        self.inner.write(redact(text))
+        return len(text)
+
+    def writelines(self, lines: Any) -> None:
+        for line in lines:
+            self.write(line)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+
+def guard_streams() -> None:
+    """Redact sys.stdout and sys.stderr (idempotent)."""
+    if not isinstance(sys.stderr, RedactingStream):
+        sys.stderr = RedactingStream(sys.stderr)
+    if not isinstance(sys.stdout, RedactingStream):
+        sys.stdout = RedactingStream(sys.stdout)
 
 
 def setup_logging(level: str = "WARNING") -> None:
+    guard_streams()
     handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter("agent-ls %(levelname)s %(name)s: %(message)s"))
-    handler.addFilter(RedactSecrets(secret_env_names()))
+    handler.setFormatter(RedactingFormatter("agent-ls %(levelname)s %(name)s: %(message)s"))
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level.upper())

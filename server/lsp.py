@@ -4,13 +4,21 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import sys
+from concurrent.futures import Future
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, BinaryIO, Optional, TypeVar, Union
 
 import attrs
 import cattrs
 from lsprotocol import types
-from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
+from pygls.exceptions import (
+    FeatureRequestError,
+    JsonRpcException,
+    JsonRpcInternalError,
+    JsonRpcInvalidParams,
+    JsonRpcRequestCancelled,
+)
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
 from pygls.uris import to_fs_path
@@ -18,7 +26,10 @@ from pygls.uris import to_fs_path
 from server import __version__
 from server.config import ConfigProblem
 from server.protocol import AGENT_CHAT, AGENT_SESSIONS, AGENT_STATUS, make_converter
+from server.redact import RedactingWriter
 from server.session import ServerState
+from server.wire.messages import describe_error
+from server.wire.serve import run_stdio, run_tcp
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -40,6 +51,27 @@ class RawRequest:
     jsonrpc: str = "2.0"
 
 
+def _int_or_str(value: Any, _type: Any) -> int | str:
+    if isinstance(value, bool) or not isinstance(value, int | str):
+        raise TypeError(f"expected an integer or a string, got {type(value).__name__}")
+    return value
+
+
+def _optional_int_or_str(value: Any, _type: Any) -> int | str | None:
+    return None if value is None else _int_or_str(value, _type)
+
+
+def params_converter() -> cattrs.Converter:
+    """The wire converter (server/protocol.py), and an id or progress token (integer |
+    string) must be one of those (lsprotocol let `{}` through as a workDoneToken)."""
+    converter = make_converter()
+    # lsprotocol registers the typing spelling of these unions: override both spellings
+    tokens = (Union[int, str], Optional[Union[int, str]], int | str, int | str | None)  # noqa: UP007, UP045
+    for token in tokens:
+        converter.register_structure_hook(token, _optional_int_or_str)
+    return converter
+
+
 class AgentProtocol(LanguageServerProtocol):
     CUSTOM_REQUESTS = frozenset({AGENT_CHAT, AGENT_STATUS, AGENT_SESSIONS})
 
@@ -47,6 +79,29 @@ class AgentProtocol(LanguageServerProtocol):
         if method in self.CUSTOM_REQUESTS:
             return RawRequest
         return super().get_message_type(method)
+
+    def set_writer(self, writer: Any, include_headers: bool = True) -> None:
+        """Every byte sent to the client passes the secret mask (server/redact.py)."""
+        super().set_writer(RedactingWriter(writer), include_headers)
+
+    def _send_handler_result(self, future: Future[Any], *, msg_id: Any) -> None:
+        """pygls' answer to a finished handler, but an unexpected exception is answered with
+        its type and message only (the traceback goes to the log, not to the client)."""
+        self._request_futures.pop(msg_id, None)
+        try:
+            if future.cancelled():
+                cancelled = JsonRpcRequestCancelled(f'request "{msg_id}" was cancelled')
+                self._send_response(msg_id, error=cancelled.to_response_error())
+                return
+            self._send_response(msg_id, result=future.result())
+        except JsonRpcException as exc:
+            log.info("request %r failed: %s", msg_id, exc)
+            self._send_response(msg_id, error=exc.to_response_error())
+        except Exception as exc:
+            log.exception("internal error in request %r", msg_id)
+            error = JsonRpcInternalError(f"internal error: {type(exc).__name__}: {exc}")
+            self._send_response(msg_id, error=error.to_response_error())
+            self._server._report_server_error(error, FeatureRequestError)
 
 
 class RequestFailed(JsonRpcException):
@@ -56,13 +111,42 @@ class RequestFailed(JsonRpcException):
 class AgentLanguageServer(LanguageServer):
     def __init__(self) -> None:
         super().__init__(
-            "agent-ls", __version__, protocol_cls=AgentProtocol, converter_factory=make_converter
+            "agent-ls", __version__, protocol_cls=AgentProtocol, converter_factory=params_converter
         )
+        self.exit_code = 0
         self.state, problems = ServerState.from_environment()
         self.startup_problems: list[ConfigProblem] = problems
         self.config_refresh: asyncio.Task[None] | None = None
         self._shown: set[str] = set()
         self.document_changed = asyncio.Condition()
+
+    @classmethod
+    def fresh(cls) -> AgentLanguageServer:
+        """A new server with every feature (server.app.build_server), for one TCP client."""
+        from server.app import build_server
+
+        return build_server()
+
+    def start_io(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
+        """Serve over stdio with agent-ls' wire (see server/wire); sets `exit_code`."""
+        self.exit_code = run_stdio(
+            self.protocol, stdin or sys.stdin.buffer, stdout or sys.stdout.buffer
+        )
+        self.shutdown()  # type: ignore[no-untyped-call]
+
+    def start_tcp(self, host: str, port: int) -> None:
+        """Serve TCP clients until a stop signal; prints "listening on" once bound; sets
+        `exit_code`. This server answers the first client; every later or concurrent one
+        gets a fresh server of the same build (its own state: sessions, settings)."""
+        first = [self.protocol]
+
+        def protocol_for_client() -> Any:
+            if first:
+                return first.pop()
+            return type(self).fresh().protocol
+
+        self.exit_code = run_tcp(protocol_for_client, host, port)
+        self.shutdown()  # type: ignore[no-untyped-call]
 
     def typed(self, params: Any, cls: type[T]) -> T:
         """Structure raw params into `cls`, or raise InvalidParams naming what is wrong."""
@@ -71,12 +155,7 @@ class AgentLanguageServer(LanguageServer):
         try:
             return self.protocol._converter.structure(params, cls)
         except (cattrs.BaseValidationError, TypeError, ValueError) as exc:
-            detail = (
-                "; ".join(cattrs.transform_error(exc))
-                if isinstance(exc, cattrs.BaseValidationError)
-                else str(exc)
-            )
-            raise JsonRpcInvalidParams(f"invalid params: {detail}") from None
+            raise JsonRpcInvalidParams(f"invalid params: {describe_error(exc)}") from None
 
     def root(self) -> Path | None:
         """The workspace folder agent-ls works in (the first one of a multi-root window)."""

@@ -21,6 +21,7 @@ import asyncio
 import os
 import shutil
 import time
+import weakref
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
@@ -33,6 +34,7 @@ from server.protocol import Candidate, StatusReport
 from server.providers.base import ChatMessage, Provider, ProviderError
 from server.providers.defaults import DEFAULT_MODEL_NAME, provider_base_url, provider_model
 from server.providers.local import llama_installed, model_file
+from server.redact import display_url
 
 PROBE_TIMEOUT = 0.3
 STATUS_TIMEOUT = 60.0
@@ -142,11 +144,26 @@ def _probe_url(env: Mapping[str, str], variable: str, kind: str) -> str | None:
     return None if url.lower() in ("off", "") else url
 
 
+_probe_clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, httpx.AsyncClient] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _probe_client() -> httpx.AsyncClient:
+    """One client per event loop: the probes run before every turn, and keeping the
+    connection spares the detected server a new one each time."""
+    loop = asyncio.get_running_loop()
+    client = _probe_clients.get(loop)
+    if client is None:
+        client = httpx.AsyncClient(timeout=PROBE_TIMEOUT, trust_env=False)
+        _probe_clients[loop] = client
+    return client
+
+
 async def _get_json(url: str) -> Any:
-    async with httpx.AsyncClient(timeout=PROBE_TIMEOUT, trust_env=False) as client:
-        response = await client.get(url)
-        response.raise_for_status()
-        return response.json()
+    response = await _probe_client().get(url)
+    response.raise_for_status()
+    return response.json()
 
 
 def _model(config: Config, listed: list[Any]) -> str:
@@ -162,7 +179,7 @@ async def _probe_ollama(config: Config, url: str | None) -> tuple[Candidate, Con
     try:
         data = await _get_json(url + "/api/tags")
         names = [m.get("name") for m in data.get("models") or [] if isinstance(m, dict)]
-    except (httpx.HTTPError, ValueError, AttributeError) as exc:
+    except (httpx.HTTPError, ValueError, AttributeError, RecursionError) as exc:
         return Candidate("ollama", f"nothing answers at {url} ({type(exc).__name__})"), None
     if not names:
         detail = f"Ollama answers at {url} but has no model pulled (run `ollama pull MODEL`)"
@@ -177,7 +194,7 @@ async def _probe_openai(config: Config, url: str | None) -> tuple[Candidate, Con
     try:
         data = await _get_json(url + "/v1/models")
         names = [m.get("id") for m in data.get("data") or [] if isinstance(m, dict)]
-    except (httpx.HTTPError, ValueError, AttributeError) as exc:
+    except (httpx.HTTPError, ValueError, AttributeError, RecursionError) as exc:
         return Candidate("openai", f"nothing answers at {url} ({type(exc).__name__})"), None
     found = replace(config, provider="openai", baseUrl=url + "/v1", model=_model(config, names))
     detail = f"auto-detected an OpenAI-compatible server at {url}"
@@ -203,7 +220,8 @@ def describe_model(config: Config) -> tuple[str | None, str | None]:
         return (path.name if path else None), None
     if config.provider == "cli":
         return (" ".join(config.cliCommand) or None), None
-    return provider_model(config, config.provider), provider_base_url(config, config.provider)
+    base_url = display_url(provider_base_url(config, config.provider))
+    return provider_model(config, config.provider), base_url
 
 
 async def check_answers(provider: Provider, config: Config, timeout: float) -> tuple[bool, str]:

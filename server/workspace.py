@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 from actions.apply import Applier
@@ -15,9 +16,9 @@ from server.config import Config
 from server.providers.base import Provider
 
 
-def open_store(root: Path) -> CheckpointStore:
+def open_store(root: Path, secret_allow: Sequence[str] = ()) -> CheckpointStore:
     """The checkpoint store of `root` (outside the workspace; opening it recovers a crash)."""
-    return CheckpointStore(root)
+    return CheckpointStore(root, secret_allow=secret_allow)
 
 
 def build_agent(
@@ -37,8 +38,10 @@ def build_agent(
             config.maxTurns,
             history_chars=budget,
         )
-    store = open_store(root)
-    workspace = Workspace(root, extra_denied=[store.store_dir])
+    store = open_store(root, config.allowSecretFiles)
+    workspace = Workspace(
+        root, extra_denied=[store.store_dir], secret_allow=config.allowSecretFiles
+    )
     plans = PlanFiles(workspace, store, applier)
     registry = default_registry(workspace)
     return Agent(

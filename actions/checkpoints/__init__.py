@@ -34,8 +34,8 @@ Modules (each imports only those below it):
 from actions.checkpoints.recorder import PlanRecorder
 from actions.checkpoints.store import (
     STORE_ENV,
+    BufferReader,
     CheckpointStore,
-    ContentReader,
     default_store_dir,
 )
 from actions.checkpoints.types import (
@@ -55,12 +55,12 @@ from actions.checkpoints.types import (
 
 __all__ = [
     "STORE_ENV",
+    "BufferReader",
     "CheckpointConflict",
     "CheckpointError",
     "CheckpointInfo",
     "CheckpointRefused",
     "CheckpointStore",
-    "ContentReader",
     "FileState",
     "NothingToRedo",
     "NothingToUndo",

@@ -12,6 +12,9 @@ Files in the store directory (next to the shadow `git/` directory):
   taken belongs to a dead process and is rolled back to its pre-images on open.
 - `lock`: flock taken around every mutation, so two processes never interleave.
 
+The store holds old contents of the user's files: every folder is 0700 and every file 0600
+(packs 0400), so it is never more readable than the files it copies.
+
 `StoreFiles` is that layout as an object: the narrow interface the recorder and the
 recovery work through, so neither needs `CheckpointStore` (which builds on it).
 """
@@ -22,6 +25,7 @@ import contextlib
 import fcntl
 import os
 import signal
+import stat
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Literal, TypeVar
@@ -35,6 +39,8 @@ from actions.checkpoints.types import CheckpointError
 from actions.diskio import write_atomic
 
 KILL_ENV = "AGENT_LS_CHECKPOINT_KILL_AT"
+PRIVATE_DIR = 0o700
+PRIVATE_FILE = 0o600
 
 
 def kill_point(name: str) -> None:
@@ -119,13 +125,41 @@ def load_model(path: Path, model: type[_M]) -> _M | None:
 
 
 def save_model(path: Path, record: _Record) -> None:
-    write_atomic(path, record.model_dump_json().encode(), durable=False)
+    write_private(path, record.model_dump_json().encode())
+
+
+def write_private(path: Path, data: bytes) -> None:
+    """Replace a file of the store atomically, readable by its owner only."""
+    write_atomic(path, data, durable=False, mode=PRIVATE_FILE)
+
+
+def make_private_dir(path: Path) -> None:
+    """Create `path` and its missing parents as 0700 folders (existing parents untouched)."""
+    missing: list[Path] = []
+    current = path
+    while not current.exists():
+        missing.append(current)
+        current = current.parent
+    for folder in reversed(missing):
+        with contextlib.suppress(FileExistsError):
+            folder.mkdir(mode=PRIVATE_DIR)
+    os.chmod(path, PRIVATE_DIR)
+
+
+def tighten(root: Path) -> None:
+    """Drop group and other permissions below `root` (a store made by an older version)."""
+    for folder, _dirs, names in os.walk(root):
+        os.chmod(folder, PRIVATE_DIR)
+        for name in names:
+            target = os.path.join(folder, name)
+            with contextlib.suppress(FileNotFoundError):
+                os.chmod(target, stat.S_IMODE(os.lstat(target).st_mode) & 0o700)
 
 
 @contextlib.contextmanager
 def locked(path: Path, *, exclusive: bool = True) -> Iterator[None]:
     """Hold an flock on `path` (created if missing) for the duration of the block."""
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, PRIVATE_FILE)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)
         yield
@@ -135,7 +169,7 @@ def locked(path: Path, *, exclusive: bool = True) -> Iterator[None]:
 
 def hold_lock(path: Path) -> int:
     """Take an flock that lives as long as the returned descriptor (and the process)."""
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, PRIVATE_FILE)
     fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     return fd
 
@@ -189,12 +223,12 @@ def remove_empty_dirs(workspace: Path, dirs: Iterable[str]) -> None:
 class StoreFiles:
     """The files of one store: history, plan journals, objects, lock, and the path policy."""
 
-    def __init__(self, workspace: Path, store_dir: Path, *, keep: int, max_file_bytes: int) -> None:
+    def __init__(self, workspace: Path, store_dir: Path, *, keep: int, policy: PathPolicy) -> None:
         self.workspace = workspace
         self.store_dir = store_dir
         self.keep = max(1, keep)
         self.objects = ObjectStore(store_dir / "git")
-        self.policy = PathPolicy(workspace, store_dir, max_file_bytes)
+        self.policy = policy
         self.plans_dir = store_dir / "plans"
 
     def lock(self, *, exclusive: bool = True) -> contextlib.AbstractContextManager[None]:

@@ -59,8 +59,9 @@ class ObjectStore:
     # -- layout ---------------------------------------------------------------------------
     def init(self) -> None:
         """Create the bare repository layout if missing (what `git init --bare` makes)."""
-        for sub in ("objects/info", "objects/pack", "refs/heads", "refs/tags", "refs/checkpoints"):
-            (self.git_dir / sub).mkdir(parents=True, exist_ok=True)
+        layout = ("", "objects", "objects/info", "objects/pack", "refs", "refs/heads", "refs/tags")
+        for sub in (*layout, "refs/checkpoints"):
+            (self.git_dir / sub).mkdir(mode=0o700, exist_ok=True)  # private: user file copies
         head = self.git_dir / "HEAD"
         if not head.exists():
             _write_file_atomic(head, b"ref: refs/heads/main\n")
@@ -76,8 +77,8 @@ class ObjectStore:
         """Write one pack + index holding `objects` (kind, body); returns the pack's name."""
         pack, idx, checksum = build_pack(objects)
         name = f"pack-{checksum}"
-        _write_file_atomic(self.pack_dir / f"{name}.pack", pack, mode=0o444)
-        _write_file_atomic(self.pack_dir / f"{name}.idx", idx, mode=0o444)
+        _write_file_atomic(self.pack_dir / f"{name}.pack", pack, mode=0o400)
+        _write_file_atomic(self.pack_dir / f"{name}.idx", idx, mode=0o400)
         return name
 
     def pack_names(self) -> set[str]:
@@ -176,7 +177,7 @@ def commit_object(tree: str, message: str, when: float) -> tuple[bytes, bytes]:
     return b"commit", body
 
 
-def _write_file_atomic(path: Path, data: bytes, mode: int = 0o644) -> None:
+def _write_file_atomic(path: Path, data: bytes, mode: int = 0o600) -> None:
     """Write `data` to a temp file beside `path`, then rename it into place."""
     tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)

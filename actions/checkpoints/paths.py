@@ -1,44 +1,26 @@
-"""Which workspace paths the checkpoint store accepts, and running git safely.
+"""Which workspace paths the checkpoint store accepts.
 
 A plan must not edit what we cannot undo: paths outside the workspace, inside a `.git`,
 symbolic links, directories, git-ignored files and files over the size cap are refused
-with `CheckpointRefused` before anything is written.
+with `CheckpointRefused` before anything is written. Secret files (the deny list of
+`actions.paths`, less the user's allow-list) are refused too: no copy of them ever enters
+the store.
 
-Ignore rules come from the user's own repositories through `git check-ignore`, which only
-reads. Each path is checked in the innermost repository that holds it (nested repos and
-submodules have their own rules; asking the outer repo about them is an error in git).
+Ignore rules are the user's own repositories' (matched in-process by `ignore.py`, which
+only reads). Each path is checked in the innermost repository that holds it (nested repos
+and submodules have their own rules).
 """
 
 from __future__ import annotations
 
-import logging
 import os
 import stat
-import subprocess
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable
 from pathlib import Path, PurePosixPath
 
+from actions.checkpoints.ignore import repo_ignore, toplevel
 from actions.checkpoints.types import CheckpointRefused
-
-log = logging.getLogger(__name__)
-
-
-def clean_git_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The process environment without the user's GIT_* variables, plus `extra`."""
-    env = {key: value for key, value in os.environ.items() if not key.startswith("GIT_")}
-    env["GIT_TERMINAL_PROMPT"] = "0"
-    if extra:
-        env.update(extra)
-    return env
-
-
-def run_git(
-    args: Sequence[str], *, env: Mapping[str, str], cwd: Path | None = None, data: bytes = b""
-) -> subprocess.CompletedProcess[bytes]:
-    """Run git with exactly `env` (never inheriting GIT_DIR & co.); output captured."""
-    return subprocess.run(
-        ["git", *args], input=data, capture_output=True, env=dict(env), cwd=cwd, check=False
-    )
+from actions.paths import SecretPolicy
 
 
 def check_rel_path(path: str) -> str:
@@ -56,31 +38,50 @@ def check_rel_path(path: str) -> str:
     return path
 
 
+def _megabytes(size: int) -> str:
+    return f"{size / 2**20:.1f} MB ({size} bytes)"
+
+
 class PathPolicy:
     """Checks paths of one workspace: confinement, file type, size cap, git ignore rules."""
 
-    def __init__(self, workspace: Path, store_dir: Path, max_file_bytes: int) -> None:
+    def __init__(
+        self,
+        workspace: Path,
+        store_dir: Path,
+        max_file_bytes: int,
+        secrets: SecretPolicy | None = None,
+    ) -> None:
         self.workspace = workspace
         self.store_dir = store_dir
         self.max_file_bytes = max_file_bytes
-        self._outer_repo = any(
-            (parent / ".git").exists() for parent in (workspace, *workspace.parents)
-        )
+        self.secrets = secrets or SecretPolicy()
 
     def check(self, paths: Iterable[str]) -> None:
         """Refuse the first path that cannot be snapshotted (as it is on disk now)."""
         paths = list(paths)
         for path in paths:
-            self.check_file(check_rel_path(path))
+            self.check_secret(check_rel_path(path))
+            self.check_file(path)
         ignored = self.ignored(paths)
         if ignored:
             first = sorted(ignored)[0]
             raise CheckpointRefused(first, "ignored by .gitignore: agent-ls does not snapshot it")
 
+    def check_secret(self, path: str) -> None:
+        pattern = self.secrets.refused(path)
+        if pattern is not None:
+            raise CheckpointRefused(
+                path, f"a secret file ({pattern!r}): agent-ls keeps no copy of it"
+            )
+
     def check_size(self, path: str, size: int) -> None:
         if size > self.max_file_bytes:
             raise CheckpointRefused(
-                path, f"{size} bytes is over the checkpoint size cap of {self.max_file_bytes}"
+                path,
+                f"{_megabytes(size)} is over the checkpoint size cap of "
+                f"{_megabytes(self.max_file_bytes)}: agent-ls could not undo it, so it is not "
+                "written (split it into smaller files)",
             )
 
     def check_file(self, path: str) -> None:
@@ -118,28 +119,18 @@ class PathPolicy:
                 groups.setdefault(repo, []).append(path)
         found: set[str] = set()
         for repo, members in groups.items():
-            found.update(self._check_ignore(repo, members))
+            rules = repo_ignore(repo)
+            if rules is None:
+                continue
+            rel = {os.path.relpath(self.workspace / path, repo): path for path in members}
+            found.update(rel[name] for name in rules.ignored(rel))
         return found
 
     def _repo_of(self, path: str) -> Path | None:
+        """The work tree root of the innermost repository holding `path`."""
         parent = PurePosixPath(path).parent
         while str(parent) != ".":
             if (self.workspace / parent / ".git").exists():
                 return self.workspace / parent
             parent = parent.parent
-        outer = any(
-            (folder / ".git").exists() for folder in (self.workspace, *self.workspace.parents)
-        )
-        return self.workspace if outer else None
-
-    def _check_ignore(self, repo: Path, paths: list[str]) -> list[str]:
-        rel = {os.path.relpath(self.workspace / path, repo): path for path in paths}
-        data = b"".join(name.encode() + b"\0" for name in rel)
-        done = run_git(
-            ["-C", str(repo), "check-ignore", "-z", "--stdin"], env=clean_git_env(), data=data
-        )
-        if done.returncode not in (0, 1):
-            log.warning("git check-ignore failed in %s: %s", repo, done.stderr.decode().strip())
-            return []
-        names = [name.decode() for name in done.stdout.split(b"\0") if name]
-        return [rel[name] for name in names if name in rel]
+        return toplevel(self.workspace)

@@ -28,12 +28,12 @@ from actions.checkpoints.journal import (
     read_workspace_file,
     save_model,
     set_workspace_file,
+    write_private,
 )
 from actions.checkpoints.objects import TreeItem, blob_sha, commit_object, tree_objects
 from actions.checkpoints.pack import object_id, pack_bytes
 from actions.checkpoints.recovery import apply_journal
 from actions.checkpoints.types import CheckpointInfo, FileState, PlanClosed, Transition
-from actions.diskio import write_atomic
 
 
 class PlanRecorder:
@@ -108,7 +108,7 @@ class PlanRecorder:
         if blobs:
             batch = f"{self.id}.{len(self._plan.files)}.pack"
             data, where = pack_bytes(blobs)
-            write_atomic(store.plans_dir / batch, data, durable=False)
+            write_private(store.plans_dir / batch, data)
         kill_point("touch:blobs-written")
         images = []
         for path, content, executable in captured:
@@ -130,6 +130,11 @@ class PlanRecorder:
             }
         )
         save_model(self._journal_path, self._plan)
+
+    def check_content(self, path: str, size: int) -> None:
+        """Refuse (CheckpointRefused) new content of `size` bytes for `path` before it is
+        written: over the size cap its post-image could not be recorded."""
+        self._store.policy.check_size(path, size)
 
     def write(self, path: str, content: bytes | None) -> None:
         """touch + write `content` atomically (None deletes the file)."""
@@ -166,7 +171,8 @@ class PlanRecorder:
             entries = entries[-store.keep :]
             store.save_state(StoreState(entries=entries, applied=len(entries)))
             kill_point("commit:state-written")
-            store.objects.update_refs(delete=[old.id for old in dropped])
+            if dropped:
+                store.objects.update_refs(delete=[old.id for old in dropped])
             for pack in {old.pack for old in dropped} - {kept.pack for kept in entries}:
                 store.objects.delete_pack(pack)
             store.forget_plan(self.id)

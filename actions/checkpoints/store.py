@@ -13,9 +13,20 @@ import secrets
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from actions.checkpoints.journal import ApplyJournal, Entry, StoreFiles, StoreState, Target
+from actions.checkpoints.gitenv import clean_git_env, run_git
+from actions.checkpoints.journal import (
+    PRIVATE_DIR,
+    ApplyJournal,
+    Entry,
+    StoreFiles,
+    StoreState,
+    Target,
+    make_private_dir,
+    tighten,
+    write_private,
+)
 from actions.checkpoints.objects import blob_sha
-from actions.checkpoints.paths import clean_git_env, run_git
+from actions.checkpoints.paths import PathPolicy
 from actions.checkpoints.recorder import PlanRecorder
 from actions.checkpoints.recovery import apply_journal, drop_orphans, recover
 from actions.checkpoints.types import (
@@ -29,9 +40,12 @@ from actions.checkpoints.types import (
     Transition,
     TransitionKind,
 )
+from actions.paths import SecretPolicy
 
 STORE_ENV = "AGENT_LS_CHECKPOINT_DIR"
-ContentReader = Callable[[str], bytes | None]
+MAX_FILE_BYTES = 5 * 2**20  # files larger than this are refused (their copies would bloat)
+# The text of a path's open editor buffer (UTF-8), or None when the file is not open.
+BufferReader = Callable[[str], bytes | None]
 
 
 def default_store_dir(workspace: Path) -> Path:
@@ -56,19 +70,27 @@ class CheckpointStore(StoreFiles):
         *,
         store_dir: Path | None = None,
         keep: int = 50,
-        max_file_bytes: int = 5 * 2**20,
+        max_file_bytes: int = MAX_FILE_BYTES,
+        secret_allow: Sequence[str] = (),
     ) -> None:
+        """`secret_allow`: gitignore globs of secret files the user allowed (see
+        `actions.paths`); every other secret file is refused and never stored."""
         real = Path(os.path.realpath(workspace))
         if not real.is_dir():
             raise CheckpointError(f"workspace {workspace} is not a folder")
         store_path = Path(os.path.realpath(store_dir or default_store_dir(real)))
-        super().__init__(real, store_path, keep=keep, max_file_bytes=max_file_bytes)
-        self.plans_dir.mkdir(parents=True, exist_ok=True)
+        policy = PathPolicy(real, store_path, max_file_bytes, SecretPolicy(secret_allow))
+        super().__init__(real, store_path, keep=keep, policy=policy)
+        loose = self.store_dir.is_dir() and self.store_dir.stat().st_mode & 0o077
+        make_private_dir(self.store_dir)
+        if loose:
+            tighten(self.store_dir)  # made by a version that left it readable by others
+        self.plans_dir.mkdir(mode=PRIVATE_DIR, exist_ok=True)
         with self.lock():
             self.objects.init()
             marker = self.store_dir / "workspace"
             if not marker.exists():
-                marker.write_text(str(self.workspace) + "\n")
+                write_private(marker, os.fsencode(self.workspace) + b"\n")
             self.last_recovery = recover(self)
 
     # -- public operations ----------------------------------------------------------------------
@@ -78,19 +100,15 @@ class CheckpointStore(StoreFiles):
         """Start recording a plan; pre-images of `paths` are captured now."""
         return PlanRecorder(self, secrets.token_hex(6), description, session_id, paths)
 
-    def plan_undo(
-        self, *, force: bool = False, current_content: ContentReader | None = None
-    ) -> Transition:
+    def plan_undo(self, *, force: bool = False, buffers: BufferReader | None = None) -> Transition:
         """What undo would write (pre-images of the last applied plan); writes nothing."""
         with self.lock(exclusive=False):
-            return self._plan("undo", self.state(), force, current_content)[0]
+            return self._plan("undo", self.state(), force, buffers)[0]
 
-    def plan_redo(
-        self, *, force: bool = False, current_content: ContentReader | None = None
-    ) -> Transition:
+    def plan_redo(self, *, force: bool = False, buffers: BufferReader | None = None) -> Transition:
         """What redo would write (post-images of the last undone plan); writes nothing."""
         with self.lock(exclusive=False):
-            return self._plan("redo", self.state(), force, current_content)[0]
+            return self._plan("redo", self.state(), force, buffers)[0]
 
     def apply(self, transition: Transition) -> Transition:
         """Write a planned undo/redo to disk (journaled) and move the history."""
@@ -106,17 +124,13 @@ class CheckpointStore(StoreFiles):
             apply_journal(self, self._journal_for(transition.kind, entry, index))
         return transition
 
-    def undo(
-        self, *, force: bool = False, current_content: ContentReader | None = None
-    ) -> Transition:
+    def undo(self, *, force: bool = False, buffers: BufferReader | None = None) -> Transition:
         """Restore every file the last applied plan touched to its pre-plan content."""
-        return self._move("undo", force, current_content)
+        return self._move("undo", force, buffers)
 
-    def redo(
-        self, *, force: bool = False, current_content: ContentReader | None = None
-    ) -> Transition:
+    def redo(self, *, force: bool = False, buffers: BufferReader | None = None) -> Transition:
         """Re-apply the last undone plan."""
-        return self._move("redo", force, current_content)
+        return self._move("redo", force, buffers)
 
     def list(self) -> list[CheckpointInfo]:
         """The history, newest first."""
@@ -131,11 +145,9 @@ class CheckpointStore(StoreFiles):
             drop_orphans(self)
 
     # -- undo / redo ------------------------------------------------------------------------------
-    def _move(
-        self, kind: TransitionKind, force: bool, current_content: ContentReader | None
-    ) -> Transition:
+    def _move(self, kind: TransitionKind, force: bool, buffers: BufferReader | None) -> Transition:
         with self.lock():
-            transition, entry, index = self._plan(kind, self.state(), force, current_content)
+            transition, entry, index = self._plan(kind, self.state(), force, buffers)
             apply_journal(self, self._journal_for(kind, entry, index))
         return transition
 
@@ -155,33 +167,40 @@ class CheckpointStore(StoreFiles):
         kind: TransitionKind,
         state: StoreState,
         force: bool,
-        current_content: ContentReader | None,
+        buffers: BufferReader | None,
     ) -> tuple[Transition, Entry, int]:
+        """The transition to the other side of the next entry. A path whose disk content, or
+        open editor buffer, differs from what the entry left there is a conflict (named,
+        with where it changed) unless `force`."""
         entry, index = self._next_entry(kind, state)
-        changed: builtins.list[str] = []
+        changed: dict[str, str] = {}
         changes: builtins.list[FileState] = []
         for record in entry.files:
             expected = record.post if kind == "undo" else record.pre
-            if current_content is None:
-                current = self.disk_sha(record.path)
-            else:
-                content = current_content(record.path)
-                current = None if content is None else blob_sha(content)
-            if current != expected:
-                changed.append(record.path)
+            where = self._changed_where(record.path, expected, buffers)
+            if where:
+                changed[record.path] = where
             sha, executable = (
-                (record.pre, record.pre_exec)
-                if kind == "undo"
-                else (
-                    record.post,
-                    record.post_exec,
-                )
+                (record.pre, record.pre_exec) if kind == "undo" else (record.post, record.post_exec)
             )
             data = None if sha is None else self.objects.read_blob(sha, entry.pack)
             changes.append(FileState(record.path, data, executable))
         if changed and not force:
-            raise CheckpointConflict(kind, changed)
+            raise CheckpointConflict(kind, builtins.list(changed), changed)
         return Transition(entry.id, tuple(changes), kind, tuple(changed)), entry, index
+
+    def _changed_where(
+        self, path: str, expected: str | None, buffers: BufferReader | None
+    ) -> str | None:
+        """ "on disk", "in the editor", both, or None when `path` is as the entry left it.
+        A buffer of a file the entry left absent is a stale view: only the disk counts."""
+        places = []
+        if self.disk_sha(path) != expected:
+            places.append("on disk")
+        text = buffers(path) if buffers is not None and expected is not None else None
+        if text is not None and blob_sha(text) != expected:
+            places.append("in the editor")
+        return " and ".join(places) or None
 
     def _journal_for(self, kind: TransitionKind, entry: Entry, index: int) -> ApplyJournal:
         undo = kind == "undo"
@@ -198,10 +217,20 @@ class CheckpointStore(StoreFiles):
             kind=kind,
             checkpoint_id=entry.id,
             targets=targets,
-            missing_dirs=entry.pre_missing_dirs if undo else entry.post_missing_dirs,
+            missing_dirs=self._missing_dirs(entry, index) if undo else entry.post_missing_dirs,
             applied_after=index if undo else index + 1,
             pack=entry.pack,
         )
+
+    def _missing_dirs(self, entry: Entry, index: int) -> tuple[str, ...]:
+        """Folders to remove (where empty) when undoing `entry`: those absent before it, and
+        those absent before the plans already undone above it. Two overlapping plans (two
+        sessions) can create one folder: undoing the later-committed one cannot remove it
+        while the other's files are in it; undoing the other must."""
+        folders = set(entry.pre_missing_dirs)
+        for later in self.state().entries[index + 1 :]:
+            folders.update(later.pre_missing_dirs)
+        return tuple(sorted(folders))
 
     def git(self, args: Sequence[str], data: bytes = b"") -> str:
         """Run git on the store (explicit GIT_DIR, its own index, no user config or hooks)."""

@@ -7,6 +7,7 @@ a message and exit code 1.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Literal
@@ -75,9 +76,14 @@ class CheckpointConflict(CheckpointError):
 
     kind = "checkpoint_conflict"
 
-    def __init__(self, action: str, paths: list[str]) -> None:
+    def __init__(
+        self, action: str, paths: list[str], places: Mapping[str, str] | None = None
+    ) -> None:
         self.paths = paths
-        names = ", ".join(paths)
+        self.places = dict(places or {})
+        names = ", ".join(
+            f"{path} ({self.places[path]})" if path in self.places else path for path in paths
+        )
         since = "applied" if action == "undo" else "undone"
         super().__init__(
             f"cannot {action}: changed since the plan was {since}: {names} "

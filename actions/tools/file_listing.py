@@ -1,9 +1,9 @@
 """Collect the workspace's file paths, honouring .gitignore.
 
 Two sources, same result shape (workspace-relative posix paths of files):
-- ``git ls-files -co --exclude-standard -z`` when the folder is inside a git work tree: tracked
-  and untracked files, ignored ones excluded by git itself (nested .gitignore files,
-  ``.git/info/exclude``, the global excludes file);
+- ``git ls-files -co --exclude-standard -z`` when the folder is inside a git work tree (found,
+  and the command run, with GitPython): tracked and untracked files, ignored ones excluded
+  by git itself (nested .gitignore files, ``.git/info/exclude``, the global excludes file);
 - otherwise a walk honouring every ``.gitignore`` found (matched with ``pathspec``'s
   ``GitIgnoreSpec``, nested files applying below their folder, a later match winning).
 
@@ -13,12 +13,16 @@ The walk stops after ``scan_limit`` files so a huge tree cannot stall the sessio
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import git
 import pathspec
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -32,39 +36,43 @@ class Listing:
 
 async def git_files(root: Path, prefix: str, timeout: float) -> Listing | None:
     """Files from git, or ``None`` when ``root`` is not in a usable git work tree."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-    command = [
-        "git",
-        "--literal-pathspecs",
-        "ls-files",
-        "-co",
-        "--exclude-standard",
-        "-z",
-        "--",
-        prefix or ".",
-    ]
+    return await asyncio.to_thread(_git_files, root, prefix, timeout)
+
+
+def _git_files(root: Path, prefix: str, timeout: float) -> Listing | None:
     try:
-        process = await asyncio.create_subprocess_exec(
-            *command,
-            cwd=root,
-            env=env,
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.DEVNULL,
+        repo = git.Repo(root, search_parent_directories=True)
+    except (git.InvalidGitRepositoryError, git.NoSuchPathError, OSError, ValueError):
+        return None  # not a git work tree: the walk lists it
+    if repo.bare or repo.working_tree_dir is None:
+        return None
+    command = ["git", "--literal-pathspecs", "ls-files", "-co", "--exclude-standard", "-z"]
+    try:
+        out = git.Git(root).execute(
+            [*command, "--", prefix or "."],
+            env=repository_env(repo),
+            stdout_as_string=False,
+            kill_after_timeout=timeout,
         )
-    except OSError:
-        return None  # no git binary: fall back to the walk
-    try:
-        out, _ = await asyncio.wait_for(process.communicate(), timeout)
-    except TimeoutError:
-        process.kill()
-        await process.wait()
+    except (git.GitCommandError, git.GitCommandNotFound) as exc:
+        log.warning("git ls-files failed in %s (listing by a walk): %s", root, exc)
         return None
-    if process.returncode != 0:
-        return None
-    names = [os.fsdecode(raw) for raw in out.split(b"\0") if raw]
-    existing = await asyncio.to_thread(_existing, root, names)
-    return Listing(existing, "git")
+    names = [os.fsdecode(raw) for raw in bytes(out).split(b"\0") if raw]
+    return Listing(_existing(root, names), "git")
+
+
+def repository_env(repo: git.Repo) -> dict[str, str]:
+    """The repository GitPython found, named explicitly to git: GIT_* variables the server
+    inherited (GIT_DIR, GIT_INDEX_FILE... set by a hook or a terminal) cannot redirect it."""
+    git_dir = str(repo.git_dir)
+    return {
+        "GIT_DIR": git_dir,
+        "GIT_WORK_TREE": str(repo.working_tree_dir),
+        "GIT_COMMON_DIR": str(repo.common_dir),
+        "GIT_INDEX_FILE": os.path.join(git_dir, "index"),
+        "GIT_OBJECT_DIRECTORY": os.path.join(str(repo.common_dir), "objects"),
+        "GIT_TERMINAL_PROMPT": "0",
+    }
 
 
 def _existing(root: Path, names: Sequence[str]) -> list[str]:

@@ -7,8 +7,9 @@ order. Rules (SPEC §5, §6):
 - never listed: ``.git`` and the checkpoint store (denied locations), and the noise folders
   of ``ListFilesConfig.skip_dirs`` (``node_modules``, ``__pycache__``, ``.venv``...), which
   stay readable by explicit path;
-- secret files (``.env``...) are listed, marked ``(secret: not readable)``, so the model knows
-  why a read would be refused;
+- secret files (``.env``, ``*.pem``, ``.ssh/``... see ``actions.paths``) are not listed unless
+  the user allowed them: a last line says how many were withheld and why, so the model knows
+  not to ask for them;
 - at most ``max_entries`` paths (default 2000); when more exist, the shallowest are shown and
   a ``truncated: N more`` line follows.
 """
@@ -26,7 +27,10 @@ from actions.tools.base import Tool, ToolResult
 from actions.tools.file_listing import Listing, git_files, walk_files
 
 NAME = "list_files"
-SECRET_MARK = "  (secret: not readable)"
+SECRET_NOTE = (
+    "({count} secret file(s) not listed: agent-ls does not read, list or write secret files "
+    "unless the user allows them)"
+)
 
 MANIFEST = Tool(
     name=NAME,
@@ -85,16 +89,23 @@ class ListFiles:
         if not folder.absolute.is_dir():
             what = "does not exist" if not folder.absolute.exists() else "is a file, not a folder"
             raise ToolExecutionError(f"list_files: {folder.model_path} {what}")
-        listing = await git_files(self.workspace.root, folder.relative, self.config.git_timeout)
+        return self._render(await self.listing(folder.relative), folder.model_path)
+
+    async def listing(self, relative: str = "") -> Listing:
+        """The files below the folder `relative` (git's view in a work tree, else a walk),
+        noise folders and denied locations included (`files` filters them)."""
+        listing = await git_files(self.workspace.root, relative, self.config.git_timeout)
         if listing is None:
             listing = await asyncio.to_thread(
-                walk_files,
-                self.workspace.root,
-                folder.relative,
-                self._skipped,
-                self.config.scan_limit,
+                walk_files, self.workspace.root, relative, self._skipped, self.config.scan_limit
             )
-        return self._render(listing, folder.model_path)
+        return listing
+
+    async def files(self) -> Listing:
+        """Every file of the workspace a model may name, as `list_files` shows them."""
+        listing = await self.listing()
+        kept = [path for path in listing.files if not self._skipped(path)]
+        return Listing(kept, listing.source, listing.complete)
 
     def _skipped(self, relative: str) -> bool:
         parts = relative.split("/")
@@ -103,7 +114,9 @@ class ListFiles:
         )
 
     def _render(self, listing: Listing, shown_root: str) -> ToolResult:
-        files = [path for path in listing.files if not self._skipped(path)]
+        visible = [path for path in listing.files if not self._skipped(path)]
+        files = [path for path in visible if not self.workspace.is_secret(path)]
+        withheld = len(visible) - len(files)
         entries = with_folders(files, base=shown_root.strip("/"))
         kept = shallowest(entries, self.config.max_entries)
         hidden = len(entries) - len(kept)
@@ -117,20 +130,20 @@ class ListFiles:
             )
         if not kept:
             lines.append("(no files)")
+        if withheld:
+            lines.append(SECRET_NOTE.format(count=withheld))
         data = {
             "paths": ["/" + entry for entry in kept],
             "total": len(entries),
             "truncated": hidden,
             "complete": listing.complete,
             "source": listing.source,
+            "secretsWithheld": withheld,
         }
         return ToolResult.success("\n".join(lines), data)
 
     def _line(self, entry: str, is_file: bool) -> str:
-        text = "/" + entry + ("" if is_file else "/")
-        if is_file and self.workspace.is_secret(entry):
-            text += SECRET_MARK
-        return text
+        return "/" + entry + ("" if is_file else "/")
 
 
 def with_folders(files: list[str], base: str = "") -> list[str]:

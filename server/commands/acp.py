@@ -15,7 +15,6 @@ from typing import Any, BinaryIO
 
 def register(sub: Any) -> None:
     parser = sub.add_parser("acp", help="speak the Agent Client Protocol over stdio")
-    parser.add_argument("--log-level", default=argparse.SUPPRESS, help="stderr log level (WARNING)")
     parser.set_defaults(func=run)
 
 

@@ -11,11 +11,13 @@ from typing import Any
 
 from actions.apply import DiskApplier
 from server.agent import AgentError, TurnOutcome, run_turn
+from server.commands.progress import Progress
 from server.config import Config, ConfigProblem, from_environment, merge
 from server.protocol import (
     ErrorProgress,
     FileApplied,
     PlanProgress,
+    PlanSummary,
     ProgressEvent,
     ReviewProgress,
     TextDelta,
@@ -23,9 +25,10 @@ from server.protocol import (
     ToolCallStarted,
     to_wire,
 )
-from server.providers import ProviderError, make_provider
+from server.providers import PROVIDERS, ProviderError, make_provider
 from server.resolve import resolve_provider
 from server.session import ChatSession
+from server.wording import empty_message_problem, workspace_problem
 from server.workspace import build_agent
 
 
@@ -34,8 +37,11 @@ class StdoutSink:
 
     def __init__(self, stream_text: bool) -> None:
         self.stream_text = stream_text
+        self.progress: Progress | None = None
 
     def emit(self, event: ProgressEvent) -> None:
+        if self.progress is not None:
+            self.progress.clear()
         if isinstance(event, TextDelta):
             if event.delta and self.stream_text:
                 sys.stdout.write(event.delta)
@@ -67,7 +73,7 @@ def register(sub: Any) -> None:
     parser = sub.add_parser("chat", help="ask once in the terminal and stream the answer")
     parser.add_argument("message", help="what to ask")
     parser.add_argument("--workspace", default=".", help="workspace folder (default: .)")
-    parser.add_argument("--provider", help="provider name (openai)")
+    parser.add_argument("--provider", choices=PROVIDERS, help=f"provider ({', '.join(PROVIDERS)})")
     parser.add_argument("--base-url", dest="baseUrl", help="provider base URL, e.g. …/v1")
     parser.add_argument("--model", help="model name")
     parser.add_argument("--json", action="store_true", help="print the final result as JSON")
@@ -85,18 +91,50 @@ def cli_config(args: argparse.Namespace) -> tuple[Config, set[str], list[ConfigP
 async def chat_once(
     config: Config, explicit: set[str], root: Path, message: str, sink: StdoutSink
 ) -> tuple[ChatSession, TurnOutcome]:
-    resolution = await resolve_provider(config, explicit)
-    provider = make_provider(resolution.config, root)
-    agent = build_agent(config, provider, root, DiskApplier(root))
-    session = ChatSession("cli")
-    return session, await run_turn(agent, session, message, None, sink)
+    progress = Progress()
+    sink.progress = progress
+    progress.start()
+    try:
+        resolution = await resolve_provider(config, explicit)
+        provider = make_provider(resolution.config, root)
+        if provider.name == "local":
+            progress.clear()
+            print(EMBEDDED_NOTE, file=sys.stderr, flush=True)
+            progress.detail = generated_tokens
+        agent = build_agent(config, provider, root, DiskApplier(root))
+        session = ChatSession("cli")
+        return session, await run_turn(agent, session, message, None, sink)
+    finally:
+        await progress.stop()
+
+
+EMBEDDED_NOTE = (
+    "agent-ls: answering with the embedded model (in process, on the CPU): loading it and "
+    "writing each document take a while"
+)
+
+
+def generated_tokens() -> str:
+    from server.providers.local import tokens_generated
+
+    return f"{tokens_generated()} tokens generated"
+
+
+def no_answer(outcome: TurnOutcome) -> str | None:
+    """What to print when the turn ended without answer text (None: nothing was done)."""
+    plan = outcome.plan
+    if not isinstance(plan, PlanSummary) or not plan.applied:
+        return None  # no plan, nothing applied, or a staged plan (review mode)
+    undo = " (agent-ls undo reverts it)" if outcome.checkpoint_id else ""
+    return f"Applied the plan '{plan.description}': {', '.join(plan.applied)}{undo}"
 
 
 def cli_setup(args: argparse.Namespace) -> tuple[Path, Config, set[str]] | None:
     """The resolved --workspace and the configuration (problems printed); None: no folder."""
     workspace = Path(args.workspace)
-    if not workspace.is_dir():
-        print(f"agent-ls: workspace {workspace} is not a directory", file=sys.stderr)
+    unusable = workspace_problem(workspace)
+    if unusable is not None:
+        print(f"agent-ls: {unusable}", file=sys.stderr)
         return None
     config, explicit, problems = cli_config(args)
     for problem in problems:
@@ -105,6 +143,10 @@ def cli_setup(args: argparse.Namespace) -> tuple[Path, Config, set[str]] | None:
 
 
 def run(args: argparse.Namespace) -> int:
+    problem = empty_message_problem(args.message)
+    if problem is not None:
+        print(f"agent-ls: {problem}", file=sys.stderr)
+        return 2
     setup = cli_setup(args)
     if setup is None:
         return 2
@@ -122,6 +164,13 @@ def run(args: argparse.Namespace) -> int:
         return 130
     if args.json:
         print(json.dumps(to_wire(outcome.result(session.id)), ensure_ascii=False))
+        return 0
+    if not outcome.text.strip():
+        summary = no_answer(outcome)
+        if summary is None:
+            print("agent-ls: the model ended the turn without an answer", file=sys.stderr)
+            return 1
+        print(summary)
     elif not outcome.text.endswith("\n"):
         sys.stdout.write("\n")
     return 0

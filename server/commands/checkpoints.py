@@ -16,7 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from actions.checkpoints import CheckpointError, CheckpointStore, Transition
+from actions.checkpoints.types import CheckpointConflict
 from server.protocol import checkpoint_entry, to_wire
+from server.wording import conflict_message, workspace_problem
 
 
 def register(sub: Any) -> None:
@@ -43,10 +45,14 @@ def _workspace_option(parser: argparse.ArgumentParser) -> None:
 
 
 def _open(args: argparse.Namespace) -> CheckpointStore | None:
+    problem = workspace_problem(Path(args.workspace))
+    if problem is not None:
+        print(f"agent-ls: {problem}", file=sys.stderr)
+        return None
     try:
         store = CheckpointStore(Path(args.workspace))
     except (CheckpointError, OSError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"agent-ls: {exc}", file=sys.stderr)
         return None
     report = store.last_recovery
     if report:
@@ -72,8 +78,12 @@ def _move(args: argparse.Namespace, kind: str) -> int:
             transition = store.undo(force=args.force)
         else:
             transition = store.redo(force=args.force)
+    except CheckpointConflict as exc:
+        message = conflict_message(kind, exc.paths, "use --force")
+        print(f"agent-ls: {kind}: {message}", file=sys.stderr)
+        return 1
     except CheckpointError as exc:
-        print(f"{kind}: {exc}", file=sys.stderr)
+        print(f"agent-ls: {kind}: {exc}", file=sys.stderr)
         return 1
     _print_transition("undid" if kind == "undo" else "redid", transition)
     return 0

@@ -15,7 +15,7 @@ from typing import Any
 from server.commands.chat import cli_setup
 from server.config import Config
 from server.protocol import StatusReport, to_wire
-from server.providers import make_provider
+from server.providers import PROVIDERS, make_provider
 from server.providers.base import Provider
 from server.resolve import provider_status
 
@@ -23,7 +23,7 @@ from server.resolve import provider_status
 def register(sub: Any) -> None:
     parser = sub.add_parser("doctor", help="show which provider answers, why, and test it")
     parser.add_argument("--workspace", default=".", help="workspace folder (default: .)")
-    parser.add_argument("--provider", help="provider name (openai, anthropic, ollama, local, cli)")
+    parser.add_argument("--provider", choices=PROVIDERS, help=f"provider ({', '.join(PROVIDERS)})")
     parser.add_argument("--base-url", dest="baseUrl", help="provider base URL")
     parser.add_argument("--model", help="model name")
     parser.add_argument("--json", action="store_true", help="print the report as JSON")

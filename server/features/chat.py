@@ -32,16 +32,27 @@ from server.protocol import (
 )
 from server.providers import ProviderError
 from server.session import ChatSession
+from server.wording import empty_message_problem
 from server.workspace import build_agent
 
 
 class LspSink:
-    """Sends every step to the client: always agent/chatProgress, $/progress if asked."""
+    """Sends every step to the client: always agent/chatProgress, $/progress if asked.
+
+    Text deltas are coalesced: the first one (and any after a quiet spell) goes out at once,
+    later ones at most every TEXT_INTERVAL seconds, and pending text is always sent before
+    any other kind of step and at the end of the turn, so order and text are kept exactly.
+    """
+
+    TEXT_INTERVAL = 0.015
 
     def __init__(self, ls: AgentLanguageServer, session_id: str, token: int | str | None):
         self.ls = ls
         self.session_id = session_id
         self.token = token
+        self._pending: list[str] = []
+        self._timer: asyncio.TimerHandle | None = None
+        self._last_text = -1.0
 
     def begin(self) -> None:
         if self.token is not None:
@@ -50,6 +61,36 @@ class LspSink:
             )
 
     def emit(self, event: ProgressEvent) -> None:
+        if isinstance(event, TextDelta):
+            if event.delta:
+                self._text(event.delta)
+            return
+        self.flush()
+        self._send(event)
+
+    def _text(self, delta: str) -> None:
+        self._pending.append(delta)
+        if self._timer is not None:
+            return
+        loop = asyncio.get_running_loop()
+        wait = self._last_text + self.TEXT_INTERVAL - loop.time()
+        if wait <= 0:
+            self.flush()
+        else:
+            self._timer = loop.call_later(wait, self.flush)
+
+    def flush(self) -> None:
+        """Send the text not sent yet (one notification)."""
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        if self._pending:
+            text = "".join(self._pending)
+            self._pending.clear()
+            self._last_text = asyncio.get_running_loop().time()
+            self._send(TextDelta(delta=text))
+
+    def _send(self, event: ProgressEvent) -> None:
         self.ls.protocol.notify(
             AGENT_CHAT_PROGRESS, ChatProgress(session_id=self.session_id, event=event)
         )
@@ -60,6 +101,7 @@ class LspSink:
             )
 
     def end(self, message: str) -> None:
+        self.flush()
         if self.token is not None:
             self.ls.work_done_progress.end(self.token, types.WorkDoneProgressEnd(message=message))
 
@@ -70,6 +112,9 @@ def register(server: AgentLanguageServer) -> None:
 
 async def chat(ls: AgentLanguageServer, params: Any) -> ChatResult:
     request = ls.typed(params, ChatParams)
+    problem = empty_message_problem(request.message)
+    if problem is not None:
+        raise JsonRpcInvalidParams(f"invalid params: {problem}")
     await settled(ls)
     session = await open_chat(ls, request.session_id)
     sink = LspSink(ls, session.id, request.work_done_token)

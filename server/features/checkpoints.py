@@ -2,8 +2,11 @@
 
 Undo and redo go through the same path as plans: the checkpoint store restores the disk
 (journaled, crash-safe), then the editor applier brings open buffers to the same content.
-Unsaved editor buffers count as the files' current content for the conflict check, so an
-undo never silently clobbers work that is only in the editor.
+Before reverting, each file is compared with what the plan left, both on disk and in its
+open editor buffer: a file changed in either place (typing not yet saved, or a write by
+another program that the editor has not reloaded — Neovim does not by default) is refused
+by name unless `force`, so undo never silently clobbers work. Quick fixes' checkpoints go
+through the same commands.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from actions.checkpoints import CheckpointStore
-from actions.checkpoints.types import CheckpointError, Transition
+from actions.checkpoints.types import CheckpointConflict, CheckpointError, Transition
 from server.editor import EditorApplier
 from server.lsp import AgentLanguageServer, RequestFailed
 from server.protocol import (
@@ -25,6 +28,7 @@ from server.protocol import (
     UndoResult,
     checkpoint_entry,
 )
+from server.wording import conflict_message
 from server.workspace import open_store
 
 
@@ -52,17 +56,13 @@ async def _store(ls: AgentLanguageServer) -> tuple[Path, CheckpointStore]:
 async def _move(ls: AgentLanguageServer, kind: str, force: bool) -> UndoResult:
     root, store = await _store(ls)
 
-    def current(path: str) -> bytes | None:
-        document = ls.workspace.text_documents.get((root / path).as_uri())
-        if document is not None:
-            text: str = document.source
-            return text.encode("utf-8")
-        target = root / path
-        return target.read_bytes() if target.is_file() else None
-
+    buffers = _open_buffers(ls, root)
     move = store.undo if kind == "undo" else store.redo
     try:
-        transition: Transition = await asyncio.to_thread(move, force=force, current_content=current)
+        transition: Transition = await asyncio.to_thread(move, force=force, buffers=buffers.get)
+    except CheckpointConflict as exc:
+        hint = 'pass the argument {"force": true}'
+        raise RequestFailed(f"{kind}: {conflict_message(kind, exc.paths, hint)}") from None
     except CheckpointError as exc:
         raise RequestFailed(f"{kind}: {exc}") from None
     await EditorApplier(ls, root, sync_any=True).sync(transition.changes)
@@ -71,6 +71,19 @@ async def _move(ls: AgentLanguageServer, kind: str, force: bool) -> UndoResult:
         files=[UndoneFile(path=c.path, exists=c.content is not None) for c in transition.changes],
         overridden=list(transition.overridden),
     )
+
+
+def _open_buffers(ls: AgentLanguageServer, root: Path) -> dict[str, bytes]:
+    """The text of every buffer open under `root`, by workspace-relative path, read now on
+    the event loop (the store compares them, with the disk, from its thread)."""
+    found: dict[str, bytes] = {}
+    for uri, document in list(ls.workspace.text_documents.items()):
+        path = Path(document.path) if uri.startswith("file:") else None
+        if path is None or not path.is_relative_to(root):
+            continue
+        text: str = document.source
+        found[path.relative_to(root).as_posix()] = text.encode("utf-8")
+    return found
 
 
 async def undo(ls: AgentLanguageServer, *args: Any) -> UndoResult:

@@ -36,6 +36,7 @@ from typing import Any, Literal
 
 import attrs
 from lsprotocol import types
+from pygls.exceptions import JsonRpcInvalidParams
 from pygls.uris import to_fs_path
 
 from server.agent import TurnOutcome
@@ -52,6 +53,7 @@ from server.protocol import (
     ReviewPlan,
     to_wire,
 )
+from server.wording import empty_message_problem
 
 log = logging.getLogger(__name__)
 
@@ -274,6 +276,9 @@ async def resolve_code_action(
 async def chat_command(ls: AgentLanguageServer, *args: Any) -> ChatResult:
     """`agent.chat {message, context?, sessionId?}` for clients without a chat panel."""
     params = ls.typed(args[0] if args else None, ChatParams)
+    problem = empty_message_problem(params.message)
+    if problem is not None:
+        raise JsonRpcInvalidParams(f"invalid params: {problem}")
     request = Request(params.message, params.context)
     session_id, outcome = await run_and_show(ls, "agent-ls", request, params.session_id)
     return outcome.result(session_id)

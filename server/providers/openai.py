@@ -14,13 +14,12 @@ from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import httpx
-
 from actions.tools import Tool
 from server.config import Config
 from server.providers.base import ChatMessage, NativeToolCall, StreamChunk, tool_arguments
 from server.providers.http import HttpStreamProvider
-from server.providers.retry import RetryableFailure, error_message
+from server.providers.retry import error_message
+from server.providers.wire import WireModel, parse_event
 
 log = logging.getLogger(__name__)
 
@@ -30,27 +29,23 @@ RETRYABLE_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
 class OpenAIProvider(HttpStreamProvider):
     name = "openai"
     retryable_status = RETRYABLE_STATUS
+    wire_format = "OpenAI chat-completions stream"
 
     def __init__(self, config: Config) -> None:
         super().__init__(config, config.baseUrl)
         self.url = self.base_url + "/chat/completions"
-
-    def secret(self) -> str | None:
-        return self.config.api_key()
+        self.key = self.read_key(config.api_key)
 
     def hint(self, status: int | None) -> str:
         if status in (401, 403):
             return f"check the API key in the environment variable {self.config.apiKeyEnv}"
         if status == 404:
-            return f"check agentLs.baseUrl ({self.config.baseUrl}) and agentLs.model"
+            return f"check agentLs.baseUrl ({self.shown_url}) and agentLs.model"
         if status == 429:
             return "the provider is rate limiting; wait and retry, or raise agentLs.maxRetries"
         if status is not None and status >= 500:
-            return f"the server at {self.config.baseUrl} is failing; check it or retry later"
-        return f"is an OpenAI-compatible server running at {self.config.baseUrl}?"
-
-    def connection_failed(self, url: str, exc: httpx.TransportError) -> str:
-        return f"connection failed: {type(exc).__name__}: {exc}"
+            return f"the server at {self.shown_url} is failing; check it or retry later"
+        return f"is an OpenAI-compatible server running at {self.shown_url}?"
 
     def stream_chat(
         self, messages: list[ChatMessage], *, tools: Sequence[Tool] | None = None
@@ -63,42 +58,63 @@ class OpenAIProvider(HttpStreamProvider):
         if tools:
             body["tools"] = [{"type": "function", "function": t.to_dict()} for t in tools]
         headers = {"Accept": "text/event-stream"}
-        key = self.config.api_key()
-        if key:
-            headers["Authorization"] = f"Bearer {key}"
+        if self.key:
+            headers["Authorization"] = f"Bearer {self.key}"
         return self.post_stream(self.url, body, headers)
 
-    async def events(self, response: httpx.Response) -> AsyncIterator[StreamChunk]:
+    async def events(self, lines: AsyncIterator[str]) -> AsyncIterator[StreamChunk]:
         finished = False
         calls = _CallAssembler()
-        async for line in response.aiter_lines():
+        async for line in lines:
             if not line.startswith("data:"):
                 continue
             payload = line[5:].strip()
             if payload == "[DONE]":
                 return
-            try:
-                event = json.loads(payload)
-            except json.JSONDecodeError:
-                log.warning("openai: skipped a malformed SSE data line (%d chars)", len(payload))
+            event = parse_event(ChunkEvent, payload, self.name)
+            if event is None:
                 continue
-            if not isinstance(event, dict):
-                continue
-            if "error" in event:
-                raise self.error(response.status_code, error_message(json.dumps(event)) or "")
-            for choice in event.get("choices") or []:
-                delta = choice.get("delta") or {}
-                calls.add(delta.get("tool_calls") or [])
-                text = delta.get("content") or ""
-                reason = choice.get("finish_reason")
+            if event.error is not None:
+                raise self.error(200, error_message(json.dumps({"error": event.error})) or "")
+            for choice in event.choices or []:
+                delta = choice.delta or Delta()
+                calls.add(delta.tool_calls or [])
+                text = delta.content or ""
+                reason = choice.finish_reason
                 if text or reason:
                     done = calls.complete() if reason else ()
                     yield StreamChunk(text=text, finish_reason=reason, tool_calls=done)
                 finished = finished or bool(reason)
         if not finished:
-            raise RetryableFailure(
-                response.status_code, "the stream ended before the reply was done"
-            )
+            raise self.ended_early()
+
+
+class FunctionDelta(WireModel):
+    name: str | None = None
+    arguments: str | None = None
+
+
+class ToolCallDelta(WireModel):
+    index: int | None = None
+    id: str | None = None
+    function: FunctionDelta | None = None
+
+
+class Delta(WireModel):
+    content: str | None = None
+    tool_calls: list[ToolCallDelta] | None = None
+
+
+class Choice(WireModel):
+    delta: Delta | None = None
+    finish_reason: str | None = None
+
+
+class ChunkEvent(WireModel):
+    """One `chat.completion.chunk` (or an `{"error": ...}` event)."""
+
+    choices: list[Choice] | None = None
+    error: Any = None
 
 
 def wire_message(message: ChatMessage) -> dict[str, Any]:
@@ -131,13 +147,13 @@ class _CallAssembler:
     def __init__(self) -> None:
         self.calls: dict[int, _PartialCall] = {}
 
-    def add(self, pieces: list[dict[str, Any]]) -> None:
+    def add(self, pieces: list[ToolCallDelta]) -> None:
         for piece in pieces:
-            call = self.calls.setdefault(int(piece.get("index", 0)), _PartialCall())
-            call.id = piece.get("id") or call.id
-            function = piece.get("function") or {}
-            call.name = function.get("name") or call.name
-            call.arguments.append(function.get("arguments") or "")
+            call = self.calls.setdefault(piece.index or 0, _PartialCall())
+            call.id = piece.id or call.id
+            function = piece.function or FunctionDelta()
+            call.name = function.name or call.name
+            call.arguments.append(function.arguments or "")
 
     def complete(self) -> tuple[NativeToolCall, ...]:
         done = []

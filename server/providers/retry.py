@@ -25,11 +25,18 @@ MAX_RETRY_AFTER = 30.0
 class RetryableFailure(Exception):
     """A failure worth another attempt if nothing was streamed yet."""
 
-    def __init__(self, status: int | None, detail: str, retry_after: float | None = None) -> None:
+    def __init__(
+        self,
+        status: int | None,
+        detail: str,
+        retry_after: float | None = None,
+        hint: str | None = None,
+    ) -> None:
         super().__init__(detail)
         self.status = status
         self.detail = detail
         self.retry_after = retry_after
+        self.hint = hint  # None: the provider's hint for the status
 
 
 def retry_after_seconds(value: str | None) -> float | None:
@@ -60,7 +67,7 @@ def error_message(raw: str) -> str:
     `{"error": "..."}`, or the raw text (first 200 characters)."""
     try:
         data = json.loads(raw)
-    except json.JSONDecodeError:
+    except (json.JSONDecodeError, RecursionError):
         return raw.strip()[:200]
     error = data.get("error") if isinstance(data, dict) else None
     if isinstance(error, dict):
@@ -71,11 +78,11 @@ def error_message(raw: str) -> str:
 async def with_retries(
     config: Config,
     attempt: Callable[[], AsyncIterator[StreamChunk]],
-    fail: Callable[[int | None, str], ProviderError],
+    fail: Callable[[int | None, str, str | None], ProviderError],
 ) -> AsyncIterator[StreamChunk]:
     """Run `attempt()` until it completes; retry RetryableFailure before the first chunk.
 
-    `fail(status, detail)` builds the final error (with the provider's hint) when retries are
+    `fail(status, detail, hint)` builds the final error (with the provider's hint) when retries are
     exhausted, when the failure came after output, or when Retry-After exceeds the cap.
     """
     tries = 0
@@ -88,9 +95,10 @@ async def with_retries(
             return
         except RetryableFailure as failure:
             if started or tries >= config.maxRetries:
-                raise fail(failure.status, failure.detail) from None
+                raise fail(failure.status, failure.detail, failure.hint) from None
             wait = failure.retry_after
             if wait is not None and wait > MAX_RETRY_AFTER:
-                raise fail(failure.status, f"{failure.detail} (Retry-After {wait:.0f}s)") from None
+                detail = f"{failure.detail} (Retry-After {wait:.0f}s)"
+                raise fail(failure.status, detail, failure.hint) from None
             await asyncio.sleep(backoff_delay(config, tries, wait))
             tries += 1

@@ -15,13 +15,15 @@ LONG_REPLY = "Streaming works: " + " ".join(f"word{i}" for i in range(40)) + "."
 async def test_reply_streams_as_deltas_that_add_up_to_the_result(
     client: LanguageClient, fakellm: FakeLLM
 ) -> None:
-    fakellm.set_script({"replies": [{"content": LONG_REPLY, "chunk_size": 7}]})
+    # 40 ms between chunks: more than the server's coalescing interval, so each is a delta
+    reply = {"content": LONG_REPLY[:70], "chunk_size": 7, "delay_ms": 40}
+    fakellm.set_script({"replies": [reply]})
     result = await chat(client, "Say something long")
 
-    assert result["text"] == LONG_REPLY
+    assert result["text"] == LONG_REPLY[:70]
     deltas = client.chat.texts(result["sessionId"])
     assert len(deltas) > 5
-    assert "".join(deltas) == LONG_REPLY
+    assert "".join(deltas) == LONG_REPLY[:70]
     assert result["blocks"][0]["type"] == "text"
     assert last_user_message(fakellm.requests[-1]).startswith("Say something long")
 

@@ -146,7 +146,7 @@ def test_debug_logging_never_shows_the_key(fakellm: FakeLLM, tmp_path: Path) -> 
 def test_missing_workspace_is_a_usage_error(fakellm: FakeLLM, tmp_path: Path) -> None:
     done = run_chat(fakellm, "--workspace", str(tmp_path / "nope"), "hi")
     assert done.returncode == 2
-    assert "not a directory" in done.stderr
+    assert "does not exist" in done.stderr
 
 
 def test_cli_plan_is_applied_on_disk_and_undone_and_redone_from_the_terminal(

@@ -151,3 +151,12 @@ async def test_cancel_stops_the_stream_and_the_server_keeps_serving(
         if p["sessionId"] != result["sessionId"]
     ]
     assert len(late) <= 2, "the cancelled turn kept streaming"
+
+
+async def test_many_turns_reuse_one_connection(client: LanguageClient, llm: FakeLLM) -> None:
+    call = {"name": "read_file", "arguments": {"path": "hello.py"}}
+    llm.set_script({"replies": [{"tool_calls": [call]}, "Read it.", "Second.", "Third."]})
+    for message in ("read hello.py", "again", "and again"):
+        await chat(client, message)
+    assert len(chat_paths(llm)) == 4
+    assert llm.connections == 1

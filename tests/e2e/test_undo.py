@@ -124,3 +124,83 @@ async def test_nothing_to_undo_is_a_clear_error(client: LanguageClient) -> None:
     with pytest.raises(JsonRpcException) as failure:
         await command(client, "agent.undo")
     assert "nothing to undo" in str(failure.value).lower()
+
+
+def write_from_another_process(path: Path, text: str) -> None:
+    """What a formatter, `git checkout` or a second editor does: a write the editor's
+    buffer does not see (Neovim does not reload a changed file by default)."""
+    subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import sys, pathlib; pathlib.Path(sys.argv[1]).write_text(sys.argv[2])",
+            str(path),
+            text,
+        ],
+        check=True,
+    )
+
+
+async def test_undo_refuses_a_file_changed_on_disk_while_open_and_saved_in_the_editor(
+    client: LanguageClient, fakellm: FakeLLM, repo: Path
+) -> None:
+    app = repo / "src" / "app.py"
+    app_uri = client.editor.open(app)  # type: ignore[attr-defined]
+    fakellm.set_script({"replies": FULL_CONVERSATION})
+    await chat(client, "Add a greeting module")
+    assert client.editor.buffers[app_uri][1] == NEW_APP  # type: ignore[attr-defined]
+    write_from_another_process(app, "print('written by another tool')\n")
+
+    with pytest.raises(JsonRpcException) as refused:
+        await command(client, "agent.undo")
+    assert "src/app.py (on disk)" in str(refused.value)
+    assert "force" in str(refused.value)
+    assert app.read_text() == "print('written by another tool')\n"  # nothing reverted
+    assert (repo / "src" / "new.py").read_text() == NEW_MODULE
+
+    undone = await command(client, "agent.undo", {"force": True})
+    assert undone["overridden"] == ["src/app.py"]  # type: ignore[index]
+    assert app.read_text() == "print('v1')\n"
+    assert not (repo / "src" / "new.py").exists()
+    assert client.editor.buffers[app_uri][1] == "print('v1')\n"  # type: ignore[attr-defined]
+
+
+async def test_undo_refuses_a_file_changed_only_in_the_editor_buffer(
+    client: LanguageClient, fakellm: FakeLLM, repo: Path
+) -> None:
+    app = repo / "src" / "app.py"
+    app_uri = client.editor.open(app)  # type: ignore[attr-defined]
+    fakellm.set_script({"replies": FULL_CONVERSATION})
+    await chat(client, "Add a greeting module")
+    typed = NEW_APP + "# typing, not saved\n"
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=app_uri, version=10),
+            content_changes=[types.TextDocumentContentChangeWholeDocument(text=typed)],
+        )
+    )
+    with pytest.raises(JsonRpcException) as refused:
+        await command(client, "agent.undo")
+    assert "src/app.py (in the editor)" in str(refused.value)
+    assert app.read_text() == NEW_APP
+
+
+async def test_a_quick_fix_is_not_undone_over_a_change_made_on_disk(
+    client: LanguageClient, fakellm: FakeLLM, repo: Path
+) -> None:
+    from tests.e2e.test_code_actions import actions_for, diagnostic, plan_updating, rng
+
+    app = repo / "src" / "app.py"
+    uri = client.editor.open(app)  # type: ignore[attr-defined]
+    (action,) = await actions_for(client, app, rng(0, 0, 0, 0), [diagnostic(0, "say v2")])
+    fakellm.set_script({"replies": plan_updating("/src/app.py", "print('v2')\n", "fixed")})
+    await client.code_action_resolve_async(action)
+    assert client.editor.buffers[uri][1] == "print('v2')\n"  # type: ignore[attr-defined]
+    write_from_another_process(app, "print('formatter')\n")
+
+    with pytest.raises(JsonRpcException) as refused:
+        await command(client, "agent.undo")
+    assert "src/app.py (on disk)" in str(refused.value)
+    assert app.read_text() == "print('formatter')\n"
+    await command(client, "agent.undo", {"force": True})
+    assert app.read_text() == "print('v1')\n"

@@ -3,7 +3,8 @@
 Binds 127.0.0.1, prints ``fakellm listening on http://127.0.0.1:PORT`` (flushed), writes the
 port to --port-file if given (atomically), serves until SIGTERM or SIGINT, then exits 0.
 Without --script every chat request gets the default reply "Hello from fakellm.".
-Requests (and their API keys) are never printed; read them via ``GET /_control/requests``.
+Requests (and their API keys) are never printed; read them via ``GET /_control/requests``;
+``GET /_control/stats`` gives the connections accepted and still open.
 """
 
 from __future__ import annotations

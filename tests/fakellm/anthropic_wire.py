@@ -8,6 +8,7 @@ message_stop. A text block is sent when there is content or when there are no to
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -118,6 +119,16 @@ def _is_stream(body: Mapping[str, Any]) -> bool:
     return body.get("stream") is True
 
 
+def frame(payload: str) -> bytes:
+    """A scripted event, with the `event:` line naming its type when it has one."""
+    try:
+        data = json.loads(payload)
+    except (ValueError, RecursionError):
+        data = None
+    kind = data.get("type") if isinstance(data, dict) else None
+    return sse(payload, event=kind if isinstance(kind, str) else None)
+
+
 WIRE = Wire(
     name="anthropic",
     stream_content_type="text/event-stream",
@@ -127,4 +138,5 @@ WIRE = Wire(
     garbage=b"event: content_block_delta\ndata: {broken json\n\n",
     error_body=error_body,
     models=models,
+    frame=frame,
 )

@@ -7,9 +7,16 @@ never as a normal end. Faults behave alike on every protocol:
 - error faults / ``status``: an HTTP error with the protocol's error JSON (+ Retry-After);
 - ``drop_mid_stream``: about half the content frames, then the socket is shut down; a
   non-streaming reply sends half its body (Content-Length promises the whole);
+- ``reset_mid_stream``: the same, but the connection is reset (TCP RST), as a crashing
+  server or a proxy does: the client's read fails with "connection reset";
 - ``malformed_sse``: garbage frames (not JSON) mixed into a valid stream; a non-streaming
   reply gets a body that is not valid JSON;
-- ``slow_first_byte`` / ``first_byte_delay_ms``: a wait before any byte.
+- ``slow_first_byte`` / ``first_byte_delay_ms``: a wait before any byte;
+- ``events``: the stream is exactly these events (malformed ones included).
+
+Clients that go away (reset, closed mid-response) are expected: they end their connection
+quietly, never with a traceback. Every accepted TCP connection is counted (``connections``),
+so tests can check that clients reuse them.
 """
 
 from __future__ import annotations
@@ -18,6 +25,8 @@ import contextlib
 import itertools
 import json
 import socket
+import struct
+import sys
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -42,6 +51,9 @@ ROUTES: dict[tuple[str, str], tuple[str, str]] = {
 }
 
 
+CLIENT_GONE = (ConnectionResetError, BrokenPipeError, ConnectionAbortedError)
+
+
 def guess_protocol(path: str) -> str:
     if path.startswith("/api/"):
         return "ollama"
@@ -61,6 +73,24 @@ class FakeServer(ThreadingHTTPServer):
         self.log = log
         self.stopping = threading.Event()
         self.counter = itertools.count(1)
+        self.connections = 0
+        self.closed = 0
+        self._closed_lock = threading.Lock()
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        self.connections += 1  # only the serving thread accepts: no lock needed
+        super().process_request(request, client_address)
+
+    def shutdown_request(self, request: Any) -> None:
+        super().shutdown_request(request)
+        with self._closed_lock:
+            self.closed += 1
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that went away is normal for an HTTP server: no traceback for it."""
+        if isinstance(sys.exc_info()[1], CLIENT_GONE):
+            return
+        super().handle_error(request, client_address)
 
 
 def _with_garbage(frames: list[Frame], garbage: bytes) -> list[Frame]:
@@ -103,7 +133,7 @@ class Handler(BaseHTTPRequestHandler):
                 self._control(method, path, raw)
             else:
                 self._serve(method, path, query, raw)
-        except (BrokenPipeError, ConnectionResetError):
+        except CLIENT_GONE:
             self.close_connection = True
 
     def _read_body(self) -> bytes:
@@ -173,10 +203,14 @@ class Handler(BaseHTTPRequestHandler):
         self.wfile.write(data)
 
     def _stream(self, wire: Wire, reply: Reply, ctx: Context) -> None:
-        frames = wire.stream(reply, ctx)
+        if reply.events is not None:
+            frames = [Frame(wire.frame(e), content=True) for e in reply.events]
+        else:
+            frames = wire.stream(reply, ctx)
         if reply.fault == "malformed_sse":
             frames = _with_garbage(frames, wire.garbage)
-        stop_at = drop_index(frames) if reply.fault == "drop_mid_stream" else len(frames)
+        dropping = reply.fault in ("drop_mid_stream", "reset_mid_stream")
+        stop_at = drop_index(frames) if dropping else len(frames)
         self._start(200, wire.stream_content_type, {"Transfer-Encoding": "chunked"})
         for i, frame in enumerate(frames[:stop_at]):
             if i and self._pause(reply.delay_ms / 1000):
@@ -185,7 +219,7 @@ class Handler(BaseHTTPRequestHandler):
             self.wfile.write(b"%x\r\n%s\r\n" % (len(frame.data), frame.data))
             self.wfile.flush()
         if stop_at < len(frames):
-            self._abort()
+            self._abort(reset=reply.fault == "reset_mid_stream")
             return
         self.wfile.write(b"0\r\n\r\n")
 
@@ -193,6 +227,13 @@ class Handler(BaseHTTPRequestHandler):
         server = self.server
         if (method, path) == ("GET", "/_control/requests"):
             self._send_json(200, [r.to_json() for r in server.log.snapshot()])
+        elif (method, path) == ("GET", "/_control/stats"):
+            stats = {
+                "connections": server.connections,
+                "open": server.connections - server.closed,
+                "requests": len(server.log.snapshot()),
+            }
+            self._send_json(200, stats)
         elif (method, path) == ("POST", "/_control/reset"):
             server.log.clear()
             server.player.rewind()
@@ -211,12 +252,18 @@ class Handler(BaseHTTPRequestHandler):
         """Wait; True when the server is stopping (the caller then gives up)."""
         return seconds > 0 and self.server.stopping.wait(seconds)
 
-    def _abort(self) -> None:
-        """Close the connection abruptly, without finishing the response."""
+    def _abort(self, reset: bool = False) -> None:
+        """Close the connection abruptly, without finishing the response (`reset`: with a
+        TCP RST instead of an orderly shutdown)."""
         self.wfile.flush()
         self.close_connection = True
         with contextlib.suppress(OSError):  # the client may be gone already
-            self.connection.shutdown(socket.SHUT_RDWR)
+            if reset:
+                linger = struct.pack("ii", 1, 0)
+                self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, linger)
+                self.connection.close()
+            else:
+                self.connection.shutdown(socket.SHUT_RDWR)
 
     def _start(self, status: int, content_type: str, headers: dict[str, str]) -> None:
         self.send_response(status)

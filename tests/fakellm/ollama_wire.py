@@ -96,4 +96,5 @@ WIRE = Wire(
     garbage=b'{"model": not json at all\n',
     error_body=error_body,
     models=models,
+    frame=lambda payload: (payload + "\n").encode(),
 )

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 
 ERROR_FAULTS = frozenset({"500", "429", "503"})
-FAULTS = ERROR_FAULTS | {"drop_mid_stream", "malformed_sse", "slow_first_byte"}
+FAULTS = ERROR_FAULTS | {"drop_mid_stream", "reset_mid_stream", "malformed_sse", "slow_first_byte"}
 FINISH_REASONS = frozenset({"stop", "length"})
 SLOW_FIRST_BYTE_DEFAULT_MS = 1000
 _REPLY_KEYS = frozenset(
@@ -43,6 +43,7 @@ _REPLY_KEYS = frozenset(
         "fault",
         "retry_after",
         "status",
+        "events",
     }
 )
 
@@ -67,6 +68,10 @@ class Reply:
     calls, else "stop". ``status`` (400-599) or an error fault ("500", "429", "503") makes the
     reply an HTTP error; ``retry_after`` then adds a Retry-After header. ``first_byte_delay_ms``
     is always honoured; the "slow_first_byte" fault without it waits 1000 ms.
+
+    ``events`` replaces the generated stream with exactly these events, each a raw payload
+    string or a JSON value (sent as JSON), framed as the protocol frames one event (SSE
+    ``data:`` line, NDJSON line): how tests send malformed events.
     """
 
     content: str = ""
@@ -78,6 +83,7 @@ class Reply:
     fault: str | None = None
     retry_after: float | None = None
     status: int | None = None
+    events: tuple[str, ...] | None = None
 
     @property
     def error_status(self) -> int | None:
@@ -146,6 +152,9 @@ def parse_reply(data: Any) -> Reply:
     if status is not None and not 400 <= status <= 599:
         raise ValueError(f"reply 'status' must be an HTTP error status 400-599, got {status}")
     retry_after = _optional(data, "retry_after", (int, float))
+    events = data.get("events")
+    if events is not None and not isinstance(events, list):
+        raise ValueError("reply 'events' must be a list")
     tool_calls = data.get("tool_calls") or []
     if not isinstance(tool_calls, list):
         raise ValueError("reply 'tool_calls' must be a list")
@@ -159,7 +168,12 @@ def parse_reply(data: Any) -> Reply:
         fault=fault,
         retry_after=retry_after,
         status=status,
+        events=None if events is None else tuple(_event_text(e) for e in events),
     )
+
+
+def _event_text(event: Any) -> str:
+    return event if isinstance(event, str) else json.dumps(event, ensure_ascii=False)
 
 
 @dataclass(frozen=True)

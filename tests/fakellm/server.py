@@ -82,6 +82,13 @@ class FakeLLM:
         return self.url + "/v1"
 
     @property
+    def connections(self) -> int:
+        """TCP connections accepted so far (a client reusing its connection adds none)."""
+        if self._server is None:
+            raise RuntimeError("fakellm: not started")
+        return self._server.connections
+
+    @property
     def requests(self) -> list[RecordedRequest]:
         """A copy of the requests recorded so far (control endpoints are not recorded)."""
         return self._log.snapshot()

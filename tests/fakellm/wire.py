@@ -46,6 +46,7 @@ class Wire:
     garbage: bytes
     error_body: Callable[[int, str], dict[str, Any]]
     models: Callable[[str], dict[str, Any]]
+    frame: Callable[[str], bytes] = lambda payload: f"data: {payload}\n\n".encode()
 
 
 def pieces(text: str, size: int) -> list[str]:

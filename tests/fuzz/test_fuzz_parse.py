@@ -1,9 +1,11 @@
 """Fuzz target for the reply parser (opt-in: AGENT_LS_FUZZ=1; examples per test from
 AGENT_LS_FUZZ_EXAMPLES, default 2000). bench/fuzz_parse.py runs it and prints timings.
 
-Properties on arbitrary, mutated and huge inputs: never raises, keeps every character
-(spans tile the reply), snippet spans nest inside the reply, streaming in arbitrary chunks
-gives the same blocks.
+Properties on arbitrary, mutated and huge inputs (`properties.check`): never raises, keeps
+every character (spans tile the reply), snippet spans nest inside the reply, streaming in
+arbitrary chunks gives the same blocks. Inputs that ever failed live in tests/fuzz/corpus/
+(replayed on every run by test_fuzz_corpus.py, and mutated here): add each new failure's
+shrunk form there.
 """
 
 from __future__ import annotations
@@ -14,8 +16,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from parsing import StreamParser, find_snippets, parse_reply
-from tests.unit.parsing.support import assert_tiles, normalise, replies
+from tests.fuzz.properties import check
+from tests.fuzz.test_fuzz_corpus import CASES
+from tests.unit.parsing.support import replies
 
 pytestmark = pytest.mark.skipif(
     not os.environ.get("AGENT_LS_FUZZ"), reason="fuzzing is opt-in: set AGENT_LS_FUZZ=1"
@@ -36,10 +39,14 @@ _ATOMS = [
 noise = st.lists(st.sampled_from(_ATOMS), max_size=200).map("".join)
 
 
+_SEEDS = [path.read_bytes().decode("utf-8") for path in CASES]
+"""Every input that ever failed (tests/fuzz/corpus): mutated like generated replies."""
+
+
 @st.composite
 def mutated(draw: st.DrawFn) -> str:
-    """A generated reply with random cuts, duplications and insertions."""
-    text = draw(replies)
+    """A generated reply or a corpus input with random cuts, duplications and insertions."""
+    text = draw(st.one_of(replies, st.sampled_from(_SEEDS)))
     for _ in range(draw(st.integers(0, 6))):
         if not text:
             break
@@ -61,19 +68,6 @@ def mutated(draw: st.DrawFn) -> str:
 def huge(draw: st.DrawFn) -> str:
     atom = draw(st.sampled_from(["[", "{", '{"', '{"a":', "[{", '"', "`", "<think>", "{x} "]))
     return atom * draw(st.integers(1, 20_000)) + draw(noise)
-
-
-def check(text: str, cut_every: int) -> None:
-    blocks = parse_reply(text)
-    assert_tiles(blocks, text)
-    for s in find_snippets(text):
-        assert 0 <= s.start <= s.value_start < s.value_end <= s.end <= len(text)
-    parser, out = StreamParser(), []
-    for i in range(0, len(text), cut_every):
-        out += parser.feed(text[i : i + cut_every])
-    out += parser.close()
-    assert_tiles(out, text)
-    assert normalise(out) == normalise(blocks)
 
 
 @LONG

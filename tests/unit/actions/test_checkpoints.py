@@ -180,8 +180,8 @@ def test_conflict_check_can_compare_against_editor_buffers(
 ) -> None:
     apply_plan(store, {"a.txt": b"plan\n"})
     buffers = {"a.txt": b"plan\nunsaved typing\n"}
-    with pytest.raises(CheckpointConflict):
-        store.plan_undo(current_content=buffers.get)
+    with pytest.raises(CheckpointConflict, match=r"a.txt \(in the editor\)"):
+        store.plan_undo(buffers=buffers.get)
     planned = store.plan_undo()
     assert (repo / "a.txt").read_bytes() == b"plan\n"  # planning writes nothing
     assert planned.changes[0].content == b"a1\n"
@@ -189,6 +189,22 @@ def test_conflict_check_can_compare_against_editor_buffers(
     assert (repo / "a.txt").read_bytes() == b"a1\n"
     with pytest.raises(StaleTransition):
         store.apply(planned)  # the history moved: the same undo cannot run twice
+
+
+def test_disk_and_buffers_are_both_compared(store: CheckpointStore, repo: Path) -> None:
+    apply_plan(store, {"a.txt": b"plan\n", "c.txt": b"c\n"})
+    (repo / "a.txt").write_text("another tool wrote this\n")
+    in_editor = {"a.txt": b"plan\n", "c.txt": b"c\n"}  # a buffer not reloaded from disk
+    with pytest.raises(CheckpointConflict) as caught:
+        store.undo(buffers=in_editor.get)
+    assert caught.value.paths == ["a.txt"]
+    assert caught.value.places == {"a.txt": "on disk"}
+    in_editor["c.txt"] = b"c\ntyped\n"
+    with pytest.raises(CheckpointConflict, match=r"a.txt \(on disk\), c.txt \(in the editor\)"):
+        store.undo(buffers=in_editor.get)
+    assert (repo / "a.txt").read_text() == "another tool wrote this\n"
+    assert store.undo(force=True, buffers=in_editor.get).overridden == ("a.txt", "c.txt")
+    assert (repo / "a.txt").read_bytes() == b"a1\n"
 
 
 def test_plan_that_changes_nothing_leaves_no_undo_entry(store: CheckpointStore) -> None:

@@ -159,14 +159,31 @@ def test_root_is_readable_but_not_writable(ws: Workspace) -> None:
         (".aws/config", ".aws/"),
     ],
 )
-def test_secret_files_are_unreadable_unless_allowed(tree: Path, raw: str, pattern: str) -> None:
+def test_secret_files_are_refused_for_reads_and_writes_unless_allowed(
+    tree: Path, raw: str, pattern: str
+) -> None:
     strict = Workspace(tree)
-    with pytest.raises(PathRefused) as caught:
-        strict.resolve(raw, for_write=False)
-    assert repr(pattern) in caught.value.reason
-    assert strict.is_secret(strict.resolve(raw, for_write=True).relative)
+    for for_write in (False, True):
+        with pytest.raises(PathRefused) as caught:
+            strict.resolve(raw, for_write=for_write)
+        assert repr(pattern) in caught.value.reason
+        assert "allowSecretFiles" in caught.value.reason
+    assert strict.is_secret(raw)
     relaxed = Workspace(tree, allow_secrets=True)
     assert relaxed.resolve(raw, for_write=False).relative
+    assert relaxed.resolve(raw, for_write=True).relative
+    listed = Workspace(tree, secret_allow=[raw])
+    assert listed.resolve(raw, for_write=True).relative == raw
+    assert not listed.is_secret(raw)
+
+
+def test_the_secret_allow_list_uses_gitignore_globs(tree: Path) -> None:
+    ws = Workspace(tree, secret_allow=["certs/dev-*.pem", ".env.test"])
+    assert ws.resolve("certs/dev-local.pem", for_write=True).relative == "certs/dev-local.pem"
+    assert ws.resolve("app/.env.test", for_write=True).relative == "app/.env.test"
+    for refused in ("certs/prod.pem", "other/dev-local.pem", ".env", "app/.env.prod"):
+        with pytest.raises(PathRefused, match="secret deny list"):
+            ws.resolve(refused, for_write=True)
 
 
 def test_symlink_to_a_secret_inside_is_refused_for_reads(tree: Path) -> None:

@@ -85,9 +85,10 @@ async def test_list_files_honours_gitignore_and_the_deny_list(project: Path) -> 
         "/keep.log",
         "/docs/sub/final.md",
         "/.gitignore",
-        "/.env  (secret: not readable)",
     ]:
         assert expected in lines
+    assert "/.env" not in lines
+    assert lines[-1].startswith("(1 secret file(s) not listed")
     text = result.text
     for absent in ["debug.log", "build", "draft.md", "node_modules", ".git/", ".checkpoints"]:
         assert absent not in text
@@ -110,6 +111,21 @@ async def test_workspace_in_a_subfolder_of_a_git_repo(tmp_path: Path) -> None:
     result = await registry_for(tmp_path / "ws").call("list_files", {})
     assert result.data["source"] == "git"
     assert result.text.splitlines() == ["/a.py"]
+
+
+@needs_git
+async def test_git_variables_inherited_by_the_server_do_not_redirect_the_listing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write(tmp_path, {"ws/.gitignore": "*.tmp\n", "ws/a.py": "", "ws/b.tmp": "", "other/z.py": ""})
+    git(tmp_path / "ws", "init", "-q")
+    git(tmp_path / "other", "init", "-q")
+    git(tmp_path / "other", "add", "-A")
+    monkeypatch.setenv("GIT_DIR", str(tmp_path / "other" / ".git"))  # e.g. run from a hook
+    monkeypatch.setenv("GIT_INDEX_FILE", str(tmp_path / "other" / ".git" / "index"))
+    result = await registry_for(tmp_path / "ws").call("list_files", {})
+    assert result.data["source"] == "git"
+    assert result.text.splitlines() == ["/.gitignore", "/a.py"]
 
 
 @needs_git

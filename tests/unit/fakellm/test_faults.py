@@ -121,3 +121,30 @@ def test_stop_interrupts_a_slow_stream(llm: FakeLLM) -> None:
         llm.stop()
         with pytest.raises(httpx.RemoteProtocolError):
             list(lines)
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_reset_mid_stream_sends_part_then_resets(llm: FakeLLM, protocol: str) -> None:
+    llm.set_script({"replies": [{"content": TEXT, "fault": "reset_mid_stream"}, TEXT]})
+    out, error = stream_chat(llm, protocol)
+    assert isinstance(error, httpx.ReadError | httpx.RemoteProtocolError)
+    assert out.content
+    assert len(out.content) < len(TEXT)
+    assert not out.done
+    assert stream_chat(llm, protocol)[0].content == TEXT
+
+
+@pytest.mark.parametrize(
+    ("protocol", "framed"),
+    [
+        ("openai", 'data: {"choices": "x"}\n\ndata: not json\n\n'),
+        ("anthropic", 'event: ping\ndata: {"type": "ping"}\n\ndata: not json\n\n'),
+        ("ollama", '{"choices": "x"}\nnot json\n'),
+    ],
+)
+def test_scripted_events_are_sent_exactly(llm: FakeLLM, protocol: str, framed: str) -> None:
+    first = {"type": "ping"} if protocol == "anthropic" else {"choices": "x"}
+    llm.set_script({"replies": [{"events": [first, "not json"]}]})
+    response = post(llm, protocol)
+    assert response.status_code == 200
+    assert response.text == framed

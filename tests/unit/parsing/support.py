@@ -4,11 +4,9 @@ hypothesis strategies that generate replies."""
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any
 
-import pytest
 from hypothesis import strategies as st
 
 from parsing import Block, TextBlock
@@ -19,21 +17,21 @@ from parsing.snippets import _CANDIDATE, Item, TextSpan
 from parsing.xml_snippets import match_tool_tag_at
 
 REPO = Path(__file__).resolve().parents[3]
-SHARED = Path(os.environ.get("AGENT_LS_SHARED", REPO / ".." / "shared")).resolve()
-CORPUS = SHARED / "corpus"
+CORPUS = REPO / "tests" / "fixtures" / "corpus"
+"""Byte-identical copy of the shared corpus (replies, json-repair regressions), in the repo so
+that a plain clone runs every corpus test (.gitattributes keeps git from touching the bytes)."""
 
 
 def corpus_dir(name: str) -> Path:
-    """A corpus folder, or skip the test with the reason."""
+    """A corpus folder (a missing one is a broken checkout: fail, never skip)."""
     path = CORPUS / name
-    if not path.is_dir():
-        pytest.skip(f"shared corpus not found at {path} (CI puts shared/ beside the clone)")
+    assert path.is_dir(), f"corpus folder missing: {path}"
     return path
 
 
 def corpus_files(name: str, pattern: str = "*.txt") -> list[Path]:
-    path = CORPUS / name
-    return sorted(path.glob(pattern)) if path.is_dir() else []
+    """The corpus files of a folder, sorted (fails when the folder is missing)."""
+    return sorted(corpus_dir(name).glob(pattern))
 
 
 def read_reply(path: Path) -> str:
@@ -75,6 +73,9 @@ def assert_tiles(blocks: list[Block], text: str) -> None:
 def _opaque_end(text: str, res: Opaque) -> int:
     if res.close is None:
         return len(text)
+    if res.line is not None:  # a code fence: up to its closing fence line
+        m = res.line.search(text, res.search_from)
+        return len(text) if m is None else m.end()
     at = text.find(res.close, res.search_from)
     if at < 0:
         return len(text)

@@ -80,3 +80,36 @@ def test_runs_as_a_separate_process(tmp_path: Path) -> None:
         [sys.executable, "-c", code, "parse", str(path)], capture_output=True, check=True, text=True
     )
     assert [json.loads(x)["type"] for x in out.stdout.splitlines()] == ["text", "action"]
+
+
+FUZZ_CORPUS = sorted((Path(__file__).resolve().parents[2] / "fuzz" / "corpus").glob("*.txt"))
+
+
+@pytest.mark.parametrize("path", FUZZ_CORPUS, ids=[p.stem for p in FUZZ_CORPUS])
+@pytest.mark.parametrize("snippets", [False, True])
+def test_every_input_that_ever_failed_prints_records(
+    path: Path, snippets: bool, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = _cli(["parse", str(path), *(["--snippets"] if snippets else [])])
+    assert args.func(args) == 0
+    records = _lines(capsys)
+    if not snippets:  # the blocks tile the reply
+        text = path.read_bytes().decode("utf-8")
+        assert records[-1]["end"] == len(text)
+
+
+def test_json_repair_assertion_input_exits_cleanly_through_the_installed_command() -> None:
+    # json-repair's own AssertionError on this input used to print a traceback
+    agent_ls = Path(sys.executable).with_name("agent-ls")
+    out = subprocess.run(
+        [str(agent_ls), "parse", "-"],
+        input="<tool_call>{{'```json{```",
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert out.returncode == 0, out.stderr
+    assert "Traceback" not in out.stderr
+    [record] = [json.loads(line) for line in out.stdout.splitlines()]
+    assert record["type"] == "text"

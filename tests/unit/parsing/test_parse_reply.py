@@ -163,8 +163,15 @@ def test_several_values_in_one_fence_tile_it() -> None:
     assert next(s.value for s in find_snippets(reply)) == {"a": 1}
 
 
-def test_json_fence_body_that_only_json_repair_reads_is_a_snippet() -> None:
+def test_a_missing_comma_between_members_on_one_line_is_fixed() -> None:
     reply = '```json\n{"action": "text_response" "text_response": "x"}\n```'
+    [snippet] = find_snippets(reply)
+    assert snippet.value == {"action": "text_response", "text_response": "x"}
+    assert snippet.fixes == {"missing_comma"}
+
+
+def test_json_fence_body_that_only_json_repair_reads_is_a_snippet() -> None:
+    reply = '```json\n{"action" "text_response", "text_response": "x"}\n```'
     [snippet] = find_snippets(reply)
     assert snippet.value == {"action": "text_response", "text_response": "x"}
     assert snippet.repaired

@@ -90,11 +90,35 @@ def test_result_line_prefixes(prefix: str) -> None:
     assert record.line == 2
 
 
-@pytest.mark.parametrize("prefix", ["Result: ", "[2024-01-01] ", "INFO - ", "x "])
-def test_other_prefixes_make_an_unreadable_result_line(prefix: str) -> None:
-    error = error_of(prefix + RESULT)
+@pytest.mark.parametrize(
+    "prefix",
+    [
+        "stdout: ",
+        "[12:00:00] runner: ",
+        "2025-01-01 10:00:00 ERROR: ",
+        "2025-01-01T10:00:00.123Z [agent] INFO - ",
+        "Result: ",
+        "[2024-01-01] ",
+        "x ",
+        "\t",
+    ],
+)
+def test_a_name_date_or_level_word_anywhere_before_the_object(prefix: str) -> None:
+    record = parse_result_log("noise\n" + prefix + RESULT + "\nmore noise\n")
+    assert record.result == "ok"
+    assert record.line == 2
+    assert record.warnings == ()
+
+
+def test_a_brace_after_a_quote_is_inside_text_not_a_result() -> None:
+    error = error_of('say "hi" ' + RESULT)
+    assert error.code is ErrorCode.NO_VALID_RESULT_FOUND
+
+
+def test_a_cut_off_result_line_is_a_parse_error_naming_its_line() -> None:
+    error = error_of("start\nstdout: " + RESULT[:40] + "\n")
     assert error.code is ErrorCode.PARSE_ERROR
-    assert error.message.startswith("line 1:")
+    assert error.message.startswith("line 2:")
 
 
 def test_crlf_line_endings() -> None:

@@ -4,10 +4,14 @@ close, spans are absolute; close() decides what is still open."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from parsing import ActionBlock, StreamParser, TextBlock, ToolCallBlock
+from parsing import ActionBlock, StreamParser, TextBlock, ToolCallBlock, parse_reply
+from tests.unit.parsing.support import corpus_files, normalise, read_reply
 
 DOC = json.dumps({"action": "text_response", "text_response": "Hi } ] ``` </tool_call>"})
 
@@ -87,3 +91,41 @@ def test_long_document_in_small_chunks_is_linear_enough() -> None:
         out += parser.feed(doc[i : i + 40])
     [action] = [b for b in out if isinstance(b, ActionBlock)]
     assert action.document["next_file"]["file"]["content"] == content
+
+
+# -- streaming == whole-reply parse, for every chunking (issue 11 item 4) ---------------------
+SET_MODE = 'Set {mode: <think>} first.\n{"function_name": "list_files", "args": {}}'
+
+
+@pytest.mark.parametrize("size", [1, 2, 3, 4, 5, 16, 64])
+def test_a_brace_before_a_think_tag_does_not_swallow_the_call_in_small_chunks(size: int) -> None:
+    parser, out = StreamParser(), []
+    for i in range(0, len(SET_MODE), size):
+        out += parser.feed(SET_MODE[i : i + size])
+    out += parser.close()
+    [call] = [b for b in out if isinstance(b, ToolCallBlock)]
+    assert (call.name, call.args) == ("list_files", {})
+    assert texts(out) == "Set {mode: <think>} first.\n"
+
+
+def _chunked(text: str, sizes: list[int]) -> list:  # type: ignore[type-arg]
+    parser, out, i, k = StreamParser(), [], 0, 0
+    while i < len(text):
+        size = sizes[k % len(sizes)]
+        out += parser.feed(text[i : i + size])
+        i, k = i + size, k + 1
+    return out + parser.close()
+
+
+CORPUS = corpus_files("replies") + corpus_files("json-repair-regressions")
+
+
+@pytest.mark.parametrize("path", CORPUS, ids=[p.stem for p in CORPUS])
+@settings(max_examples=10, deadline=None)
+@given(sizes=st.lists(st.integers(1, 24), min_size=1, max_size=40), ones=st.booleans())
+def test_every_corpus_reply_streams_as_parsed_whole(
+    path: Path, sizes: list[int], ones: bool
+) -> None:
+    text = read_reply(path)
+    chunks = [1] if ones else sizes
+    assert normalise(_chunked(text, chunks)) == normalise(parse_reply(text))

@@ -13,11 +13,18 @@ import pytest
 from actions.apply import DiskApplier, FileWrite
 from actions.paths import Workspace
 from actions.prompt import render_system_prompt
-from actions.schema import StartMultiFile, validate_action
+from actions.schema import (
+    ContinueMultiFile,
+    StartMultiFile,
+    TextResponse,
+    ToolCallAction,
+    validate_action,
+)
 from actions.tools import default_registry
 from parsing import ActionBlock, parse_reply
 from server.config import Config
 from server.providers.base import ChatMessage, ProviderError
+from server.providers.constraints import TurnState
 from server.providers.local import LocalProvider, bundled_model, llama_installed
 from tests.unit.providers.conftest import collect
 
@@ -61,6 +68,51 @@ async def test_every_reply_is_one_valid_action_document(question: str) -> None:
     reply = await collect(provider(), conversation(question))
     assert reply.finish_reason == "stop"
     validate_action(the_document(reply.text))  # raises InvalidAction if not
+
+
+async def test_a_reply_cut_at_max_tokens_finishes_with_length() -> None:
+    reply = await collect(provider(maxTokens=8), conversation("Write a haiku about the sea"))
+    assert reply.finish_reason == "length"
+    assert 0 < len(reply.text) < 80
+
+
+def example_state(**fields: object) -> TurnState:
+    tools = tuple(default_registry(Workspace(EXAMPLE)).manifests())
+    files = tuple(sorted(p.name for p in EXAMPLE.iterdir() if p.is_file()))
+    return TurnState(tools, files, **fields)  # type: ignore[arg-type]
+
+
+STATES = {
+    "no plan": example_state(),
+    "planned files left": example_state(plan_remaining=("notes.txt", "hello.py")),
+    "plan complete": example_state(plan_remaining=()),
+    "tools used": example_state(tools_called=("list_files", "read_file")),
+}
+
+
+@pytest.mark.parametrize("name", list(STATES))
+async def test_what_the_model_writes_is_valid_in_the_turn_state(name: str) -> None:
+    state = STATES[name]
+    local = provider(maxTokens=400)
+    chunks = [c async for c in local.stream_constrained(conversation(EDIT_PROMPT), state=state)]
+    reply = "".join(c.text for c in chunks)
+    assert chunks[-1].finish_reason == "stop", reply
+    action = validate_action(the_document(reply))
+    files = set(state.files or ())
+    if state.plan_remaining is None:
+        if isinstance(action, ToolCallAction):
+            assert action.tool_call.function_name not in state.tools_called
+        if isinstance(action, StartMultiFile):
+            path = action.first_file.path.lstrip("/")
+            assert (path in files) == (action.first_file.action == "update_file")
+    elif state.plan_remaining:
+        assert isinstance(action, ContinueMultiFile), reply
+        path = action.next_file.path.lstrip("/")
+        assert path in state.plan_remaining
+        assert (path in files) == (action.next_file.action != "create_file")
+    else:
+        assert isinstance(action, TextResponse), reply
+        assert action.text_response.strip()
 
 
 async def test_a_plan_from_the_model_applies_to_a_workspace(tmp_path: Path) -> None:

@@ -1,0 +1,31 @@
+"""Messages shared by the CLI and the LSP, so one problem reads the same everywhere."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+
+
+def workspace_problem(path: Path) -> str | None:
+    """Why `path` cannot be a workspace, or None when it can."""
+    if not path.exists():
+        return f"workspace {path} does not exist"
+    if not path.is_dir():
+        return f"workspace {path} is not a folder"
+    return None
+
+
+def conflict_message(action: str, paths: list[str], force_hint: str) -> str:
+    """An undo/redo refused because files changed; `force_hint` says how to force it."""
+    since = "applied" if action == "undo" else "undone"
+    return (
+        f"cannot {action}: changed since the plan was {since}: {', '.join(paths)} "
+        f"({force_hint} to {action} anyway and lose those changes)"
+    )
+
+
+def empty_message_problem(message: str) -> str | None:
+    if not message.strip():
+        return "the chat message is empty: say what you want done"
+    return None
