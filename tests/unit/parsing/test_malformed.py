@@ -7,10 +7,11 @@ import pytest
 from parsing import parse_reply
 from parsing.malformed import malformed_documents
 
+# (a missing comma alone is repaired now: a stray colon is not)
 FOUND = [
-    ('{"action": "text_response" "text_response": "hi"}', "text_response", "Expecting ','"),
+    ('{"action": "text_response" : "text_response": "hi"}', "text_response", "Expecting ','"),
     (
-        'Untagged fence:\n```\n{"action": "text_response" "text_response": "hi"}\n```',
+        'Untagged fence:\n```\n{"action": "text_response" : "text_response": "hi"}\n```',
         "text_response",
         "line 1, column 28",
     ),
