@@ -279,7 +279,7 @@ async def test_an_undecodable_bare_document_goes_back_to_the_model(
     fakellm.set_script(
         {
             "replies": [
-                'Sure.\n{"action": "text_response" "text_response": "hi"}',
+                'Sure.\n{"action": "text_response" : "text_response": "hi"}',
                 doc(action="text_response", text_response="hi"),
             ]
         }
