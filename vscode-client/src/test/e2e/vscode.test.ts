@@ -394,8 +394,11 @@ test("review mode: the panel shows the staged plan and its diff; Reject one with
     await row("src/app.py").locator(".link").click();
     await page.waitForFunction(
       () =>
-        document.querySelector(".monaco-diff-editor .editor.modified .view-lines")?.textContent?.includes("from src.new import greet") &&
-        document.querySelector(".monaco-diff-editor .editor.original .view-lines")?.textContent?.includes("print('v1')"),
+        [...document.querySelectorAll(".monaco-diff-editor")].some(
+          (diff) =>
+            diff.querySelector(".editor.modified .view-lines")?.textContent?.replace(/\u00a0/g, " ").includes("from src.new import greet") &&
+            diff.querySelector(".editor.original .view-lines")?.textContent?.includes("print('v1')"),
+        ),
       undefined,
       { timeout: 30_000 },
     );
@@ -438,10 +441,12 @@ test("review mode: the panel shows the staged plan and its diff; Reject one with
 test("a wrong agentLs.serverPath is shown in the panel itself", { skip: SKIP, timeout: 120_000 }, () =>
   pictured("server-path", async () => {
     const chat = panel();
-    fs.writeFileSync(settingsFile, JSON.stringify({ ...settings, "agentLs.serverPath": "/nonexistent/agent-ls" }));
+    const workspaceSettings = path.join(workspace, ".vscode", "settings.json");
+    const kept = fs.readFileSync(workspaceSettings, "utf8");
+    fs.writeFileSync(workspaceSettings, JSON.stringify({ ...JSON.parse(kept), "agentLs.serverPath": "/nonexistent/agent-ls" }));
     await chat.locator("#server-error:visible").waitFor({ timeout: 60_000 });
     assert.match((await chat.locator("#server-error").textContent()) ?? "", /not running: agent-ls server not found: \/nonexistent\/agent-ls/);
-    fs.writeFileSync(settingsFile, JSON.stringify(settings));
+    fs.writeFileSync(workspaceSettings, kept);
     await chat.locator("#server-error").waitFor({ state: "hidden", timeout: 60_000 });
   }),
 );
