@@ -435,6 +435,17 @@ test("review mode: the panel shows the staged plan and its diff; Reject one with
       ["old.txt", "plan-file status-undone"],
     ]);
     assert.deepEqual(tree(workspace), before);
+
+    // The next message of the conversation tells the model why app.py was rejected.
+    await fetch(`${llmUrl}/_control/reset`, { method: "POST" });
+    await setScript({ replies: ["Understood, app.py stays as it is."] });
+    await chat.locator("#message").fill("ok?");
+    await chat.locator("#message").press("Enter");
+    await chat.locator(".entry.assistant", { hasText: "Understood, app.py stays" }).waitFor({ timeout: 60_000 });
+    const requests = (await (await fetch(`${llmUrl}/_control/requests`)).json()) as { body: { messages: { role: string; content: string }[] } }[];
+    const sent = requests[0].body.messages.filter((m) => m.role === "user").at(-1)?.content ?? "";
+    assert.match(sent, /src\/app\.py/);
+    assert.match(sent, /keep the print statement/);
   }),
 );
 
