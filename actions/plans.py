@@ -64,6 +64,8 @@ class PlanFiles:
         content = op.content
         if isinstance(op, UpdateFileOp) and op.edits is not None:
             content = await self._edited(plan, target, op)
+        if content is not None:
+            plan.recorder.check_content(target.relative, len(content.encode("utf-8")))
         plan.kept.pop(target.relative, None)
         if content is not None:
             plan.recorder.check_content(target.relative, len(content.encode("utf-8")))

@@ -40,6 +40,7 @@ CMD_CHECKPOINTS = "agent.checkpoints"
 CMD_REINDEX = "agent.reindex"
 CMD_ACCEPT = "agent.accept"
 CMD_REJECT = "agent.reject"
+CMD_STAGED_CONTENT = "agent.stagedContent"
 
 CONFIG_SECTION = "agentLs"
 
@@ -458,6 +459,24 @@ class RejectParams:
     plan_id: str = attrs.field(validator=attrs.validators.instance_of(str))
     files: list[str] | None = None
     reason: str | None = None
+
+
+@attrs.frozen(kw_only=True)
+class StagedContentParams:
+    """`agent.stagedContent [{planId, path}]`: a staged file's proposed content (for a diff)."""
+
+    plan_id: str = attrs.field(validator=attrs.validators.instance_of(str))
+    path: str = attrs.field(validator=attrs.validators.instance_of(str))
+
+
+@attrs.frozen(kw_only=True)
+class StagedContent:
+    """Result of `agent.stagedContent`: `content` absent when the plan deletes the file."""
+
+    path: str
+    op: Literal["create", "update", "delete"]
+    state: Literal["pending", "accepted", "rejected"]
+    content: str | None = None
 
 
 # The converter ----------------------------------------------------------------------------

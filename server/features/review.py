@@ -34,11 +34,14 @@ from server.lsp import AgentLanguageServer, RequestFailed
 from server.protocol import (
     CMD_ACCEPT,
     CMD_REJECT,
+    CMD_STAGED_CONTENT,
     AcceptParams,
     RejectParams,
     ReviewFile,
     ReviewPlan,
     ReviewProgress,
+    StagedContent,
+    StagedContentParams,
     to_wire,
 )
 
@@ -46,6 +49,7 @@ from server.protocol import (
 def register(server: AgentLanguageServer) -> None:
     server.command(CMD_ACCEPT)(accept)
     server.command(CMD_REJECT)(reject)
+    server.command(CMD_STAGED_CONTENT)(staged_content)
 
 
 def review_files(plan: StagedPlan) -> list[ReviewFile]:
@@ -139,6 +143,25 @@ async def reject(ls: AgentLanguageServer, *args: Any) -> Any:
         raise RequestFailed(f"reject: {exc}") from None
     board.reject(plan, files, (params.reason or "").strip())
     return to_wire(review_plan(plan))
+
+
+async def staged_content(ls: AgentLanguageServer, *args: Any) -> Any:
+    """The content a plan proposes for one file (what the editor shows against the disk)."""
+    params: StagedContentParams = _plan(ls, args, StagedContentParams)
+    _, board = _board(ls)
+    try:
+        plan = board.get(params.plan_id)
+    except ReviewError as exc:
+        raise RequestFailed(f"stagedContent: {exc}") from None
+    staged = plan.files.get(params.path)
+    if staged is None:
+        known = ", ".join(plan.files) or "none"
+        raise RequestFailed(
+            f"stagedContent: {params.path} is not a file of plan {params.plan_id} (files: {known})"
+        )
+    return to_wire(
+        StagedContent(path=staged.path, op=staged.op, state=staged.state, content=staged.content)
+    )
 
 
 def review_actions(ls: AgentLanguageServer, uri: str) -> list[types.CodeAction]:

@@ -127,3 +127,30 @@ async def test_changed_file_is_refused_by_name_and_code_actions_offer_review(
     with pytest.raises(JsonRpcException, match="was already accepted"):
         await command(client, "agent.accept", {"planId": plan_id, "files": ["src/new.py"]})
     assert NEW_APP not in (project / "src" / "app.py").read_text()
+
+
+async def test_staged_content_is_what_accept_would_write(
+    client: LanguageClient, fakellm: FakeLLM, project: Path
+) -> None:
+    fakellm.set_script({"replies": FULL_CONVERSATION})
+    result = await chat(client, "Add a greeting module")
+    plan_id = result["plan"]["planId"]
+
+    async def staged(path: str) -> Any:
+        return await command(client, "agent.stagedContent", {"planId": plan_id, "path": path})
+
+    created = await staged("src/new.py")
+    assert created == {
+        "path": "src/new.py",
+        "op": "create",
+        "state": "pending",
+        "content": NEW_MODULE,
+    }
+    assert await staged("old.txt") == {"path": "old.txt", "op": "delete", "state": "pending"}
+    assert (await staged("src/app.py"))["content"] == NEW_APP
+    assert (project / "src" / "app.py").read_text() == SEED_FILES["src/app.py"]
+
+    with pytest.raises(JsonRpcException, match=r"nope\.py is not a file of plan"):
+        await staged("nope.py")
+    with pytest.raises(JsonRpcException, match="unknown plan"):
+        await command(client, "agent.stagedContent", {"planId": "zzz", "path": "src/new.py"})

@@ -64,7 +64,7 @@ def test_typescript_has_no_protocol_name_the_server_lacks() -> None:
     python = python_constants()
     typescript = typescript_constants()
     # Client-only names (view ids, URI schemes) are not protocol names.
-    client_only = {"CHAT_VIEW_ID", "CHECKPOINT_SCHEME"}
+    client_only = {"CHAT_VIEW_ID", "CHECKPOINT_SCHEME", "STAGED_SCHEME"}
     extra = sorted(set(typescript) - set(python) - client_only)
     assert extra == [], f"constants.ts has names protocol.py does not define: {extra}"
 

@@ -4,22 +4,17 @@
  * with tables of messages.
  */
 
-import type { ChatContext, ChatResult, ProgressEvent } from "./protocol";
+import type { ChatContext, ChatResult, ProgressEvent, ReviewPlan } from "./protocol";
 import type { HostMessage, Level } from "./messages";
+import { type FileStatus, type PlanEntry, type PlanFile, applyMove, mergeReview, reviewEntry } from "./planState";
 
-export type FileStatus = "pending" | "applied" | "skipped";
-
-export interface PlanFile {
-  path: string;
-  status: FileStatus;
-  action?: string;
-}
+export type { FileStatus, PlanEntry, PlanFile } from "./planState";
 
 export type Entry =
   | { kind: "user"; text: string; context?: string }
   | { kind: "assistant"; text: string }
   | { kind: "tool"; name: string; args: string; result?: string; ok?: boolean }
-  | { kind: "plan"; description: string; files: PlanFile[]; checkpointId?: string; done: boolean }
+  | PlanEntry
   | { kind: "notice"; level: Level; text: string };
 
 export interface Session {
@@ -34,10 +29,44 @@ export interface ChatState {
   active: number;
   busy: boolean;
   status: string;
+  /** Why the server is not running (a wrong agentLs.serverPath...): shown atop the panel. */
+  serverError?: string;
 }
 
 export function initialState(): ChatState {
   return { sessions: [{ title: "New chat", entries: [] }], active: 0, busy: false, status: "" };
+}
+
+/** Update every plan entry of every session (a review or an undo may concern any of them). */
+function mapPlans(state: ChatState, update: (plan: PlanEntry) => PlanEntry): ChatState {
+  const sessions = state.sessions.map((session) => {
+    let changed = false;
+    const entries = session.entries.map((entry) => {
+      if (entry.kind !== "plan") {
+        return entry;
+      }
+      const next = update(entry);
+      changed ||= next !== entry;
+      return next;
+    });
+    return changed ? { ...session, entries } : session;
+  });
+  return { ...state, sessions };
+}
+
+/** The staged plan arrived (progress or result): it replaces this turn's plan entry, or is added. */
+function staged(session: Session, plan: Omit<ReviewPlan, "checkpointId" | "refused">): Session {
+  const entries = session.entries;
+  const known = entries.findIndex((e) => e.kind === "plan" && e.planId === plan.planId);
+  const index = known >= 0 ? known : lastPlanIndex(entries);
+  const target = index >= 0 ? (entries[index] as PlanEntry) : undefined;
+  const thisTurn = target && (target.planId === plan.planId || (!target.done && target.planId === undefined));
+  if (!target || !thisTurn) {
+    return push(session, reviewEntry(plan));
+  }
+  const next = entries.slice();
+  next[index] = mergeReview(target, plan);
+  return { ...session, entries: next };
 }
 
 function withActive(state: ChatState, update: (session: Session) => Session): ChatState {
@@ -73,12 +102,12 @@ function lastPlanIndex(entries: Entry[]): number {
   return -1;
 }
 
-function updatePlan(session: Session, update: (plan: Extract<Entry, { kind: "plan" }>) => Entry): Session {
+function updatePlan(session: Session, update: (plan: PlanEntry) => Entry): Session {
   const index = lastPlanIndex(session.entries);
   if (index < 0) {
     return session;
   }
-  const plan = session.entries[index] as Extract<Entry, { kind: "plan" }>;
+  const plan = session.entries[index] as PlanEntry;
   const entries = session.entries.slice();
   entries[index] = update(plan);
   return { ...session, entries };
@@ -86,8 +115,8 @@ function updatePlan(session: Session, update: (plan: Extract<Entry, { kind: "pla
 
 function fileApplied(session: Session, path: string, action: string): Session {
   const index = lastPlanIndex(session.entries);
-  const plan = index >= 0 ? (session.entries[index] as Extract<Entry, { kind: "plan" }>) : undefined;
-  if (!plan || plan.done) {
+  const plan = index >= 0 ? (session.entries[index] as PlanEntry) : undefined;
+  if (!plan || plan.done || plan.planId !== undefined) {
     return push(session, { kind: "notice", level: "info", text: `${action}: ${path}` });
   }
   return updatePlan(session, (p) => {
@@ -133,11 +162,7 @@ export function applyProgress(session: Session, event: ProgressEvent): Session {
     case "error":
       return push(current, { kind: "notice", level: "error", text: event.message });
     case "review":
-      return push(current, {
-        kind: "notice",
-        level: "info",
-        text: `Plan staged for review: ${event.files.map((f) => f.path).join(", ")} (Accept / Reject AI change)`,
-      });
+      return staged(current, event);
   }
 }
 
@@ -161,8 +186,11 @@ export function applyResult(session: Session, result: ChatResult): Session {
     current = push(current, { kind: "assistant", text: result.text });
   }
   const plan = result.plan;
-  if (!plan || "planId" in plan) {
-    return current; // review mode: the staged plan is shown by its "review" progress notice
+  if (!plan) {
+    return current;
+  }
+  if ("planId" in plan) {
+    return staged(current, plan); // review mode: staged, nothing written yet
   }
   if (lastPlanIndex(current.entries) < 0) {
     current = push(current, { kind: "plan", description: plan.description, files: [], done: false });
@@ -210,8 +238,15 @@ export function reduce(state: ChatState, message: HostMessage): ChatState {
       return withActive(state, (s) => push(s, { kind: "notice", level: message.level, text: message.text }));
     case "newChat":
       return newChat(state);
-    case "status":
-      return { ...state, status: message.serverRunning ? `${message.provider} · ${message.model}` : "server stopped" };
+    case "status": {
+      const status = message.serverRunning ? `${message.provider} · ${message.model}` : "server stopped";
+      const { serverError: _previous, ...rest } = state;
+      return message.error && !message.serverRunning ? { ...rest, status, serverError: message.error } : { ...rest, status };
+    }
+    case "reviewed":
+      return mapPlans(state, (entry) => (entry.planId === message.plan.planId ? mergeReview(entry, message.plan) : entry));
+    case "moved":
+      return mapPlans(state, (entry) => applyMove(entry, message.undo, message.result));
   }
 }
 

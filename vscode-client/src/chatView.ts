@@ -5,14 +5,16 @@
 
 import * as vscode from "vscode";
 import { AgentClient, TurnCancelled, errorMessage } from "./client";
-import { CHAT_VIEW_ID, CHECKPOINT_SCHEME } from "./constants";
+import { CHAT_VIEW_ID, CHECKPOINT_SCHEME, STAGED_SCHEME } from "./constants";
 import { chatHtml, nonce } from "./html";
 import { type HostMessage, parseViewMessage } from "./messages";
-import type { ChatContext, UndoResult } from "./protocol";
+import type { ChatContext, ReviewPlan, UndoResult } from "./protocol";
+import { showStagedDiff } from "./stagedDiff";
 
 /** What the active editor shows: its URI, and the selection when there is one. */
 export function editorContext(editor: vscode.TextEditor | undefined): ChatContext | undefined {
-  if (!editor || editor.document.uri.scheme === CHECKPOINT_SCHEME) {
+  const scheme = editor?.document.uri.scheme;
+  if (!editor || scheme === CHECKPOINT_SCHEME || scheme === STAGED_SCHEME) {
     return undefined;
   }
   const context: ChatContext = { uri: editor.document.uri.toString() };
@@ -33,6 +35,14 @@ export function describeMove(kind: "Undo" | "Redo", result: UndoResult): string 
   return `${kind} of ${result.checkpointId}: ${files || "no files"}${forced}`;
 }
 
+/** What an Accept / Reject did, in one line for the panel. */
+export function describeReview(plan: ReviewPlan): string {
+  const count = (state: string) => plan.files.filter((f) => f.state === state).length;
+  const parts = [`${count("accepted")} accepted`, `${count("rejected")} rejected`, `${count("pending")} pending`];
+  const checkpoint = plan.checkpointId ? ` — checkpoint ${plan.checkpointId}` : "";
+  return `Plan ${plan.description || plan.planId}: ${parts.join(", ")}${checkpoint}`;
+}
+
 export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disposable {
   private view: vscode.WebviewView | undefined;
   private ready: Promise<void> = Promise.resolve();
@@ -44,7 +54,9 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     private readonly extensionUri: vscode.Uri,
     private readonly client: AgentClient,
     private readonly onBusy: (busy: boolean) => void,
-  ) {}
+  ) {
+    this.disposables.push(client.onReviewed((plan) => this.post({ type: "reviewed", plan })));
+  }
 
   resolveWebviewView(view: vscode.WebviewView): void {
     this.view = view;
@@ -102,6 +114,12 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
         return;
       case "openFile":
         return this.openFile(message.path);
+      case "openStagedDiff":
+        return showStagedDiff(message.planId, message.path);
+      case "accept":
+        return this.accept(message.planId, message.files);
+      case "reject":
+        return this.reject(message.planId, message.files);
       default:
         return;
     }
@@ -109,7 +127,8 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
 
   async postStatus(): Promise<void> {
     const status = await this.client.status();
-    this.post({ type: "status", ...status, serverRunning: this.client.running });
+    const error = this.client.startError;
+    this.post({ type: "status", ...status, serverRunning: this.client.running, ...(error ? { error } : {}) });
   }
 
   /** Reveal the panel and wait (at most 10 s) until its page listens. */
@@ -155,6 +174,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     const run = (f: boolean) => (kind === "Undo" ? this.client.undo(f) : this.client.redo(f));
     try {
       const result = await run(force);
+      this.post({ type: "moved", undo: kind === "Undo", result });
       this.notice("info", describeMove(kind, result));
     } catch (error) {
       const text = errorMessage(error);
@@ -169,6 +189,38 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
           await this.move(kind, true);
         }
       }
+    }
+  }
+
+  /** Accept the files (default: every pending one); files changed since staging are named. */
+  async accept(planId: string, files?: string[]): Promise<void> {
+    try {
+      const plan = await this.client.accept(files ? { planId, files } : { planId });
+      if (plan.refused?.length) {
+        this.notice("error", `Not accepted: ${plan.refused.join("; ")}`);
+      }
+      this.notice("info", describeReview(plan));
+    } catch (error) {
+      this.notice("error", `Accept failed: ${errorMessage(error)}`);
+    }
+  }
+
+  /** Reject the files after asking why (optional; the model reads it). Escape cancels. */
+  async reject(planId: string, files?: string[]): Promise<void> {
+    const what = files ? files.join(", ") : "all pending files of the plan";
+    const reason = await vscode.window.showInputBox({
+      title: `Reject ${what}`,
+      prompt: "Why? (optional: the agent reads it with your next message; Escape cancels)",
+      placeHolder: "e.g. keep the print statement",
+    });
+    if (reason === undefined) {
+      return;
+    }
+    try {
+      const params = { planId, ...(files ? { files } : {}), ...(reason.trim() ? { reason: reason.trim() } : {}) };
+      this.notice("info", describeReview(await this.client.reject(params)));
+    } catch (error) {
+      this.notice("error", `Reject failed: ${errorMessage(error)}`);
     }
   }
 

@@ -19,21 +19,31 @@ import {
   AGENT_CHAT,
   AGENT_CHAT_PROGRESS,
   AGENT_STATUS,
+  CMD_ACCEPT,
   CMD_CHAT,
   CMD_CHECKPOINTS,
   CMD_REDO,
+  CMD_REJECT,
+  CMD_STAGED_CONTENT,
   CMD_UNDO,
   CONFIG_SECTION,
 } from "./constants";
 import {
+  type AcceptParams,
   type ChatParams,
   type ChatResult,
   type CheckpointInfo,
   type ProgressEvent,
+  type RejectParams,
+  type ReviewPlan,
+  type StagedContent,
+  type StagedContentParams,
   type UndoResult,
   parseChatResult,
   parseCheckpoints,
   parseProgress,
+  parseReviewPlan,
+  parseStagedContent,
   parseUndoResult,
 } from "./protocol";
 import { EditedDocuments } from "./saveEdited";
@@ -77,10 +87,15 @@ export class AgentClient implements vscode.Disposable {
   private client: LanguageClient | undefined;
   private readonly progressEmitter = new vscode.EventEmitter<ProgressEvent>();
   private readonly runningEmitter = new vscode.EventEmitter<boolean>();
+  private readonly reviewedEmitter = new vscode.EventEmitter<ReviewPlan>();
   private readonly edited = new EditedDocuments();
   private flushTimer: NodeJS.Timeout | undefined;
   readonly onProgress = this.progressEmitter.event;
   readonly onDidChangeRunning = this.runningEmitter.event;
+  /** A review decision went through (from the panel or from a code action's command). */
+  readonly onReviewed = this.reviewedEmitter.event;
+  /** Why the last start failed (a wrong agentLs.serverPath...); undefined once one succeeds. */
+  startError: string | undefined;
   readonly hooks: ClientHooks = {};
 
   constructor(private readonly output: vscode.LogOutputChannel) {}
@@ -90,6 +105,16 @@ export class AgentClient implements vscode.Disposable {
   }
 
   async start(): Promise<void> {
+    this.startError = undefined;
+    try {
+      await this.launch();
+    } catch (error) {
+      this.startError = errorMessage(error);
+      throw error;
+    }
+  }
+
+  private async launch(): Promise<void> {
     const settings = vscode.workspace.getConfiguration(CONFIG_SECTION);
     const command = resolveServerPath(settings.get<string>("serverPath", "agent-ls"));
     const server: Executable = { command, args: settings.get<string[]>("serverArgs", []) };
@@ -111,7 +136,15 @@ export class AgentClient implements vscode.Disposable {
           if (params && this.hooks.chatCommand) {
             return this.hooks.chatCommand(params);
           }
-          return next(command, args);
+          const result: unknown = await next(command, args);
+          if (command === CMD_ACCEPT || command === CMD_REJECT) {
+            try {
+              this.noteReview(result); // an Accept / Reject code action: the panel's badges follow
+            } catch (error) {
+              this.output.warn(`${command}: ${errorMessage(error)}`);
+            }
+          }
+          return result;
         },
         resolveCodeAction: async (item, token, next) => {
           const data: unknown = (item as { data?: unknown }).data;
@@ -198,6 +231,35 @@ export class AgentClient implements vscode.Disposable {
     }
   }
 
+  /** `agent.accept`: apply the listed (default: all pending) staged files as one checkpoint. */
+  async accept(params: AcceptParams): Promise<ReviewPlan> {
+    try {
+      return this.noteReview(await this.command(CMD_ACCEPT, [params]));
+    } finally {
+      await this.flushEdits();
+    }
+  }
+
+  /** `agent.reject`: discard the listed (default: all pending) staged files; the reason goes to the model. */
+  async reject(params: RejectParams): Promise<ReviewPlan> {
+    return this.noteReview(await this.command(CMD_REJECT, [params]));
+  }
+
+  /** `agent.stagedContent`: what a pending plan would write to one file. */
+  async stagedContent(params: StagedContentParams): Promise<StagedContent> {
+    return parseStagedContent(await this.command(CMD_STAGED_CONTENT, [params]));
+  }
+
+  private async command(command: string, args: unknown[]): Promise<unknown> {
+    return this.require().sendRequest("workspace/executeCommand", { command, arguments: args });
+  }
+
+  private noteReview(raw: unknown): ReviewPlan {
+    const plan = parseReviewPlan(raw);
+    this.reviewedEmitter.fire(plan);
+    return plan;
+  }
+
   async checkpoints(): Promise<CheckpointInfo[]> {
     const raw: unknown = await this.require().sendRequest("workspace/executeCommand", {
       command: CMD_CHECKPOINTS,
@@ -247,5 +309,6 @@ export class AgentClient implements vscode.Disposable {
     void this.stop();
     this.progressEmitter.dispose();
     this.runningEmitter.dispose();
+    this.reviewedEmitter.dispose();
   }
 }

@@ -19,6 +19,7 @@ export const CMD_CHECKPOINTS = "agent.checkpoints";
 export const CMD_REINDEX = "agent.reindex";
 export const CMD_ACCEPT = "agent.accept";
 export const CMD_REJECT = "agent.reject";
+export const CMD_STAGED_CONTENT = "agent.stagedContent";
 
 export const CONFIG_SECTION = "agentLs";
 
@@ -35,3 +36,4 @@ export const VSCODE_COMMANDS = {
 
 export const CHAT_VIEW_ID = "agentLs.chatView";
 export const CHECKPOINT_SCHEME = "agent-ls-checkpoint";
+export const STAGED_SCHEME = "agent-ls-staged";

@@ -4,7 +4,8 @@ import * as vscode from "vscode";
 import { AgentClient, errorMessage } from "./client";
 import { ChatViewProvider } from "./chatView";
 import { CheckpointContentProvider, pickCheckpoint, showCheckpointDiff } from "./checkpointView";
-import { CHAT_VIEW_ID, CHECKPOINT_SCHEME, CONFIG_SECTION, VSCODE_COMMANDS } from "./constants";
+import { CHAT_VIEW_ID, CHECKPOINT_SCHEME, CONFIG_SECTION, STAGED_SCHEME, VSCODE_COMMANDS } from "./constants";
+import { StagedContentProvider } from "./stagedDiff";
 import { AgentStatusBar } from "./statusBar";
 
 let running: AgentClient | undefined;
@@ -51,6 +52,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     chat,
     vscode.window.registerWebviewViewProvider(CHAT_VIEW_ID, chat, { webviewOptions: { retainContextWhenHidden: true } }),
     vscode.workspace.registerTextDocumentContentProvider(CHECKPOINT_SCHEME, new CheckpointContentProvider()),
+    vscode.workspace.registerTextDocumentContentProvider(STAGED_SCHEME, new StagedContentProvider(client)),
     client.onDidChangeRunning((running) => statusBar.update({ running })),
     vscode.commands.registerCommand(VSCODE_COMMANDS.chat, () => chat.reveal()),
     vscode.commands.registerCommand(VSCODE_COMMANDS.newChat, async () => {

@@ -41,6 +41,7 @@ export function chatHtml(r: PageResources): string {
   <button id="undo" title="Undo the last plan (agent.undo)">Undo</button>
   <button id="redo" title="Redo the last undone plan (agent.redo)">Redo</button>
 </header>
+<div id="server-error" class="server-error" role="alert" hidden></div>
 <main id="transcript" aria-live="polite"></main>
 <footer class="composer">
   <textarea id="message" rows="3" placeholder="Ask the agent… (Enter to send, Shift+Enter for a new line)" aria-label="Message"></textarea>

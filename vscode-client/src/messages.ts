@@ -3,7 +3,7 @@
  * Pure types plus a guard, shared by both bundles.
  */
 
-import type { ChatContext, ChatResult, ProgressEvent } from "./protocol";
+import type { ChatContext, ChatResult, ProgressEvent, ReviewPlan, UndoResult } from "./protocol";
 
 export type Level = "info" | "error";
 
@@ -14,7 +14,11 @@ export type HostMessage =
   | { type: "turnEnded"; result?: ChatResult; error?: string; cancelled?: boolean }
   | { type: "notice"; level: Level; text: string }
   | { type: "newChat" }
-  | { type: "status"; provider: string; model: string; serverRunning: boolean };
+  | { type: "status"; provider: string; model: string; serverRunning: boolean; error?: string }
+  /** A review decision (from the panel or a code action): the plan as the server now has it. */
+  | { type: "reviewed"; plan: ReviewPlan }
+  /** An undo or redo went through: the checkpoint's files change state. */
+  | { type: "moved"; undo: boolean; result: UndoResult };
 
 /** Webview -> host. */
 export type ViewMessage =
@@ -24,9 +28,27 @@ export type ViewMessage =
   | { type: "undo" }
   | { type: "redo" }
   | { type: "openDiff"; checkpointId: string; path: string }
-  | { type: "openFile"; path: string };
+  | { type: "openFile"; path: string }
+  | { type: "openStagedDiff"; planId: string; path: string }
+  | { type: "accept"; planId: string; files?: string[] }
+  | { type: "reject"; planId: string; files?: string[] };
 
-const VIEW_TYPES = new Set(["ready", "send", "stop", "undo", "redo", "openDiff", "openFile"]);
+const VIEW_TYPES = new Set(["ready", "send", "stop", "undo", "redo", "openDiff", "openFile", "openStagedDiff", "accept", "reject"]);
+
+function isStrings(value: unknown): value is string[] {
+  return Array.isArray(value) && value.every((v) => typeof v === "string");
+}
+
+/** `{type, planId, files?}`, or undefined when the plan id or the file list is malformed. */
+function review(type: "accept" | "reject", m: Record<string, unknown>): ViewMessage | undefined {
+  if (typeof m.planId !== "string" || !m.planId) {
+    return undefined;
+  }
+  if (m.files === undefined) {
+    return { type, planId: m.planId };
+  }
+  return isStrings(m.files) && m.files.length > 0 ? { type, planId: m.planId, files: m.files } : undefined;
+}
 
 /** Narrow an untrusted message from the webview; undefined when malformed. */
 export function parseViewMessage(raw: unknown): ViewMessage | undefined {
@@ -49,6 +71,13 @@ export function parseViewMessage(raw: unknown): ViewMessage | undefined {
       return typeof m.checkpointId === "string" && typeof m.path === "string"
         ? { type: "openDiff", checkpointId: m.checkpointId, path: m.path }
         : undefined;
+    case "openStagedDiff":
+      return typeof m.planId === "string" && typeof m.path === "string"
+        ? { type: "openStagedDiff", planId: m.planId, path: m.path }
+        : undefined;
+    case "accept":
+    case "reject":
+      return review(m.type, m);
     case "openFile":
       return typeof m.path === "string" ? { type: "openFile", path: m.path } : undefined;
     default:

@@ -112,6 +112,20 @@ export interface RejectParams {
   reason?: string;
 }
 
+/** `agent.stagedContent [{planId, path}]`: the content a pending plan proposes for one file. */
+export interface StagedContentParams {
+  planId: string;
+  path: string;
+}
+
+/** Result of `agent.stagedContent`; `content` is absent when the plan deletes the file. */
+export interface StagedContent {
+  path: string;
+  op: "create" | "update" | "delete";
+  state: "pending" | "accepted" | "rejected";
+  content?: string;
+}
+
 /**
  * One `agent/chatProgress` notification, flattened: on the wire it is
  * `{sessionId, kind, delta}` for text and `{sessionId, kind, data: {...}}` for the others.
@@ -326,9 +340,54 @@ export function parseProgress(raw: unknown): ProgressEvent | undefined {
         ...optional("path", data.path, isString),
         ...optional("rolledBack", data.rolledBack, isStrings),
       };
+    case "review":
+      return { kind: "review", sessionId, ...parseReviewFields(data) };
     default:
       return undefined;
   }
+}
+
+const REVIEW_OPS: ReadonlySet<unknown> = new Set(["create", "update", "delete"]);
+const FILE_STATES: ReadonlySet<unknown> = new Set(["pending", "accepted", "rejected"]);
+const PLAN_STATES: ReadonlySet<unknown> = new Set(["pending", "accepted", "rejected", "partial"]);
+
+function reviewFile(raw: Json): ReviewFile {
+  return {
+    path: str(raw.path),
+    op: REVIEW_OPS.has(raw.op) ? (raw.op as ReviewFile["op"]) : "update",
+    state: FILE_STATES.has(raw.state) ? (raw.state as ReviewFile["state"]) : "pending",
+    ...optional("reason", raw.reason, isString),
+  };
+}
+
+function parseReviewFields(raw: Json): Omit<ReviewPlan, "checkpointId" | "refused"> {
+  return {
+    planId: str(raw.planId),
+    state: PLAN_STATES.has(raw.state) ? (raw.state as ReviewPlan["state"]) : "pending",
+    description: str(raw.description),
+    files: Array.isArray(raw.files) ? raw.files.filter(isObject).map(reviewFile) : [],
+  };
+}
+
+/** A staged plan (review mode) from `agent/chat`, `agent.accept` or `agent.reject`. */
+export function parseReviewPlan(raw: unknown): ReviewPlan {
+  if (!isObject(raw) || typeof raw.planId !== "string" || !raw.planId) {
+    throw new Error("the review answer has no planId");
+  }
+  return {
+    ...parseReviewFields(raw),
+    ...optional("checkpointId", raw.checkpointId, (v): v is string => isString(v) && v !== ""),
+    ...optional("refused", raw.refused, isStrings),
+  };
+}
+
+/** The result of `agent.stagedContent`. */
+export function parseStagedContent(raw: unknown): StagedContent {
+  if (!isObject(raw) || typeof raw.path !== "string") {
+    throw new Error("agent.stagedContent returned no path");
+  }
+  const file = reviewFile(raw);
+  return { path: file.path, op: file.op, state: file.state, ...optional("content", raw.content, isString) };
 }
 
 /** The result of `agent/chat`; throws on a payload without a session id. */
@@ -337,7 +396,9 @@ export function parseChatResult(raw: unknown): ChatResult {
     throw new Error("agent/chat returned no sessionId");
   }
   const result: ChatResult = { sessionId: raw.sessionId, text: str(raw.text), blocks: parseBlocks(raw.blocks) };
-  if (isObject(raw.plan)) {
+  if (isObject(raw.plan) && typeof raw.plan.planId === "string") {
+    result.plan = parseReviewPlan(raw.plan);
+  } else if (isObject(raw.plan)) {
     result.plan = {
       description: str(raw.plan.description),
       files: strings(raw.plan.files),

@@ -37,6 +37,9 @@ function render(): void {
   byId<HTMLButtonElement>("redo").disabled = state.busy;
   byId<HTMLButtonElement>("new-chat").disabled = state.busy;
   status.textContent = state.busy ? "working…" : state.status;
+  const serverError = byId<HTMLDivElement>("server-error");
+  serverError.hidden = !state.serverError;
+  serverError.textContent = state.serverError ? `The agent-ls server is not running: ${state.serverError}` : "";
   document.body.classList.toggle("busy", state.busy);
 }
 

@@ -1,6 +1,6 @@
 /** DOM for the chat panel's state: one element per transcript entry, rebuilt only when it changes. */
 
-import type { ChatState, Entry, PlanFile } from "../src/chatState";
+import type { ChatState, Entry, PlanEntry, PlanFile } from "../src/chatState";
 import type { ViewMessage } from "../src/messages";
 import { renderMarkdown } from "./markdown";
 
@@ -17,15 +17,82 @@ function el<K extends keyof HTMLElementTagNameMap>(tag: K, className?: string, t
   return node;
 }
 
-function planFileRow(file: PlanFile, checkpointId: string | undefined, post: Post): HTMLElement {
+function button(label: string, className: string, title: string, onClick: () => void): HTMLButtonElement {
+  const node = el("button", className, label);
+  node.title = title;
+  node.addEventListener("click", onClick);
+  return node;
+}
+
+/** Where a click on the file's name leads: its diff (staged or checkpoint) or the file. */
+function openMessage(file: PlanFile, plan: PlanEntry): ViewMessage {
+  const checkpointId = file.checkpointId ?? plan.checkpointId;
+  if (file.status === "pending" && plan.planId) {
+    return { type: "openStagedDiff", planId: plan.planId, path: file.path };
+  }
+  if (checkpointId && file.status !== "rejected") {
+    return { type: "openDiff", checkpointId, path: file.path };
+  }
+  return { type: "openFile", path: file.path };
+}
+
+function planFileRow(file: PlanFile, plan: PlanEntry, post: Post): HTMLElement {
   const row = el("li", `plan-file status-${file.status}`);
-  const link = el("button", "link", file.path);
-  link.title = checkpointId ? "Show the diff against the checkpoint" : "Open the file";
-  link.addEventListener("click", () =>
-    post(checkpointId ? { type: "openDiff", checkpointId, path: file.path } : { type: "openFile", path: file.path }),
-  );
-  row.append(link, el("span", "badge", file.action ? `${file.status} · ${file.action}` : file.status));
+  const message = openMessage(file, plan);
+  const link = button(file.path, "link", "", () => post(message));
+  link.title =
+    message.type === "openStagedDiff"
+      ? "Show the proposed change against the file now"
+      : message.type === "openDiff"
+        ? "Show the diff against the checkpoint"
+        : "Open the file";
+  const detail = file.action ?? file.op;
+  const actions = el("span", "file-actions");
+  if (file.status === "pending" && plan.planId) {
+    const planId = plan.planId;
+    actions.append(
+      button("Accept", "accept", `Write the proposed change to ${file.path}`, () => post({ type: "accept", planId, files: [file.path] })),
+      button("Reject", "reject secondary", `Discard the proposed change to ${file.path}`, () =>
+        post({ type: "reject", planId, files: [file.path] }),
+      ),
+    );
+  }
+  actions.append(el("span", "badge", detail ? `${file.status} · ${detail}` : file.status));
+  row.append(link, actions);
+  if (file.reason) {
+    row.title = `Rejected: ${file.reason}`;
+    actions.prepend(el("span", "reason", file.reason));
+  }
   return row;
+}
+
+function renderPlan(entry: PlanEntry, post: Post): HTMLElement {
+  const node = el("div", `entry plan${entry.done ? " done" : ""}${entry.planId ? " review" : ""}`);
+  const title = entry.planId ? "Proposed plan" : "Plan";
+  node.append(el("div", "plan-title", `${title}: ${entry.description || "(no description)"}`));
+  const list = el("ul", "plan-files");
+  for (const file of entry.files) {
+    list.append(planFileRow(file, entry, post));
+  }
+  node.append(list);
+  const pending = entry.files.filter((f) => f.status === "pending").length;
+  if (entry.planId && pending > 0) {
+    const planId = entry.planId;
+    const bar = el("div", "plan-actions");
+    bar.append(
+      button(`Accept all (${pending})`, "accept-all", "Write every pending file of the plan (one undo step)", () => post({ type: "accept", planId })),
+      button(`Reject all (${pending})`, "reject-all secondary", "Discard every pending file of the plan", () => post({ type: "reject", planId })),
+    );
+    node.append(bar);
+  }
+  if (entry.refused?.length) {
+    node.append(el("div", "refused", `Not accepted: ${entry.refused.join("; ")}`));
+  }
+  const checkpoints = [...new Set(entry.files.map((f) => f.checkpointId ?? entry.checkpointId).filter((c) => c !== undefined))];
+  if (checkpoints.length) {
+    node.append(el("div", "checkpoint", `checkpoint ${checkpoints.join(", ")}`));
+  }
+  return node;
 }
 
 function renderEntry(entry: Entry, post: Post): HTMLElement {
@@ -53,19 +120,8 @@ function renderEntry(entry: Entry, post: Post): HTMLElement {
       }
       return node;
     }
-    case "plan": {
-      const node = el("div", `entry plan${entry.done ? " done" : ""}`);
-      node.append(el("div", "plan-title", `Plan: ${entry.description || "(no description)"}`));
-      const list = el("ul", "plan-files");
-      for (const file of entry.files) {
-        list.append(planFileRow(file, entry.checkpointId, post));
-      }
-      node.append(list);
-      if (entry.checkpointId) {
-        node.append(el("div", "checkpoint", `checkpoint ${entry.checkpointId}`));
-      }
-      return node;
-    }
+    case "plan":
+      return renderPlan(entry, post);
     case "notice":
       return el("div", `entry notice ${entry.level}`, entry.text);
   }

@@ -369,3 +369,95 @@ test("a settings change reaches the server without a restart", { skip: SKIP, tim
     );
   }),
 );
+
+test("review mode: the panel shows the staged plan and its diff; Reject one with a reason, Accept the rest; Undo", { skip: SKIP, timeout: 300_000 }, () =>
+  pictured("review", async () => {
+    const chat = panel();
+    const before = tree(workspace);
+    // The server reads agentLs.* as a whole: once the status bar shows the new model, review is on too.
+    fs.mkdirSync(path.join(workspace, ".vscode"), { recursive: true });
+    fs.writeFileSync(path.join(workspace, ".vscode", "settings.json"), JSON.stringify({ "agentLs.model": "review-model", "agentLs.review": "on" }));
+    await page.waitForFunction(() => document.querySelector(".statusbar")?.textContent?.includes("openai · review-model"), undefined, { timeout: 30_000 });
+    await fetch(`${llmUrl}/_control/reset`, { method: "POST" });
+    await setScript({ replies: SCRIPT.replies.slice(2, 6) });
+
+    await chat.locator("#message").fill("Add a greeting module, for review");
+    await chat.locator("#message").press("Enter");
+    const plan = chat.locator(".entry.plan.review").last();
+    const row = (file: string) => plan.locator(".plan-file", { hasText: file });
+    await plan.locator(".plan-file.status-pending").nth(2).waitFor({ timeout: 120_000 });
+    await chat.locator("#send:enabled").waitFor({ timeout: 60_000 });
+    assert.deepEqual(await plan.locator(".plan-file .badge").allTextContents(), ["pending · create", "pending · update", "pending · delete"]);
+    assert.deepEqual(tree(workspace), before, "nothing written while the plan is pending");
+
+    // The proposal against the file as it is now, in VS Code's diff editor.
+    await row("src/app.py").locator(".link").click();
+    await page.waitForFunction(
+      () =>
+        [...document.querySelectorAll(".monaco-diff-editor")].some(
+          (diff) =>
+            diff.querySelector(".editor.modified .view-lines")?.textContent?.replace(/\u00a0/g, " ").includes("from src.new import greet") &&
+            diff.querySelector(".editor.original .view-lines")?.textContent?.includes("print('v1')"),
+        ),
+      undefined,
+      { timeout: 30_000 },
+    );
+
+    // Reject app.py: VS Code asks why; the reason is kept on the row.
+    await row("src/app.py").locator("button.reject").click();
+    const box = page.locator(".quick-input-widget input");
+    await page.waitForSelector(".quick-input-widget .quick-input-title:has-text('Reject src/app.py')", { state: "visible", timeout: 30_000 });
+    await box.fill("keep the print statement");
+    await box.press("Enter");
+    await plan.locator(".plan-file.status-rejected", { hasText: "src/app.py" }).waitFor({ timeout: 30_000 });
+    assert.equal(await row("src/app.py").locator(".reason").textContent(), "keep the print statement");
+    assert.deepEqual(tree(workspace), before, "a rejection writes nothing");
+
+    // Accept the rest as one checkpoint.
+    await plan.locator("button.accept-all").click();
+    await chat.locator(".entry.plan.review.done").last().waitFor({ timeout: 60_000 });
+    const states = () => plan.locator(".plan-file").evaluateAll((els) => els.map((e) => [e.querySelector(".link")?.textContent, e.className]));
+    assert.deepEqual(await states(), [
+      ["src/new.py", "plan-file status-applied"],
+      ["src/app.py", "plan-file status-rejected"],
+      ["old.txt", "plan-file status-applied"],
+    ]);
+    const { "old.txt": _deleted, ...kept } = before;
+    assert.deepEqual(tree(workspace), { ...kept, "src/new.py": NEW_MODULE });
+    assert.equal(await plan.locator("button.accept, button.reject").count(), 0);
+
+    // Undo: the accepted files go back, their badges say so.
+    await chat.locator("#undo").click();
+    await plan.locator(".plan-file.status-undone").nth(1).waitFor({ timeout: 60_000 });
+    assert.deepEqual(await states(), [
+      ["src/new.py", "plan-file status-undone"],
+      ["src/app.py", "plan-file status-rejected"],
+      ["old.txt", "plan-file status-undone"],
+    ]);
+    assert.deepEqual(tree(workspace), before);
+
+    // The next message of the conversation tells the model why app.py was rejected.
+    await fetch(`${llmUrl}/_control/reset`, { method: "POST" });
+    await setScript({ replies: ["Understood, app.py stays as it is."] });
+    await chat.locator("#message").fill("ok?");
+    await chat.locator("#message").press("Enter");
+    await chat.locator(".entry.assistant", { hasText: "Understood, app.py stays" }).waitFor({ timeout: 60_000 });
+    const requests = (await (await fetch(`${llmUrl}/_control/requests`)).json()) as { body: { messages: { role: string; content: string }[] } }[];
+    const sent = requests[0].body.messages.filter((m) => m.role === "user").at(-1)?.content ?? "";
+    assert.match(sent, /src\/app\.py/);
+    assert.match(sent, /keep the print statement/);
+  }),
+);
+
+test("a wrong agentLs.serverPath is shown in the panel itself", { skip: SKIP, timeout: 120_000 }, () =>
+  pictured("server-path", async () => {
+    const chat = panel();
+    const workspaceSettings = path.join(workspace, ".vscode", "settings.json");
+    const kept = fs.readFileSync(workspaceSettings, "utf8");
+    fs.writeFileSync(workspaceSettings, JSON.stringify({ ...JSON.parse(kept), "agentLs.serverPath": "/nonexistent/agent-ls" }));
+    await chat.locator("#server-error:visible").waitFor({ timeout: 60_000 });
+    assert.match((await chat.locator("#server-error").textContent()) ?? "", /not running: agent-ls server not found: \/nonexistent\/agent-ls/);
+    fs.writeFileSync(workspaceSettings, kept);
+    await chat.locator("#server-error").waitFor({ state: "hidden", timeout: 60_000 });
+  }),
+);

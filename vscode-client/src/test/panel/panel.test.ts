@@ -196,3 +196,59 @@ test("sessions: New chat, the list, switching back; the transcript survives a re
   assert.match((await page.textContent("#transcript")) ?? "", /first answer/);
   assert.equal(await page.locator("#sessions option").count(), 2);
 });
+
+const STAGED = {
+  planId: "p1",
+  state: "pending" as const,
+  description: "Add a greeting module",
+  files: [
+    { path: "src/new.py", op: "create" as const, state: "pending" as const },
+    { path: "src/app.py", op: "update" as const, state: "pending" as const },
+  ],
+};
+
+test("a staged plan: diff, Accept / Reject per file and for the plan, then the true badges", { skip: SKIP }, async () => {
+  await host(
+    { type: "turnStarted", message: "Add a greeting module" },
+    { type: "progress", event: { kind: "review", sessionId: "s1", ...STAGED } },
+    { type: "turnEnded", result: { sessionId: "s1", text: "", blocks: [], plan: STAGED } },
+  );
+  await page.waitForSelector(".entry.plan.review");
+  assert.deepEqual(await page.locator(".plan-file .badge").allTextContents(), ["pending · create", "pending · update"]);
+  await page.click(".plan-file >> text=src/app.py");
+  await page.click(".plan-file.status-pending:has-text('src/app.py') button.reject");
+  await page.click(".plan-file.status-pending:has-text('src/new.py') button.accept");
+  await page.click("button.accept-all");
+  await page.click("button.reject-all");
+  assert.deepEqual((await posted()).slice(-5), [
+    { type: "openStagedDiff", planId: "p1", path: "src/app.py" },
+    { type: "reject", planId: "p1", files: ["src/app.py"] },
+    { type: "accept", planId: "p1", files: ["src/new.py"] },
+    { type: "accept", planId: "p1" },
+    { type: "reject", planId: "p1" },
+  ]);
+  await host({
+    type: "reviewed",
+    plan: { ...STAGED, state: "partial", checkpointId: "cp7", files: [{ ...STAGED.files[0], state: "accepted" }, { ...STAGED.files[1], state: "rejected", reason: "keep print" }] },
+  });
+  await page.waitForSelector(".entry.plan.done");
+  const rows = await page.locator(".plan-file").evaluateAll((els) => els.map((e) => [e.className, e.querySelector(".badge")?.textContent]));
+  assert.deepEqual(rows, [
+    ["plan-file status-applied", "applied · create"],
+    ["plan-file status-rejected", "rejected · update"],
+  ]);
+  assert.equal(await page.locator("button.accept, button.reject, button.accept-all").count(), 0, "nothing left to decide");
+  assert.equal(await page.textContent(".plan-file.status-rejected .reason"), "keep print");
+  await host({ type: "moved", undo: true, result: { checkpointId: "cp7", files: [{ path: "src/new.py", exists: false }], overridden: [] } });
+  await page.waitForSelector(".plan-file.status-undone");
+  assert.equal(await page.textContent(".plan-file.status-undone .badge"), "undone · create");
+});
+
+test("a server that cannot start is shown atop the panel", { skip: SKIP }, async () => {
+  assert.ok(await page.isHidden("#server-error"));
+  await host({ type: "status", provider: "openai", model: "m", serverRunning: false, error: "agent-ls server not found: /nope is not an executable file." });
+  assert.match((await page.textContent("#server-error")) ?? "", /not running: agent-ls server not found: \/nope/);
+  assert.ok(await page.isVisible("#server-error"));
+  await host({ type: "status", provider: "openai", model: "m", serverRunning: true });
+  assert.ok(await page.isHidden("#server-error"));
+});
