@@ -214,6 +214,12 @@ class ToolArgs:
         if "const" in node or "enum" in node:
             return {key: node[key] for key in ("const", "enum") if key in node}
         kind = node.get("type")
+        if isinstance(kind, list):  # e.g. read_file's paths: strings or {path, lines}
+            for one in kind:  # the first type the grammar can offer (the simplest first)
+                converted = self.schema({**node, "type": one}, name)
+                if converted is not None:
+                    return converted
+            return None
         if kind == "string":
             if name == "path":
                 return self.path() or None
