@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
@@ -16,11 +17,16 @@ def workspace_problem(path: Path) -> str | None:
     return None
 
 
-def conflict_message(action: str, paths: list[str], force_hint: str) -> str:
-    """An undo/redo refused because files changed; `force_hint` says how to force it."""
+def conflict_message(
+    action: str, paths: list[str], force_hint: str, places: Mapping[str, str] | None = None
+) -> str:
+    """An undo/redo refused because files changed, each named with where it changed (on
+    disk, in the editor); `force_hint` says how to force it."""
     since = "applied" if action == "undo" else "undone"
+    where = places or {}
+    names = ", ".join(f"{p} ({where[p]})" if p in where else p for p in paths)
     return (
-        f"cannot {action}: changed since the plan was {since}: {', '.join(paths)} "
+        f"cannot {action}: changed since the plan was {since}: {names} "
         f"({force_hint} to {action} anyway and lose those changes)"
     )
 

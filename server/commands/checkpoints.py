@@ -79,7 +79,7 @@ def _move(args: argparse.Namespace, kind: str) -> int:
         else:
             transition = store.redo(force=args.force)
     except CheckpointConflict as exc:
-        message = conflict_message(kind, exc.paths, "use --force")
+        message = conflict_message(kind, exc.paths, "use --force", exc.places)
         print(f"agent-ls: {kind}: {message}", file=sys.stderr)
         return 1
     except CheckpointError as exc:

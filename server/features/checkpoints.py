@@ -64,7 +64,9 @@ async def _move(ls: AgentLanguageServer, kind: str, force: bool) -> UndoResult:
         transition: Transition = await asyncio.to_thread(move, force=force, buffers=buffers.get)
     except CheckpointConflict as exc:
         hint = 'pass the argument {"force": true}'
-        raise RequestFailed(f"{kind}: {conflict_message(kind, exc.paths, hint)}") from None
+        raise RequestFailed(
+            f"{kind}: {conflict_message(kind, exc.paths, hint, exc.places)}"
+        ) from None
     except CheckpointError as exc:
         raise RequestFailed(f"{kind}: {exc}") from None
     await EditorApplier(LspEditor(ls), root, sync_any=True).sync(transition.changes)
