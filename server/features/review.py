@@ -102,14 +102,21 @@ def _current(ls: AgentLanguageServer, root: Path, staged: StagedFile) -> str | N
     return disk
 
 
+def _chosen(
+    board: ReviewBoard, verb: str, plan_id: str, paths: list[str] | None
+) -> tuple[StagedPlan, list[StagedFile]]:
+    """The plan and its pending files named by a decision (RequestFailed when it cannot be)."""
+    try:
+        plan = board.get(plan_id)
+        return plan, plan.select(paths)
+    except ReviewError as exc:
+        raise RequestFailed(f"{verb}: {exc}") from None
+
+
 async def accept(ls: AgentLanguageServer, *args: Any) -> Any:
     params: AcceptParams = _plan(ls, args, AcceptParams)
     root, board = _board(ls)
-    try:
-        plan = board.get(params.plan_id)
-        files = plan.select(params.files)
-    except ReviewError as exc:
-        raise RequestFailed(f"accept: {exc}") from None
+    plan, files = _chosen(board, "accept", params.plan_id, params.files)
     ready, refused = await asyncio.to_thread(
         changed_since_staged, files, lambda staged: _current(ls, root, staged)
     )
@@ -136,11 +143,7 @@ async def accept(ls: AgentLanguageServer, *args: Any) -> Any:
 async def reject(ls: AgentLanguageServer, *args: Any) -> Any:
     params: RejectParams = _plan(ls, args, RejectParams)
     _, board = _board(ls)
-    try:
-        plan = board.get(params.plan_id)
-        files = plan.select(params.files)
-    except ReviewError as exc:
-        raise RequestFailed(f"reject: {exc}") from None
+    plan, files = _chosen(board, "reject", params.plan_id, params.files)
     board.reject(plan, files, (params.reason or "").strip())
     return to_wire(review_plan(plan))
 

@@ -33,22 +33,22 @@ local function files(result)
   return table.concat(names, ", ")
 end
 
-function M.undo(force, on_done)
-  execute("agent.undo", { { force = force or false } }, function(e, result)
+-- Undo or redo ("undo" / "redo"): the server reverts the disk and the open buffers.
+local function move(kind, force, on_done)
+  execute("agent." .. kind, { { force = force or false } }, function(e, result)
     if not e then
-      notify("undid " .. tostring(result.checkpointId) .. ": " .. files(result))
+      notify(kind:sub(1, 3) .. "id " .. tostring(result.checkpointId) .. ": " .. files(result))
     end
     if on_done then on_done(e, result) end
   end)
 end
 
+function M.undo(force, on_done)
+  move("undo", force, on_done)
+end
+
 function M.redo(force, on_done)
-  execute("agent.redo", { { force = force or false } }, function(e, result)
-    if not e then
-      notify("redid " .. tostring(result.checkpointId) .. ": " .. files(result))
-    end
-    if on_done then on_done(e, result) end
-  end)
+  move("redo", force, on_done)
 end
 
 function M.checkpoints(on_done)
