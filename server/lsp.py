@@ -156,14 +156,23 @@ class AgentLanguageServer(LanguageServer):
         except (cattrs.BaseValidationError, TypeError, ValueError) as exc:
             raise JsonRpcInvalidParams(f"invalid params: {describe_error(exc)}") from None
 
-    def root(self) -> Path | None:
-        """The workspace folder agent-ls works in (the first one of a multi-root window)."""
+    def roots(self) -> list[Path]:
+        """Every workspace folder, in the client's order (`workspaceFolders` of initialize,
+        kept current by didChangeWorkspaceFolders); `rootUri` / `rootPath` when it sent none."""
+        found: list[Path] = []
         for folder in self.workspace.folders.values():
-            path = to_fs_path(folder.uri)
-            if path:
-                return Path(path)
-        root = self.workspace.root_path
-        return Path(root) if root else None
+            path = to_fs_path(folder.uri) if folder.uri.startswith("file:") else None
+            if path and Path(path) not in found:
+                found.append(Path(path))
+        if not found and self.workspace.root_path:
+            found.append(Path(self.workspace.root_path))
+        return found
+
+    def root(self) -> Path | None:
+        """The primary workspace folder (the first one): where chat sessions, review and the
+        `cli` provider live; tools, plans, undo and the index cover every folder (`roots`)."""
+        roots = self.roots()
+        return roots[0] if roots else None
 
     def show_problems(self, problems: list[ConfigProblem]) -> None:
         for problem in problems:
