@@ -168,7 +168,8 @@ async def test_every_folder_is_reachable_and_one_undo_restores_a_plan_across_bot
         assert f"\n{path}\n" in f"\n{listing}\n", path
     assert "X = 1" in told(fakellm, 2)
     ambiguous = told(fakellm, 3)
-    assert "ambiguous" in ambiguous and "/front/README.md" in ambiguous
+    assert "ambiguous" in ambiguous
+    assert "/front/README.md" in ambiguous
     assert "/back/README.md" in ambiguous
     assert (front / "src/app.ts").read_text() == NEW_APP
     assert (back / "x.py").read_text() == NEW_X
@@ -183,7 +184,8 @@ async def test_every_folder_is_reachable_and_one_undo_restores_a_plan_across_bot
     assert edited == {x_uri}
 
     listed = await command(multi, "agent.checkpoints")
-    assert len(listed) == 1 and listed[0]["id"] == result["checkpointId"]
+    assert len(listed) == 1
+    assert listed[0]["id"] == result["checkpointId"]
     assert sorted(listed[0]["files"]) == ["back/old.txt", "back/x.py", "front/src/app.ts"]
     assert listed[0]["folders"] == ["front", "back"]
     status = as_dict(await multi.protocol.send_request_async(AGENT_STATUS, {"check": False}))
@@ -201,7 +203,8 @@ async def test_every_folder_is_reachable_and_one_undo_restores_a_plan_across_bot
 
     await command(multi, "agent.redo")
     assert (front / "src/app.ts").read_text() == NEW_APP
-    assert (back / "x.py").read_text() == NEW_X and not (back / "old.txt").exists()
+    assert (back / "x.py").read_text() == NEW_X
+    assert not (back / "old.txt").exists()
 
     await command(multi, "agent.undo")
     with pytest.raises(JsonRpcException, match="nothing to undo"):
@@ -216,7 +219,7 @@ async def test_undo_refuses_when_a_file_of_either_folder_changed_naming_it(
     await chat(multi, "bump both")
     (back / "x.py").write_text("X = 'mine'\n")  # the user's own change after the plan
 
-    with pytest.raises(JsonRpcException, match="back/x.py") as refused:
+    with pytest.raises(JsonRpcException, match=r"back/x\.py") as refused:
         await command(multi, "agent.undo")
     assert "front/src/app.ts" not in str(refused.value)
     assert (front / "src/app.ts").read_text() == NEW_APP  # nothing undone in either folder
@@ -239,7 +242,9 @@ async def test_a_path_in_no_folder_is_refused_naming_the_folders(
     )
     await chat(multi, "read it")
     refused = told(fakellm, 1)
-    assert "/front" in refused and "/back" in refused and "nowhere/x.py" in refused
+    assert "/front" in refused
+    assert "/back" in refused
+    assert "nowhere/x.py" in refused
 
 
 async def test_folders_added_and_removed_are_followed(
@@ -263,16 +268,19 @@ async def test_folders_added_and_removed_are_followed(
     added = types.WorkspaceFoldersChangeEvent(added=[folder(other)], removed=[])
     client.workspace_did_change_workspace_folders(types.DidChangeWorkspaceFoldersParams(added))
     lines = (await listing()).splitlines()
-    assert "/ws/one.py" in lines and "/other/two.py" in lines
+    assert "/ws/one.py" in lines
+    assert "/other/two.py" in lines
     removed = types.WorkspaceFoldersChangeEvent(added=[], removed=[folder(first)])
     client.workspace_did_change_workspace_folders(types.DidChangeWorkspaceFoldersParams(removed))
     lines = (await listing()).splitlines()
-    assert lines[-1] == "/two.py" and "/one.py" not in lines
+    assert lines[-1] == "/two.py"
+    assert "/one.py" not in lines
 
 
 async def test_the_server_advertises_workspace_folder_changes(multi: LanguageClient) -> None:
     result: types.InitializeResult = multi.init_result  # type: ignore[attr-defined]
     workspace = result.capabilities.workspace
-    assert workspace is not None and workspace.workspace_folders is not None
+    assert workspace is not None
+    assert workspace.workspace_folders is not None
     assert workspace.workspace_folders.supported
     assert workspace.workspace_folders.change_notifications is True
