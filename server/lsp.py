@@ -24,6 +24,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
 from pygls.uris import to_fs_path
 
+from actions.roots import folder_names
 from server import __version__
 from server.config import ConfigProblem
 from server.protocol import AGENT_CHAT, AGENT_SEARCH, AGENT_SESSIONS, AGENT_STATUS, make_converter
@@ -167,6 +168,19 @@ class AgentLanguageServer(LanguageServer):
         if not found and self.workspace.root_path:
             found.append(Path(self.workspace.root_path))
         return found
+
+    def folder_name(self, root: Path) -> str:
+        """The name the model sees for the folder `root` ("" when it is the only folder)."""
+        roots = self.roots()
+        if len(roots) < 2 or root not in roots:
+            return ""
+        return folder_names(roots)[roots.index(root)]
+
+    def folder_of(self, path: Path) -> Path | None:
+        """The workspace folder holding `path` (the innermost one), or None."""
+        resolved = path.resolve()
+        inside = [root for root in self.roots() if resolved.is_relative_to(root.resolve())]
+        return max(inside, key=lambda root: len(root.resolve().parts), default=None)
 
     def root(self) -> Path | None:
         """The primary workspace folder (the first one): where chat sessions, review and the

@@ -83,7 +83,7 @@ async def live(ls: AgentLanguageServer, root: Path | None = None) -> LiveIndex:
             await ls.state.indexes.pop(old_key).close()
 
     def notify(payload: IndexUpdated) -> None:
-        name = folder_name(ls, root)
+        name = ls.folder_name(root)
         if name:  # paths qualified by folder name, as the model sees them
             payload = IndexUpdated(
                 indexed=[f"{name}/{path}" for path in payload.indexed],
@@ -107,29 +107,13 @@ async def lives(ls: AgentLanguageServer) -> list[tuple[str, LiveIndex]]:
     return [(name, await live(ls, root)) for name, root in zip(names, ls.roots(), strict=True)]
 
 
-def folder_name(ls: AgentLanguageServer, root: Path) -> str:
-    """The name the model sees for `root` ("" when it is the only folder)."""
-    roots = ls.roots()
-    if len(roots) < 2 or root not in roots:
-        return ""
-    return folder_names(roots)[roots.index(root)]
-
-
 def _relative(ls: AgentLanguageServer, uri: str) -> tuple[Path, str] | None:
     """The workspace folder holding `uri` (the innermost one) and the path inside it."""
     path = to_fs_path(uri)
-    if not path:
+    root = ls.folder_of(Path(path)) if path else None
+    if root is None or not path:
         return None
-    resolved = Path(path).resolve()
-    found: tuple[Path, str] | None = None
-    for root in ls.roots():
-        try:
-            relative = resolved.relative_to(root.resolve()).as_posix()
-        except ValueError:
-            continue
-        if found is None or len(relative) < len(found[1]):
-            found = (root, relative)
-    return found
+    return root, Path(path).resolve().relative_to(root.resolve()).as_posix()
 
 
 async def _changed(ls: AgentLanguageServer, uris: list[str]) -> None:
