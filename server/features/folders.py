@@ -62,6 +62,10 @@ async def open_workspace(ls: AgentLanguageServer) -> OpenWorkspace | None:
     """Every folder's context (opened once, off the event loop); None without a folder;
     FolderUnavailable (an AgentError) when one cannot be opened."""
     roots = ls.roots()
+    if len(roots) > 1:  # a folder deleted from disk must not take the others down with it
+        for gone in [root for root in roots if not root.is_dir()]:
+            log.warning("workspace folder %s is not a folder on disk: left out", gone)
+        roots = [root for root in roots if root.is_dir()] or roots[:1]
     if not roots:
         return None
     config, _ = ls.state.config()

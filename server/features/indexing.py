@@ -102,9 +102,23 @@ async def live(ls: AgentLanguageServer, root: Path | None = None) -> LiveIndex:
 
 
 async def lives(ls: AgentLanguageServer) -> list[tuple[str, LiveIndex]]:
-    """The index of every workspace folder, by folder name ("" for a single folder)."""
-    names = folder_names(ls.roots()) if len(ls.roots()) > 1 else [""]
-    return [(name, await live(ls, root)) for name, root in zip(names, ls.roots(), strict=True)]
+    """The index of every workspace folder, by folder name ("" for a single folder); a folder
+    whose index cannot be opened is left out (logged) unless it is the only one."""
+    roots = ls.roots()
+    if not roots:
+        raise RequestFailed("no workspace folder is open: there is nothing to index")
+    names = folder_names(roots) if len(roots) > 1 else [""]
+    found: list[tuple[str, LiveIndex]] = []
+    for name, root in zip(names, roots, strict=True):
+        try:
+            found.append((name, await live(ls, root)))
+        except RequestFailed as error:
+            if len(roots) < 2:
+                raise
+            log.warning("folder %s: %s", name, error)
+    if not found:
+        raise RequestFailed("no workspace folder's index can be opened")
+    return found
 
 
 def _relative(ls: AgentLanguageServer, uri: str) -> tuple[Path, str] | None:
