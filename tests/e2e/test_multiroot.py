@@ -284,3 +284,81 @@ async def test_the_server_advertises_workspace_folder_changes(multi: LanguageCli
     assert workspace.workspace_folders is not None
     assert workspace.workspace_folders.supported
     assert workspace.workspace_folders.change_notifications is True
+
+
+async def test_review_mode_stages_across_folders_and_accept_is_one_undo_step(
+    multi: LanguageClient, fakellm: FakeLLM, folders: list[Path]
+) -> None:
+    front, back = folders
+    multi.set_configuration({"review": "on"}, section="agentLs")
+    multi.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
+    before = {front: tree(front), back: tree(back)}
+    fakellm.set_script({"replies": CROSS_FOLDER_PLAN})
+
+    result = await chat(multi, "bump both")
+
+    plan = result["plan"]
+    assert [(f["path"], f["op"]) for f in plan["files"]] == [
+        ("front/src/app.ts", "update"),
+        ("back/x.py", "update"),
+        ("back/old.txt", "delete"),
+    ]
+    assert {front: tree(front), back: tree(back)} == before  # staged only
+    accepted = await command(multi, "agent.accept", {"planId": plan["planId"]})
+    assert accepted["checkpointId"]
+    assert (front / "src/app.ts").read_text() == NEW_APP
+    assert (back / "x.py").read_text() == NEW_X
+    assert not (back / "old.txt").exists()
+    await command(multi, "agent.undo")
+    assert {front: tree(front), back: tree(back)} == before
+
+
+@pytest_lsp.fixture(
+    config=ClientServerConfig(server_command=[sys.executable, "-m", "server"]),
+)
+async def twins(lsp_client: LanguageClient, fakellm: FakeLLM, tmp_path: Path):
+    """Two folders both named `app` (in `client/` and `server/`)."""
+    roots = [tmp_path / "client" / "app", tmp_path / "server" / "app"]
+    for root, name in zip(roots, ("ui.ts", "api.py"), strict=True):
+        root.mkdir(parents=True)
+        (root / name).write_text(f"// {name}\n")
+    lsp_client.feature("agent/chatProgress")(lambda params: None)
+    lsp_client.feature("agent/indexUpdated")(lambda params: None)
+    lsp_client.roots = roots  # type: ignore[attr-defined]
+    await lsp_client.initialize_session(
+        types.InitializeParams(
+            capabilities=client_capabilities("neovim"),
+            workspace_folders=[types.WorkspaceFolder(uri=r.as_uri(), name=str(r)) for r in roots],
+            initialization_options={"agentLs": settings_for(fakellm)},
+        )
+    )
+    yield
+    await lsp_client.shutdown_session()
+
+
+async def test_folders_with_the_same_name_are_told_apart_by_their_parents(
+    twins: LanguageClient, fakellm: FakeLLM
+) -> None:
+    client_app, server_app = twins.roots  # type: ignore[attr-defined]
+    fakellm.set_script(
+        {
+            "replies": [
+                tool("list_files"),
+                fenced(
+                    action="start_multi_file",
+                    plan={"description": "add", "files_to_modify": ["/app@server/new.py"]},
+                    first_file={
+                        "action": "create_file",
+                        "file": {"path": "/app@server/new.py", "content": "NEW = 1\n"},
+                    },
+                ),
+                doc(action="text_response", text_response="added"),
+            ]
+        }
+    )
+    await chat(twins, "add a module")
+    lines = told(fakellm, 1).splitlines()
+    assert "/app@client/ui.ts" in lines
+    assert "/app@server/api.py" in lines
+    assert (server_app / "new.py").read_text() == "NEW = 1\n"
+    assert not (client_app / "new.py").exists()
