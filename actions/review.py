@@ -29,7 +29,7 @@ from actions.checkpoints import CheckpointStore, PlanRecorder
 from actions.checkpoints.group import GroupRecorder, StoreGroup
 from actions.checkpoints.types import FileState
 from actions.errors import ActionError
-from actions.paths import ResolvedPath
+from actions.paths import ResolvedPath, qualified
 
 FileOpName = Literal["create", "update", "delete"]
 FileReviewState = Literal["pending", "accepted", "rejected"]
@@ -101,7 +101,7 @@ class StagingApplier:
         self.plan = plan
 
     async def current_text(self, target: ResolvedPath) -> str:
-        staged = self.plan.files.get(target.relative)
+        staged = self.plan.files.get(qualified(target.label, target.relative))
         if staged is not None:
             if staged.content is None:
                 raise ActionError(f"{target.model_path} is deleted by this plan")
