@@ -137,7 +137,10 @@ CROSS_FOLDER_PLAN = [
     ),
     doc(
         action="continue_multi_file",
-        next_file={"action": "update_file", "file": {"path": "x.py", "content": NEW_X}},
+        next_file={
+            "action": "update_file",
+            "file": {"path": "x.py", "edits": [{"search": "X = 1", "replace": "X = 2"}]},
+        },
         message="x.py is only in back",
     ),
     doc(
