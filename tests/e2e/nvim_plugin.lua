@@ -35,6 +35,7 @@ if new_file then new_file:close() end
 vim.cmd("AgentCheckpoints")
 vim.wait(10000, function() return #vim.fn.getqflist() > 0 end, 20)
 out.qflist = vim.tbl_map(function(item) return item.text end, vim.fn.getqflist())
+out.qffiles = vim.tbl_map(function(item) return vim.fn.fnamemodify(vim.fn.bufname(item.bufnr), ":p") end, vim.fn.getqflist())
 
 local undone = false
 vim.cmd("AgentUndo")

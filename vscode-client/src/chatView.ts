@@ -10,6 +10,7 @@ import { chatHtml, nonce } from "./html";
 import { type HostMessage, parseViewMessage } from "./messages";
 import type { ChatContext, ReviewPlan, UndoResult } from "./protocol";
 import { showStagedDiff } from "./stagedDiff";
+import { workspaceFile } from "./workspaceFiles";
 
 /** What the active editor shows: its URI, and the selection when there is one. */
 export function editorContext(editor: vscode.TextEditor | undefined): ChatContext | undefined {
@@ -115,7 +116,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
       case "openFile":
         return this.openFile(message.path);
       case "openStagedDiff":
-        return showStagedDiff(message.planId, message.path);
+        return showStagedDiff(this.client, message.planId, message.path);
       case "accept":
         return this.accept(message.planId, message.files);
       case "reject":
@@ -224,11 +225,10 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     }
   }
 
+  /** Open a file the server named (in a multi-root workspace: `<folder>/<path>`). */
   private async openFile(path: string): Promise<void> {
-    const root = vscode.workspace.workspaceFolders?.[0]?.uri;
-    if (root) {
-      await vscode.window.showTextDocument(vscode.Uri.joinPath(root, path));
-    }
+    const file = await workspaceFile(this.client, path);
+    await vscode.window.showTextDocument(file.uri);
   }
 
   dispose(): void {

@@ -8,28 +8,28 @@ import { CheckpointUnavailable, type Side, readCheckpointFile } from "./checkpoi
 import type { AgentClient } from "./client";
 import { errorMessage } from "./client";
 import { CHECKPOINT_SCHEME } from "./constants";
+import { NotInAFolder } from "./roots";
+import { type FolderSource, workspaceFile } from "./workspaceFiles";
 
-function root(): vscode.Uri {
-  const folder = vscode.workspace.workspaceFolders?.[0];
-  if (!folder) {
-    throw new Error("open a folder first: checkpoints belong to a workspace folder");
-  }
-  return folder.uri;
-}
-
-/** `agent-ls-checkpoint:/<path>?id=<checkpoint>&side=pre|post` */
+/**
+ * `agent-ls-checkpoint:/<path>?id=<checkpoint>&side=pre|post`; `<path>` as the server lists it
+ * (folder-qualified in a multi-root workspace: each folder keeps its own store).
+ */
 export function checkpointUri(id: string, file: string, side: Side): vscode.Uri {
   return vscode.Uri.from({ scheme: CHECKPOINT_SCHEME, path: `/${file}`, query: `id=${id}&side=${side}` });
 }
 
 export class CheckpointContentProvider implements vscode.TextDocumentContentProvider {
+  constructor(private readonly folders: FolderSource) {}
+
   async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {
     const query = new URLSearchParams(uri.query);
     const side: Side = query.get("side") === "post" ? "post" : "pre";
     try {
-      return await readCheckpointFile(root().fsPath, query.get("id") ?? "", uri.path.slice(1), side);
+      const file = await workspaceFile(this.folders, uri.path.slice(1));
+      return await readCheckpointFile(file.folder.path, query.get("id") ?? "", file.relative, side);
     } catch (error) {
-      if (error instanceof CheckpointUnavailable) {
+      if (error instanceof CheckpointUnavailable || error instanceof NotInAFolder) {
         void vscode.window.showWarningMessage(error.message);
       }
       throw error;
@@ -47,8 +47,8 @@ async function exists(uri: vscode.Uri): Promise<boolean> {
 }
 
 /** Diff: the file before checkpoint `id` (left) against the file as it is now (right). */
-export async function showCheckpointDiff(id: string, file: string): Promise<void> {
-  const current = vscode.Uri.joinPath(root(), file);
+export async function showCheckpointDiff(folders: FolderSource, id: string, file: string): Promise<void> {
+  const current = (await workspaceFile(folders, file)).uri;
   const right = (await exists(current)) ? current : checkpointUri(id, file, "post");
   await vscode.commands.executeCommand(
     "vscode.diff",
@@ -85,6 +85,8 @@ export async function pickCheckpoint(client: AgentClient): Promise<void> {
   }
   const file = await vscode.window.showQuickPick(picked.checkpoint.files, { title: "Diff which file?" });
   if (file) {
-    await showCheckpointDiff(picked.checkpoint.id, file);
+    await showCheckpointDiff(client, picked.checkpoint.id, file).catch((error: unknown) =>
+      vscode.window.showErrorMessage(`agent-ls: ${errorMessage(error)}`),
+    );
   }
 }

@@ -46,6 +46,7 @@ import {
   parseStagedContent,
   parseUndoResult,
 } from "./protocol";
+import { type Folder, parseFolders } from "./roots";
 import { EditedDocuments } from "./saveEdited";
 import { resolveServerPath } from "./serverPath";
 import type { ProviderStatus } from "./statusText";
@@ -97,6 +98,8 @@ export class AgentClient implements vscode.Disposable {
   /** Why the last start failed (a wrong agentLs.serverPath...); undefined once one succeeds. */
   startError: string | undefined;
   readonly hooks: ClientHooks = {};
+  /** The workspace folders as the server last named them (`agent/status`). */
+  private knownFolders: Folder[] = [];
 
   constructor(private readonly output: vscode.LogOutputChannel) {}
 
@@ -280,6 +283,7 @@ export class AgentClient implements vscode.Disposable {
     }
     try {
       const raw = (await this.client.sendRequest(AGENT_STATUS, { check: false })) as Record<string, unknown> | null;
+      this.knownFolders = parseFolders(raw);
       return {
         provider: typeof raw?.provider === "string" ? raw.provider : fallback.provider,
         model: typeof raw?.model === "string" ? raw.model : fallback.model,
@@ -289,6 +293,21 @@ export class AgentClient implements vscode.Disposable {
       this.output.warn(`agent/status failed: ${errorMessage(error)}`);
       return fallback;
     }
+  }
+
+  /**
+   * The workspace folders with the names the server qualifies paths by, asked afresh (folders
+   * come and go); the last answer when the server cannot answer now; [] when it never did.
+   */
+  async folders(): Promise<Folder[]> {
+    if (this.running && this.client) {
+      try {
+        this.knownFolders = parseFolders(await this.client.sendRequest(AGENT_STATUS, { check: false }));
+      } catch (error) {
+        this.output.warn(`agent/status failed: ${errorMessage(error)}`);
+      }
+    }
+    return this.knownFolders;
   }
 
   private scheduleFlush(): void {

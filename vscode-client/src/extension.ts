@@ -51,7 +51,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     statusBar,
     chat,
     vscode.window.registerWebviewViewProvider(CHAT_VIEW_ID, chat, { webviewOptions: { retainContextWhenHidden: true } }),
-    vscode.workspace.registerTextDocumentContentProvider(CHECKPOINT_SCHEME, new CheckpointContentProvider()),
+    vscode.workspace.registerTextDocumentContentProvider(CHECKPOINT_SCHEME, new CheckpointContentProvider(client)),
     vscode.workspace.registerTextDocumentContentProvider(STAGED_SCHEME, new StagedContentProvider(client)),
     client.onDidChangeRunning((running) => statusBar.update({ running })),
     vscode.commands.registerCommand(VSCODE_COMMANDS.chat, () => chat.reveal()),
@@ -64,7 +64,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.commands.registerCommand(VSCODE_COMMANDS.checkpoints, () => pickCheckpoint(client)),
     vscode.commands.registerCommand(VSCODE_COMMANDS.restartServer, () => start(true)),
     vscode.commands.registerCommand(VSCODE_COMMANDS.showCheckpointDiff, (id: string, file: string) =>
-      showCheckpointDiff(id, file).catch((error: unknown) => chat.notice("error", errorMessage(error))),
+      showCheckpointDiff(client, id, file).catch((error: unknown) => chat.notice("error", errorMessage(error))),
     ),
     vscode.workspace.onDidChangeConfiguration(async (event) => {
       if (event.affectsConfiguration(`${CONFIG_SECTION}.serverPath`) || event.affectsConfiguration(`${CONFIG_SECTION}.serverArgs`)) {

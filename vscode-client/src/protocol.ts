@@ -454,5 +454,6 @@ export function parseCheckpoints(raw: unknown): CheckpointInfo[] {
     sessionId: str(c.sessionId),
     files: strings(c.files),
     state: c.state === "undone" ? "undone" : "applied",
+    ...optional("folders", c.folders, isStrings),
   }));
 }

@@ -7,6 +7,7 @@
 import * as vscode from "vscode";
 import type { AgentClient } from "./client";
 import { STAGED_SCHEME } from "./constants";
+import { type FolderSource, workspaceFile } from "./workspaceFiles";
 
 /** `agent-ls-staged:/<path>?plan=<planId>` (`&side=none`: an empty document, for a new file). */
 export function stagedUri(planId: string, file: string, empty = false): vscode.Uri {
@@ -36,13 +37,12 @@ async function exists(uri: vscode.Uri): Promise<boolean> {
   }
 }
 
-/** Diff: the file now (left; empty when the plan creates it) against the plan's proposal. */
-export async function showStagedDiff(planId: string, file: string): Promise<void> {
-  const folder = vscode.workspace.workspaceFolders?.[0];
-  if (!folder) {
-    throw new Error("open a folder first: a plan belongs to a workspace folder");
-  }
-  const current = vscode.Uri.joinPath(folder.uri, file);
+/**
+ * Diff: the file now (left; empty when the plan creates it) against the plan's proposal.
+ * `file` is the plan's name of it (folder-qualified in a multi-root workspace).
+ */
+export async function showStagedDiff(folders: FolderSource, planId: string, file: string): Promise<void> {
+  const current = (await workspaceFile(folders, file)).uri;
   const left = (await exists(current)) ? current : stagedUri(planId, file, true);
   await vscode.commands.executeCommand("vscode.diff", left, stagedUri(planId, file), `${file} (now ↔ proposed)`);
 }

@@ -1,6 +1,7 @@
 -- :AgentUndo[!] / :AgentRedo[!] / :AgentCheckpoints and :AgentAccept / :AgentReject: the
 -- server's workspace/executeCommand commands, with their answers shown as notifications.
 local client = require("agent_ls.client")
+local roots = require("agent_ls.roots")
 
 local M = {}
 
@@ -20,7 +21,7 @@ local function execute(command, arguments, on_done)
     end
     vim.cmd("silent! checktime")
     if on_done then
-      on_done(e, result)
+      on_done(e, result, c)
     end
   end)
 end
@@ -51,23 +52,42 @@ function M.redo(force, on_done)
   move("redo", force, on_done)
 end
 
-function M.checkpoints(on_done)
-  execute("agent.checkpoints", {}, function(e, result)
-    if not e then
-      local items = {}
-      for _, info in ipairs(result or {}) do
-        local text = string.format("%s  %s  %-7s %s", info.id, info.time, info.state, info.description)
-        for _, path in ipairs(info.files or {}) do
-          table.insert(items, { filename = path, lnum = 1, text = text })
-        end
-        if #(info.files or {}) == 0 then
-          table.insert(items, { text = text })
-        end
+-- The quickfix items of a checkpoint listing: one per file, named by its absolute path in the
+-- folder the server says it is in (a path no folder holds keeps the reason in its text).
+local function checkpoint_items(result, folders)
+  local items = {}
+  for _, info in ipairs(result or {}) do
+    local text = string.format("%s  %s  %-7s %s", info.id, info.time, info.state, info.description)
+    for _, path in ipairs(info.files or {}) do
+      local file, why = roots.locate(folders, path)
+      if file then
+        table.insert(items, { filename = file, lnum = 1, text = text })
+      else
+        table.insert(items, { text = text .. "  (" .. why .. ")" })
       end
+    end
+    if #(info.files or {}) == 0 then
+      table.insert(items, { text = text })
+    end
+  end
+  return items
+end
+
+function M.checkpoints(on_done)
+  execute("agent.checkpoints", {}, function(e, result, c)
+    if e then
+      if on_done then on_done(e, result) end
+      return
+    end
+    roots.fetch(c, function(folders, why)
+      if why then
+        notify(why, vim.log.levels.WARN)
+      end
+      local items = checkpoint_items(result, folders)
       vim.fn.setqflist({}, " ", { title = "agent-ls checkpoints", items = items })
       notify(#(result or {}) .. " checkpoint(s) (:copen lists them)")
-    end
-    if on_done then on_done(e, result) end
+      if on_done then on_done(e, result) end
+    end)
   end)
 end
 

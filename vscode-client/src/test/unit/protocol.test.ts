@@ -53,6 +53,9 @@ test("undo result and checkpoint list", () => {
   assert.throws(() => parseUndoResult(null));
   const list = parseCheckpoints([{ id: "c", time: "2026-01-01T00:00:00+00:00", description: "d", sessionId: "s", files: ["a"], state: "undone" }]);
   assert.equal(list[0].state, "undone");
+  assert.equal(list[0].folders, undefined);
+  const multi = parseCheckpoints([{ id: "c", files: ["front/a.ts", "back/x.py"], state: "applied", folders: ["front", "back"] }]);
+  assert.deepEqual(multi[0].folders, ["front", "back"]);
   assert.throws(() => parseCheckpoints({}), /no list/);
 });
 
