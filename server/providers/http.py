@@ -104,7 +104,7 @@ class HttpStreamProvider:
                 replying = True
                 if response.status_code != 200:
                     await self._raise_for_status(response)
-                lines = body_lines(response.aiter_bytes())
+                lines = body_lines(body_chunks(response))
                 try:
                     async for chunk in self.events(lines):
                         yield chunk
@@ -179,6 +179,13 @@ class HttpStreamProvider:
     def rejected(self, status: int, detail: str) -> Exception:
         """The error for a non-retryable status (subclasses may recognise special cases)."""
         return self.error(status, detail)
+
+
+def body_chunks(response: httpx.Response) -> AsyncIterator[bytes]:
+    """The body's bytes as they arrive: raw unless the server compressed them."""
+    if response.headers.get("content-encoding", "identity").strip().lower() == "identity":
+        return response.aiter_raw()
+    return response.aiter_bytes()
 
 
 async def body_lines(chunks: AsyncIterator[bytes]) -> AsyncIterator[str]:

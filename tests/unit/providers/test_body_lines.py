@@ -3,11 +3,13 @@ cut into chunks, the same lines come out; only LF, CRLF and CR end a line."""
 
 from __future__ import annotations
 
+import gzip
 from collections.abc import AsyncIterator
 
+import httpx
 import pytest
 
-from server.providers.http import body_lines
+from server.providers.http import body_chunks, body_lines
 
 BODY = (
     'data: {"a": "caf\u00e9 \u2028 \u65e5\u672c"}\r\n'
@@ -62,3 +64,12 @@ async def test_a_final_line_ending_adds_no_empty_line() -> None:
 
 async def test_invalid_utf8_is_replaced_not_raised() -> None:
     assert await lines_of(b"data: \xff\xfe ok\n", [7]) == ["data: \ufffd\ufffd ok"]
+
+
+@pytest.mark.parametrize("encoding", [None, "identity", "gzip", " GZip "])
+async def test_a_compressed_body_is_decompressed(encoding: str | None) -> None:
+    compressed = encoding is not None and encoding.strip().lower() == "gzip"
+    data = gzip.compress(BODY) if compressed else BODY
+    headers = {"content-encoding": encoding} if encoding is not None else {}
+    response = httpx.Response(200, headers=headers, stream=httpx.ByteStream(data))
+    assert [line async for line in body_lines(body_chunks(response))] == LINES
