@@ -67,8 +67,15 @@ def default_sessions_dir(workspace: Path | None) -> Path:
         cache = os.environ.get("XDG_CACHE_HOME", "")
         cache_root = Path(cache) if os.path.isabs(cache) else Path.home() / ".cache"
         root = cache_root / "agent-ls" / "sessions"
+    return root / _workspace_key(workspace)
+
+
+@functools.lru_cache(maxsize=64)
+def _workspace_key(workspace: Path | None) -> str:
+    """The folder name of a workspace's sessions (its real path, hashed; the server asks
+    for it at every turn, and resolving symlinks costs a system call per path part)."""
     target = os.path.realpath(workspace) if workspace is not None else "(no folder)"
-    return root / hashlib.sha256(os.fsencode(target)).hexdigest()[:20]
+    return hashlib.sha256(os.fsencode(target)).hexdigest()[:20]
 
 
 def _message_json(message: ChatMessage) -> dict[str, Any]:

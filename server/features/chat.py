@@ -174,15 +174,17 @@ def save_after_answer(root: Path | None, session: ChatSession) -> None:
     is done: pygls' callback, registered first, has queued the response): the answer does
     not wait for the disk, and the store thread does not compete with sending it. Listings
     and restores that follow run after the save (server/history.py: in_store_order)."""
-    store, session_id, messages = SessionStore(root), session.id, list(session.messages)
+    session_id, messages = session.id, list(session.messages)
+
+    def save() -> None:
+        save_in_background(SessionStore(root), session_id, messages)
+
     task = asyncio.current_task()
     if task is None:
-        save_in_background(store, session_id, messages)
+        save()
         return
     loop = asyncio.get_running_loop()
-    task.add_done_callback(
-        lambda _: loop.call_soon(save_in_background, store, session_id, messages)
-    )
+    task.add_done_callback(lambda _: loop.call_soon(save))
 
 
 async def open_folder(ls: AgentLanguageServer, root: Path | None) -> FolderContext | None:
