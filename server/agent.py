@@ -9,6 +9,8 @@ The same code serves the LSP handler and the CLI; they differ in their sink and 
 from __future__ import annotations
 
 import asyncio
+import functools
+import itertools
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field, replace
 from typing import Literal, Protocol
@@ -38,10 +40,9 @@ from actions.schema import (
     ToolCallAction,
     ToolCallSpec,
 )
-from actions.tools import ToolRegistry
+from actions.tools import Tool, ToolRegistry
 from actions.tools.adapters import ToolAdapter
 from parsing import ActionBlock, Block, StreamParser, TextBlock, ToolCallBlock
-from parsing.blocks import merge_text
 from parsing.malformed import malformed_documents
 from server.history import trim_history
 from server.protocol import (
@@ -163,9 +164,7 @@ async def run_turn(
     """Run one turn; the session keeps the exchange only when the turn completes."""
     async with chat.lock:
         manifests = agent.registry.manifests()
-        prompt = agent.adapter.system_prompt(
-            manifests, workspace_name=agent.workspace_name, folders=agent.folders
-        )
+        prompt = system_prompt(agent.adapter, tuple(manifests), agent.workspace_name, agent.folders)
         system = ChatMessage("system", prompt)
         past = chat.messages
         if agent.history_chars is not None:
@@ -197,6 +196,18 @@ async def run_turn(
         return TurnOutcome("".join(turn.texts), turn.blocks, plan, checkpoint_id)
 
 
+@functools.lru_cache(maxsize=32)
+def system_prompt(
+    adapter: ToolAdapter,
+    manifests: tuple[Tool, ...],
+    workspace_name: str,
+    folders: tuple[str, ...] = (),
+) -> str:
+    """The system prompt, rendered once per set of tools, workspace and folders (manifests
+    and the adapter are immutable; every turn of a session sends the same prompt)."""
+    return adapter.system_prompt(manifests, workspace_name=workspace_name, folders=folders)
+
+
 @dataclass(frozen=True)
 class Reply:
     """One streamed reply: its text, blocks, native tool calls, and whether the provider
@@ -221,7 +232,7 @@ async def stream_reply(agent: Agent, messages: list[ChatMessage], turn: Turn) ->
             pieces.append(chunk.text)
             blocks += show_text(turn, parser.feed(chunk.text))
         cut = cut or chunk.finish_reason == "length"
-    blocks = merge_text(blocks + show_text(turn, parser.close()))
+    blocks = joined_text(blocks + show_text(turn, parser.close()))
     if cut:
         mark_last_document_truncated(blocks)
     records = [block_record(b, turn.replies) for b in blocks]
@@ -231,6 +242,20 @@ async def stream_reply(agent: Agent, messages: list[ChatMessage], turn: Turn) ->
     turn.blocks.extend(records)
     turn.replies += 1
     return Reply("".join(pieces), blocks, tuple(calls), cut)
+
+
+def joined_text(blocks: list[Block]) -> list[Block]:
+    """Adjacent text blocks joined into one, each run in one pass: the parser releases text
+    delta by delta, so a reply holds as many text blocks as deltas (parsing.blocks.merge_text
+    joins them pairwise, copying the text so far again for every block)."""
+    joined: list[Block] = []
+    for is_text, group in itertools.groupby(blocks, lambda block: isinstance(block, TextBlock)):
+        run = list(group)
+        if is_text and len(run) > 1:
+            joined.append(TextBlock(run[0].start, run[-1].end, "".join(b.text for b in run)))
+        else:
+            joined += run
+    return joined
 
 
 async def reply_stream(
