@@ -25,7 +25,15 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from parsing.json_scan import WS_COMMENTS, NeedMore, Source, decode_segment, run_pattern
+from parsing.json_scan import (
+    WS_COMMENTS,
+    NeedMore,
+    Source,
+    decode_segment,
+    run_pattern,
+    split_at_quotes,
+    value_run_pattern,
+)
 
 MAX_DEPTH: Final = 200
 """Deeper nesting is not decoded (the region is left as text)."""
@@ -59,7 +67,7 @@ _CLOSER: Final = {"{": "}", "[": "]"}
 _KEY, _COLON, _VALUE, _AFTER = range(4)  # order of `_Parser.run`'s steps
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # not frozen (speed): see regions.py
 class Decoded:
     """A decoded value and the half-open index range ``[start, end)`` it was read from."""
 
@@ -71,7 +79,7 @@ class Decoded:
     fixes: frozenset[str] = frozenset()
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # not frozen (speed): see regions.py
 class Rejected:
     """Not decodable at ``start``: failed at ``pos`` with brackets open at ``open_starts``."""
 
@@ -361,10 +369,26 @@ class _Parser:
         cut = self.cuts.get(i, -1)
         segments: list[str] = []  # raw bodies between the inner quotes kept as characters
         code = self.code_in_values and self._holds_lines(i)  # see `_quote_ends`
-        run = run_pattern(quote).match
+        # a value's quotes that cannot end it are passed over at C speed (then cut there at
+        # C speed); a key ends at its first quote, and a retried string goes quote by quote
+        fast = ctx != "k" and cut < 0
+        run = (value_run_pattern if fast else run_pattern)(quote).match
         j = i + 1
         while True:
             k = run(text, j).end()  # type: ignore[union-attr]
+            if fast:
+                if k >= src.n or text[k] != quote:  # unterminated: read it quote by quote
+                    fast, run = False, run_pattern(quote).match
+                    continue
+                pieces = split_at_quotes(text[j:k], quote)
+                if len(pieces) > 1:
+                    self.fixes.add("inner_quotes")
+                segments += pieces
+                if self._quote_ends(k, ctx, code):
+                    return self._joined(segments, quote), k + 1
+                self.fixes.add("inner_quotes")
+                j = k + 1
+                continue
             if 0 <= cut <= k:
                 head = self._joined(segments, quote, tail=True)
                 self.fixes.add("missing_quote")

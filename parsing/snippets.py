@@ -53,7 +53,7 @@ _HOLD = re.compile(
 )
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # not frozen (speed): see regions.py
 class TextSpan:
     """A run of text ``[start, end)`` between snippets."""
 
@@ -191,7 +191,7 @@ def scan_items(text: str, state: ScanState, eof: bool) -> Iterator[Item]:
             state.line = res.line
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # not frozen (speed): see regions.py
 class _OpaqueStep:
     span: TextSpan | None
     more: bool

@@ -22,12 +22,11 @@ overall whatever its chunking (one-character deltas included). The price: a snip
 
 from __future__ import annotations
 
-import dataclasses
 import re
 
 from parsing.blocks import Block, TextBlock
 from parsing.classify import blocks_of
-from parsing.snippets import ScanState, scan
+from parsing.snippets import ScanState, scan_items
 
 _TRACK = re.compile(r"[\"\\{}\[\]`~<>]")
 _IN_STRING = re.compile(r'[^"\\]*+')
@@ -148,10 +147,7 @@ class StreamParser:
             self._text += "".join(self._new)
             self._new.clear()
         text, state, base = self._text, self._state, self._base
-        blocks = [
-            dataclasses.replace(b, start=b.start + base, end=b.end + base)
-            for b in blocks_of(scan(text, state, eof), text, merge=False)
-        ]
+        blocks = blocks_of(scan_items(text, state, eof), text, merge=False, base=base)
         keep_from = max(0, state.pos - 1)  # one character of context for the next candidate
         if keep_from:
             self._text = text[keep_from:]
