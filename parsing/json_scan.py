@@ -22,13 +22,6 @@ WS_COMMENTS = _WS_COMMENTS
 """Whitespace and comments (what `Source.skip_ws` skips with ``comments=True``)."""
 _DQ_RUN = re.compile(r'[^"\\]*+(?:\\[\s\S][^"\\]*+)*+')
 _SQ_RUN = re.compile(r"[^'\\]*+(?:\\[\s\S][^'\\]*+)*+")
-# A value's body up to its next quote that *may* end it: a quote directly followed by a
-# character that can never follow a string's end (a letter, ``)``, ``;``... see
-# `json_tolerant._MAY_FOLLOW_END`) is kept as a character without leaving the regex engine,
-# so code with unescaped quotes costs C speed, not a Python step per quote.
-_NOT_AFTER_END = r"""(?=[^\s,}\]:/"'`~<])"""
-_DQ_VALUE_RUN = re.compile(r'[^"\\]*+(?:(?:\\[\s\S]|"' + _NOT_AFTER_END + r')[^"\\]*+)*+')
-_SQ_VALUE_RUN = re.compile(r"[^'\\]*+(?:(?:\\[\s\S]|'" + _NOT_AFTER_END + r")[^'\\]*+)*+")
 _DQ_SEGMENT = re.compile(r'([^"\\]*+(?:\\[\s\S][^"\\]*+)*+)"')
 _SQ_SEGMENT = re.compile(r"([^'\\]*+(?:\\[\s\S][^'\\]*+)*+)'")
 _CONTROL = re.compile(r"[\x00-\x1f]")
@@ -135,15 +128,9 @@ def run_pattern(quote: str) -> re.Pattern[str]:
     return _DQ_RUN if quote == '"' else _SQ_RUN
 
 
-def value_run_pattern(quote: str) -> re.Pattern[str]:
-    """`run_pattern` that also passes over the quotes no string can end at (see
-    `_DQ_VALUE_RUN`); `split_at_quotes` cuts the body it matched at those quotes."""
-    return _DQ_VALUE_RUN if quote == '"' else _SQ_VALUE_RUN
-
-
 def split_at_quotes(body: str, quote: str) -> list[str]:
-    """A body read by `value_run_pattern` cut at its unescaped ``quote`` characters (the
-    segments the tolerant parser joins with a kept quote), at C speed."""
+    """A string body cut at its unescaped ``quote`` characters (the segments the tolerant
+    parser joins with a kept quote), at C speed."""
     if body.find(quote) < 0:
         return [body]
     # a sentinel quote ends the body: the matches are contiguous, so none starts inside an

@@ -32,7 +32,6 @@ from parsing.json_scan import (
     decode_segment,
     run_pattern,
     split_at_quotes,
-    value_run_pattern,
 )
 
 MAX_DEPTH: Final = 200
@@ -51,12 +50,26 @@ _LITERALS: Final[dict[str, Any]] = {
 # Possessive repetitions (``*+``): a failed match never backtracks (linear, see json_snippets).
 _IDENT_KEY = re.compile(r"[A-Za-z_$][\w$.-]*+(?=\s*+:)")
 _IDENT_PARTIAL = re.compile(r"[A-Za-z_$][\w$.-]*+\s*+")
-_KEY_AHEAD = re.compile(
-    r"(?>\"(?:[^\"\\\n]|\\.)*+\"|'(?:[^'\\\n]|\\.)*+'|[A-Za-z_$][\w$.-]*+)\s*+:"
-)
-_KEY_PARTIAL = re.compile(
-    r"(?>\"(?:[^\"\\\n]|\\.)*+\"?|'(?:[^'\\\n]|\\.)*+'?|[A-Za-z_$][\w$.-]*+)\s*+\Z"
-)
+_KEY_AHEAD_RE = r"(?>\"(?:[^\"\\\n]|\\.)*+\"|'(?:[^'\\\n]|\\.)*+'|[A-Za-z_$][\w$.-]*+)\s*+:"
+_KEY_PARTIAL_RE = r"(?>\"(?:[^\"\\\n]|\\.)*+\"?|'(?:[^'\\\n]|\\.)*+'?|[A-Za-z_$][\w$.-]*+)\s*+\Z"
+_KEY_AHEAD = re.compile(_KEY_AHEAD_RE)
+_KEY_PARTIAL = re.compile(_KEY_PARTIAL_RE)
+# What follows a quote inside a value that `_Parser._quote_ends` surely answers False to,
+# whatever the open brackets (ctx "a": array element, "o": object value): a character that
+# never follows a string's end (after optional whitespace), or a comma then what cannot
+# start the next element / key. Marker characters, comments, closers and the end of the text
+# are left to `_quote_ends`. Such quotes are kept as characters inside the regex engine.
+_NO_KEY = rf"(?!{_KEY_AHEAD_RE}|{_KEY_PARTIAL_RE})"
+_NEVER_ENDS = {
+    "a": r"\s*+(?:[^\s,}\]:/`~<]|,\s*+[^\s\"'{\[\]\-0-9tfnTFN`~<])",
+    "o": rf"\s*+(?:[^\s,}}\]:/\"'`~<]|,\s*+(?=[^\s}}`~<]){_NO_KEY}|(?=[\"']){_NO_KEY})",
+}
+_VALUE_RUNS = {
+    (quote, ctx): re.compile(rf"[^{quote}\\]*+(?:(?:\\[\s\S]|{quote}(?={never}))[^{quote}\\]*+)*+")
+    for quote in "\"'"
+    for ctx, never in _NEVER_ENDS.items()
+}
+"""A value's body up to its next quote that may end it (the quotes passed over are kept)."""
 _UNQUOTED_STOP = re.compile(r"[,{}\[\]\n`~<]")
 _VALUE_START: Final = frozenset("\"'{[-0123456789tfnTFN")
 _MAY_FOLLOW_END: Final = frozenset(" \t\r\n\f\v,}]:/\"'`~<")
@@ -372,7 +385,7 @@ class _Parser:
         # a value's quotes that cannot end it are passed over at C speed (then cut there at
         # C speed); a key ends at its first quote, and a retried string goes quote by quote
         fast = ctx != "k" and cut < 0
-        run = (value_run_pattern if fast else run_pattern)(quote).match
+        run = (_VALUE_RUNS[quote, ctx] if fast else run_pattern(quote)).match
         j = i + 1
         while True:
             k = run(text, j).end()  # type: ignore[union-attr]
