@@ -106,13 +106,13 @@ class _Finder:
         if len(text) - pos <= _SHORT:  # the stream's usual look: a short tail
             marker, match = _MARKER.search, _CANDIDATE.match
             while misses <= 8:
-                at = marker(text, pos)
-                if at is None:
+                hit = marker(text, pos)
+                if hit is None:
                     return None
-                m = match(text, at.start())
+                m = match(text, hit.start())
                 if m is not None:
                     return m
-                pos = at.start() + 1
+                pos = hit.start() + 1
                 misses += 1
         while True:
             if misses > 8:  # dense marker characters that are not candidates ("{{{{"):
