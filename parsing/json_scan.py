@@ -45,7 +45,7 @@ class NeedMore(Exception):
     """The decision depends on text that has not arrived yet (streaming only)."""
 
 
-@dataclass
+@dataclass(slots=True)
 class Source:
     """The text, where its readable part ends, and the region's end marker."""
 

@@ -102,7 +102,7 @@ class Rejected:
     too_deep: bool = False
 
 
-@dataclass
+@dataclass(slots=True)
 class _Frame:
     kind: str
     start: int
@@ -160,7 +160,7 @@ def parse_tolerant(
     return Rejected(start, start)
 
 
-@dataclass
+@dataclass(slots=True)
 class _Parser:
     src: Source
     start: int
