@@ -122,6 +122,18 @@ _OBJECT_PREFIX = re.compile(
     r"""\{\s*+(?>"[^"\\]*+(?:\\[\s\S][^"\\]*+)*+"?|'[^'\\]*+(?:\\[\s\S][^'\\]*+)*+'?"""
     rf"""|[A-Za-z_$][\w$.-]*+)?+(?>\s+|{_COMMENT_PREFIX}|/)*+\\?+"""
 )
+_UNQUOTED_FIRST_KEY = re.compile(r"\{[ \t\n\r]*+[A-Za-z_$](?<![TFN])")
+"""An object whose first key is unquoted (``{mode: x}``, an ident that is not a Python literal):
+strict JSON fails right at that key, where the lossless pass has nothing to fix."""
+# An object in prose that the tolerant pass surely rejects, decided at C speed: flat members
+# (a plain key, ``:``, a one-line value holding no bracket, quote, comment or backslash, then
+# ``,``) followed by what cannot start a key (``{a: b, {``). Strict JSON and the lossless
+# pass fail there too (nothing they fix), and no decision needs text past that character.
+_FLAT_REJECT = re.compile(
+    r"""\{\s*+(?:(?:[A-Za-z_$][\w$.-]*+|"[^"\\\n]*+"|'[^'\\\n]*+')\s*+:\s*+"""
+    r"""[^\s,{}\[\]"'/`~<\\][^\n,{}\[\]"'/`~<\\]*+\s*+,\s*+)++"""
+    r"""(?=[^\s\w"'}\]/\\.+\-$\x00-\x1f])"""
+)
 _STRUCTURE = re.compile(r'["\\\[\]{}]')
 
 
@@ -161,7 +173,12 @@ def match_bare_at(text: str, i: int, eof: bool) -> Match:
             if prefix is not None and prefix.end() == len(text):
                 return PENDING
         return NoMatch()
-    strict = _strict(text, i, streaming=not eof)
+    if text[i] == "{" and _FLAT_REJECT.match(text, i) is not None:
+        return NoMatch()  # what the tolerant pass answers there, without its cost
+    if text[i] == "{" and _UNQUOTED_FIRST_KEY.match(text, i) is not None:
+        strict: tuple[Any, int] | bool | None = False  # what `_strict` answers, without its cost
+    else:
+        strict = _strict(text, i, streaming=not eof)
     if strict is None:
         return PENDING  # a valid prefix: still streaming in
     if isinstance(strict, tuple):  # the common case, without the intermediate `Decoded`
