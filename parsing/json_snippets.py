@@ -58,6 +58,11 @@ def _strict(text: str, i: int, *, streaming: bool = False) -> tuple[Any, int] | 
     window bookkeeping it was slower than json's C scanner.)
     """
     n, width = len(text), 4096
+    if text[i] == "{":  # no quoted key: the decoder fails right there (its error costs more)
+        j = _JSON_WS.match(text, i + 1).end()  # type: ignore[union-attr]
+        if text[j : j + 1] not in ('"', "}") and j - i < 4000 and n - j > 6:
+            at = text[j]
+            return at in _LOSSLESS_FIRST or at < " "
     while True:
         stop = min(n, i + width)
         window = text if i == 0 and stop == n else text[i:stop]
@@ -77,6 +82,7 @@ def _strict(text: str, i: int, *, streaming: bool = False) -> tuple[Any, int] | 
 
 
 _LOSSLESS_FIRST = frozenset("]}/TFN\\")
+_JSON_WS = re.compile(r"[ \t\n\r]*+")
 _PARTIAL_TOKEN = re.compile(r'(?:"[^"\\]*+(?:\\[\s\S][^"\\]*+)*+\\?+|[\w.+-]*+)\Z')
 """What a cut-off value may end with at the error: an open string, a literal or number."""
 
@@ -122,9 +128,6 @@ _OBJECT_PREFIX = re.compile(
     r"""\{\s*+(?>"[^"\\]*+(?:\\[\s\S][^"\\]*+)*+"?|'[^'\\]*+(?:\\[\s\S][^'\\]*+)*+'?"""
     rf"""|[A-Za-z_$][\w$.-]*+)?+(?>\s+|{_COMMENT_PREFIX}|/)*+\\?+"""
 )
-_UNQUOTED_FIRST_KEY = re.compile(r"\{[ \t\n\r]*+[A-Za-z_$](?<![TFN])")
-"""An object whose first key is unquoted (``{mode: x}``, an ident that is not a Python literal):
-strict JSON fails right at that key, where the lossless pass has nothing to fix."""
 # An object in prose that the tolerant pass surely rejects, decided at C speed: flat members
 # (a plain key, ``:``, a one-line value holding no bracket, quote, comment or backslash, then
 # ``,``) followed by what cannot start a key (``{a: b, {``). Strict JSON and the lossless
@@ -175,10 +178,7 @@ def match_bare_at(text: str, i: int, eof: bool) -> Match:
         return NoMatch()
     if text[i] == "{" and _FLAT_REJECT.match(text, i) is not None:
         return NoMatch()  # what the tolerant pass answers there, without its cost
-    if text[i] == "{" and _UNQUOTED_FIRST_KEY.match(text, i) is not None:
-        strict: tuple[Any, int] | bool | None = False  # what `_strict` answers, without its cost
-    else:
-        strict = _strict(text, i, streaming=not eof)
+    strict = _strict(text, i, streaming=not eof)
     if strict is None:
         return PENDING  # a valid prefix: still streaming in
     if isinstance(strict, tuple):  # the common case, without the intermediate `Decoded`
