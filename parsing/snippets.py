@@ -98,7 +98,7 @@ class _Finder:
 
     def __init__(self, text: str) -> None:
         self.text = text
-        self.next_at = dict.fromkeys(_MARKER_CHARS, -1)
+        self.next_at: dict[str, int] | None = None  # built on the first long search
 
     def next_candidate(self, pos: int) -> re.Match[str] | None:
         text, next_at = self.text, self.next_at
@@ -114,6 +114,8 @@ class _Finder:
                     return m
                 pos = hit.start() + 1
                 misses += 1
+        if next_at is None:
+            next_at = self.next_at = dict.fromkeys(_MARKER_CHARS, -1)
         while True:
             if misses > 8:  # dense marker characters that are not candidates ("{{{{"):
                 return _CANDIDATE.search(text, pos)  # the regex engine's own loop is faster

@@ -171,7 +171,7 @@ class StreamParser:
             self._text += "".join(self._new)
             self._new.clear()
         text, state, base = self._text, self._state, self._base
-        blocks = blocks_of(scan_items(text, state, eof), text, merge=False, base=base)
+        blocks = blocks_of(scan_items(text, state, eof), text, base=base)
         keep_from = max(0, state.pos - 1)  # one character of context for the next candidate
         if keep_from:
             self._text = text[keep_from:]
