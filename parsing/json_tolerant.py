@@ -61,13 +61,18 @@ _KEY_PARTIAL = re.compile(_KEY_PARTIAL_RE)
 # are left to `_quote_ends`. Such quotes are kept as characters inside the regex engine.
 _NO_KEY = rf"(?!{_KEY_AHEAD_RE}|{_KEY_PARTIAL_RE})"
 _NEVER_ENDS = {
-    "a": r"\s*+(?:[^\s,}\]:/`~<]|,\s*+[^\s\"'{\[\]\-0-9tfnTFN`~<])",
-    "o": rf"\s*+(?:[^\s,}}\]:/\"'`~<]|,\s*+(?=[^\s}}`~<]){_NO_KEY}|(?=[\"']){_NO_KEY})",
+    ("a", False): r"\s*+(?:[^\s,}\]:/`~<]|,\s*+[^\s\"'{\[\]\-0-9tfnTFN`~<])",
+    ("o", False): rf"\s*+(?:[^\s,}}\]:/\"'`~<]|,\s*+(?=[^\s}}`~<]){_NO_KEY}|(?=[\"']){_NO_KEY})",
+    # lines of code in an object value (``code_in_values``): a quote before ``:`` is kept too
+    ("o", True): rf"\s*+(?:[^\s,}}\]/\"'`~<]|,\s*+(?=[^\s}}`~<]){_NO_KEY}|(?=[\"']){_NO_KEY})",
 }
+_NEVER_ENDS["a", True] = _NEVER_ENDS["a", False]
 _VALUE_RUNS = {
-    (quote, ctx): re.compile(rf"[^{quote}\\]*+(?:(?:\\[\s\S]|{quote}(?={never}))[^{quote}\\]*+)*+")
+    (quote, ctx, code): re.compile(
+        rf"[^{quote}\\]*+(?:(?:\\[\s\S]|{quote}(?={never}))[^{quote}\\]*+)*+"
+    )
     for quote in "\"'"
-    for ctx, never in _NEVER_ENDS.items()
+    for (ctx, code), never in _NEVER_ENDS.items()
 }
 """A value's body up to its next quote that may end it (the quotes passed over are kept)."""
 _UNQUOTED_STOP = re.compile(r"[,{}\[\]\n`~<]")
@@ -385,7 +390,7 @@ class _Parser:
         # a value's quotes that cannot end it are passed over at C speed (then cut there at
         # C speed); a key ends at its first quote, and a retried string goes quote by quote
         fast = ctx != "k" and cut < 0
-        run = (_VALUE_RUNS[quote, ctx] if fast else run_pattern(quote)).match
+        run = (_VALUE_RUNS[quote, ctx, code] if fast else run_pattern(quote)).match
         j = i + 1
         while True:
             k = run(text, j).end()  # type: ignore[union-attr]
