@@ -75,6 +75,7 @@ _VALUE_RUNS = {
     for (ctx, code), never in _NEVER_ENDS.items()
 }
 """A value's body up to its next quote that may end it (the quotes passed over are kept)."""
+_NEVER = {key: re.compile(never) for key, never in _NEVER_ENDS.items()}
 _UNQUOTED_STOP = re.compile(r"[,{}\[\]\n`~<]")
 _VALUE_START: Final = frozenset("\"'{[-0123456789tfnTFN")
 _MAY_FOLLOW_END: Final = frozenset(" \t\r\n\f\v,}]:/\"'`~<")
@@ -387,21 +388,18 @@ class _Parser:
         cut = self.cuts.get(i, -1)
         segments: list[str] = []  # raw bodies between the inner quotes kept as characters
         code = self.code_in_values and self._holds_lines(i)  # see `_quote_ends`
-        # a value's quotes that cannot end it are passed over at C speed (then cut there at
-        # C speed); a key ends at its first quote, and a retried string goes quote by quote
+        # a value's quotes that cannot end it are passed over at C speed (`_kept_quotes`); a
+        # key ends at its first quote, and a retried string goes quote by quote
         fast = ctx != "k" and cut < 0
-        run = (_VALUE_RUNS[quote, ctx, code] if fast else run_pattern(quote)).match
+        run = run_pattern(quote).match
         j = i + 1
         while True:
             k = run(text, j).end()  # type: ignore[union-attr]
-            if fast:
-                if k >= src.n or text[k] != quote:  # unterminated: read it quote by quote
-                    fast, run = False, run_pattern(quote).match
+            if fast and k < src.n and text[k] == quote:
+                k = self._kept_quotes(segments, j, k, ctx, code)
+                if k < 0:  # the text ends inside the string: read it quote by quote
+                    fast = False
                     continue
-                pieces = split_at_quotes(text[j:k], quote)
-                if len(pieces) > 1:
-                    self.fixes.add("inner_quotes")
-                segments += pieces
                 if self._quote_ends(k, ctx, code):
                     return self._joined(segments, quote), k + 1
                 self.fixes.add("inner_quotes")
@@ -420,6 +418,22 @@ class _Parser:
                 return self._joined(segments, quote), k + 1
             self.fixes.add("inner_quotes")
             j = k + 1
+
+    def _kept_quotes(self, segments: list[str], j: int, k: int, ctx: str, code: bool) -> int:
+        """The body from ``j`` reaches a quote at ``k``: when no string can end there, pass
+        it and the following such quotes in one regex run and add the body's segments.
+        Returns the next quote that may end the string, or -1 (the text ends first)."""
+        text, quote = self.src.text, self.src.text[k]
+        if _NEVER[ctx, code].match(text, k + 1) is None:
+            segments.append(text[j:k])
+            return k
+        end = _VALUE_RUNS[quote, ctx, code].match(text, k + 1).end()  # type: ignore[union-attr]
+        if end >= self.src.n or text[end] != quote:
+            return -1
+        segments.append(text[j:k])
+        segments += split_at_quotes(text[k + 1 : end], quote)
+        self.fixes.add("inner_quotes")
+        return end
 
     def _joined(self, segments: list[str], quote: str, tail: bool = False) -> str:
         """Decode raw string bodies separated by a kept ``quote`` (one C-speed decoding for
