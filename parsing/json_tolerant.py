@@ -395,7 +395,8 @@ class _Parser:
         j = i + 1
         while True:
             k = run(text, j).end()  # type: ignore[union-attr]
-            if fast and k < src.n and text[k] == quote:
+            # (a closer right after the quote: `_quote_ends` decides, as below)
+            if fast and k < src.n and text[k] == quote and text[k + 1 : k + 2] not in "}]":
                 k = self._kept_quotes(segments, j, k, ctx, code)
                 if k < 0:  # the text ends inside the string: read it quote by quote
                     fast = False
