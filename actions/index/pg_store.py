@@ -30,7 +30,9 @@ from contextlib import contextmanager
 from typing import Any
 from urllib.parse import parse_qsl, unquote, urlencode, urlsplit
 
+from actions.index.embeddings import rrf, text_hash
 from actions.index.model import STATUSES, Chunk, DocumentRecord, Hit, StoreError
+from actions.index.pg_embeddings import PgEmbeddings, carried, vector_literal
 from actions.index.sqlite_store import (
     CAPPED_ROWS,
     COMMON_MIN,
@@ -66,7 +68,11 @@ CREATE TABLE IF NOT EXISTS {SCHEMA}.chunks (
     language TEXT NOT NULL, embedding_status TEXT NOT NULL, embedding vector,
     tsv TSVECTOR NOT NULL, length INTEGER NOT NULL DEFAULT 0
 );
+ALTER TABLE {SCHEMA}.chunks ADD COLUMN IF NOT EXISTS text_hash TEXT NOT NULL DEFAULT '';
+ALTER TABLE {SCHEMA}.chunks ADD COLUMN IF NOT EXISTS embedding_error TEXT NOT NULL DEFAULT '';
 CREATE INDEX IF NOT EXISTS chunks_document ON {SCHEMA}.chunks (workspace, document, position);
+CREATE INDEX IF NOT EXISTS chunks_pending ON {SCHEMA}.chunks (workspace, id)
+    WHERE embedding_status = 'pending';
 CREATE INDEX IF NOT EXISTS chunks_tsv ON {SCHEMA}.chunks USING GIN (tsv);
 INSERT INTO {SCHEMA}.meta VALUES ('schema_version', '{SCHEMA_VERSION}') ON CONFLICT DO NOTHING;
 """
@@ -97,7 +103,7 @@ def _secrets(url: str) -> list[str]:
     return sorted(set(found), key=len, reverse=True)
 
 
-class PgStore:
+class PgStore(PgEmbeddings):
     """``Store`` of one workspace (``workspace``: its key) in a PostgreSQL database."""
 
     backend = "postgresql"
@@ -200,6 +206,13 @@ class PgStore:
         with self._cursor(f"storing the chunks of {record.path} failed", write=True) as cur:
             for size in sizes - self._dimensions:
                 self._vector_index(cur, size)
+            old = dict(  # vectors of the old chunks: unchanged text keeps its vector
+                cur.execute(
+                    f"SELECT text_hash, embedding::text FROM {SCHEMA}.chunks WHERE workspace = %s"
+                    " AND document = %s AND embedding_status = 'ready'",
+                    (self.workspace, record.path),
+                ).fetchall()
+            )
             cur.execute(
                 f"DELETE FROM {SCHEMA}.chunks WHERE workspace = %s AND document = %s",
                 (self.workspace, record.path),
@@ -207,9 +220,9 @@ class PgStore:
             cur.executemany(
                 f"INSERT INTO {SCHEMA}.chunks (workspace, document, position, type, content,"
                 " indexed_text, summary, is_atomic, headings, start_line, end_line, language,"
-                " embedding_status, embedding, length, tsv) VALUES (%s, %s, %s, %s, %s, %s, %s,"
-                f" %s, %s, %s, %s, %s, %s, %s::vector, %s, {_TSV})",
-                rows,
+                " embedding_status, embedding, text_hash, length, tsv) VALUES (%s, %s, %s, %s,"
+                f" %s, %s, %s, %s, %s, %s, %s, %s, %s, %s::vector, %s, %s, {_TSV})",
+                list(carried(old, rows)) if old else rows,
             )
             self._upsert(cur, [record])
         self._dimensions |= sizes
@@ -226,9 +239,6 @@ class PgStore:
         headings, _, small = rest.partition("\n")
         body = chunk.content if chunk.summary else ""
         columns = (_words(f"{path} {headings}"), _words(small), _words(body))
-        vector = None
-        if chunk.embedding:
-            vector = "[" + ",".join(repr(float(x)) for x in chunk.embedding) + "]"
         return (
             self.workspace,
             chunk.document,
@@ -243,7 +253,8 @@ class PgStore:
             chunk.end_line,
             chunk.language,
             chunk.embedding_status,
-            vector,
+            vector_literal(chunk.embedding),
+            text_hash(chunk.indexed_text),
             sum(len(column) for column in columns),
             *(" ".join(column) for column in columns),
         )
@@ -361,7 +372,7 @@ class PgStore:
 
     def _nearest(self, cur: Any, vector: Sequence[float], k: int) -> list[Any]:
         size = len(vector)
-        literal = "[" + ",".join(repr(float(x)) for x in vector) + "]"
+        literal = vector_literal(vector)
         if self._iterative:
             cur.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
         rows: list[Any] = cur.execute(
@@ -406,15 +417,9 @@ def _words(text: str) -> list[str]:
 
 def _fuse(rankings: list[list[Any]], k: int) -> list[Hit]:
     """Reciprocal rank fusion of rankings of chunk rows (identified by document, position)."""
-    scores: dict[tuple[str, int], float] = {}
-    rows: dict[tuple[str, int], Any] = {}
-    for ranking in rankings:
-        for rank, row in enumerate(ranking, start=1):
-            key = (row[0], row[1])
-            scores[key] = scores.get(key, 0.0) + 1.0 / (RRF_K + rank)
-            rows.setdefault(key, row)
-    best = sorted(scores, key=lambda key: -scores[key])[:k]
-    return [Hit(_chunk(rows[key][:-1]), scores[key]) for key in best]
+    rows = {(row[0], row[1]): row for ranking in rankings for row in reversed(ranking)}
+    keys = [[(row[0], row[1]) for row in ranking] for ranking in rankings]
+    return [Hit(_chunk(rows[key][:-1]), score) for key, score in rrf(keys, k, RRF_K)]
 
 
 def _chunk(row: Sequence[Any]) -> Chunk:

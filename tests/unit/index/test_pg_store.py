@@ -31,7 +31,7 @@ def text(path: str, position: int, content: str, vector: tuple[float, ...] | Non
         type="text",
         content=content,
         indexed_text=f"{path}\n\n{content}",
-        embedding_status="done" if vector else "none",
+        embedding_status="ready" if vector else "none",
         embedding=vector,
     )
 

