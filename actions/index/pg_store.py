@@ -14,8 +14,10 @@ common query words. ``ts_rank_cd`` (cover density, no document frequencies) was 
 instead and ranks worse: hit@5 0.74 against 0.90 on bench/retrieval_pg.py's questions.
 
 Dense vectors go in a ``vector`` column (any dimension; an HNSW index per dimension in use is
-created on first write). ``search(..., vector=...)`` fuses the lexical ranking and the nearest
-neighbours by reciprocal rank fusion.
+created on first write or first stored embedding). ``search(..., vector=...)`` fuses the
+lexical ranking and the nearest neighbours (HNSW, cosine) by reciprocal rank fusion; the
+embedding lifecycle (pending -> ready / failed, vectors kept by text hash) is in
+pg_embeddings.py.
 
 The password of the URL never appears in ``location`` nor in an error message.
 """
@@ -30,7 +32,7 @@ from contextlib import contextmanager
 from typing import Any
 from urllib.parse import parse_qsl, unquote, urlencode, urlsplit
 
-from actions.index.embeddings import rrf, text_hash
+from actions.index.embeddings import MIN_SIMILARITY, rrf, text_hash
 from actions.index.model import STATUSES, Chunk, DocumentRecord, Hit, StoreError
 from actions.index.pg_embeddings import PgEmbeddings, carried, vector_literal
 from actions.index.sqlite_store import (
@@ -336,7 +338,7 @@ class PgStore(PgEmbeddings):
             lexical = self._lexical(cur, chosen, idf, depth, capped) if chosen else []
             if not vector:
                 return [Hit(_chunk(row[:-1]), float(row[-1])) for row in lexical]
-            dense = self._nearest(cur, vector, depth)
+            dense = [row for row in self._nearest(cur, vector, depth) if row[-1] >= MIN_SIMILARITY]
         return _fuse([lexical, dense], k)
 
     def _lexical(

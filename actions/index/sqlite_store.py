@@ -25,7 +25,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
-from actions.index.embeddings import rrf, text_hash
+from actions.index.embeddings import MIN_SIMILARITY, rrf, text_hash
 from actions.index.model import (
     STATUSES,
     Chunk,
@@ -257,7 +257,7 @@ class SqliteStore(SqliteEmbeddings):
             return [Hit(_chunk(row[:-2]), -float(str(row[-1]))) for row in lexical]
         with self._lock:
             try:
-                nearest = self._vectors.nearest(self._db, vector, depth)
+                nearest = self._vectors.nearest(self._db, vector, depth, MIN_SIMILARITY)
             except sqlite3.Error as error:
                 raise StoreError(f"search failed: {error}") from None
         fused = rrf([[row[-2] for row in lexical], nearest], k)

@@ -28,6 +28,8 @@ def pack(vector: Sequence[float] | None) -> bytes | None:
     """A vector as a float32 blob (None stays None)."""
     if vector is None:
         return None
+    if hasattr(vector, "astype"):  # a numpy row
+        return bytes(vector.astype("float32").tobytes())
     import array
 
     return array.array("f", vector).tobytes()
@@ -91,9 +93,11 @@ class VectorCache:
         self._removed.clear()
         self._added.clear()
 
-    def nearest(self, db: sqlite3.Connection, vector: Sequence[float], k: int) -> list[int]:
-        """Row ids of the ``k`` vectors nearest ``vector`` (cosine; all stored ones are unit
-        length), best first. ``db``'s lock must be held."""
+    def nearest(
+        self, db: sqlite3.Connection, vector: Sequence[float], k: int, floor: float = -1.0
+    ) -> list[int]:
+        """Row ids of the ``k`` vectors nearest ``vector`` by cosine similarity, of at least
+        ``floor``, best first. ``db``'s lock is held."""
         import numpy as np
 
         (version,) = db.execute("PRAGMA data_version").fetchone()
@@ -114,12 +118,13 @@ class VectorCache:
         else:
             best = np.arange(scores.shape[0])
         best = best[np.argsort(-scores[best], kind="stable")]
+        best = best[scores[best] >= floor]
         return [int(row_id) for row_id in self._ids[best]]
 
 
 def _stack(np: Any, ids: list[int], blobs: list[bytes]) -> tuple[Any, Any]:
-    """``(ids, matrix)`` of the blobs of the most common size (rows of another size, left by
-    an earlier model, are skipped)."""
+    """``(ids, unit-length matrix)`` of the blobs of the most common size (rows of another
+    size, left by an earlier model, are skipped)."""
     if not blobs:
         return np.zeros(0, dtype=np.int64), np.zeros((0, 0), dtype=np.float32)
     sizes: dict[int, int] = {}
@@ -129,6 +134,8 @@ def _stack(np: Any, ids: list[int], blobs: list[bytes]) -> tuple[Any, Any]:
     keep = [i for i, blob in enumerate(blobs) if len(blob) == size]
     matrix = np.frombuffer(b"".join(blobs[i] for i in keep), dtype=np.float32)
     matrix = matrix.reshape(len(keep), size // 4)
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)  # the model's are 1 already
+    matrix = matrix / np.where(norms > 0, norms, 1.0)
     return np.asarray([ids[i] for i in keep], dtype=np.int64), matrix
 
 
