@@ -330,13 +330,13 @@ class PgStore(PgEmbeddings):
 
     def search(self, query: str, k: int, *, vector: Sequence[float] | None = None) -> list[Hit]:
         words = query_terms(query.replace("_", " "))
-        if k <= 0 or (not words and not vector):
+        if k <= 0 or (not words and vector is None):
             return []
-        depth = max(k, FUSION_DEPTH) if vector else k
+        depth = max(k, FUSION_DEPTH) if vector is not None else k
         with self._cursor("search failed") as cur:
             chosen, idf, capped = self._weighted(cur, words) if words else ([], [], False)
             lexical = self._lexical(cur, chosen, idf, depth, capped) if chosen else []
-            if not vector:
+            if vector is None:
                 return [Hit(_chunk(row[:-1]), float(row[-1])) for row in lexical]
             dense = [row for row in self._nearest(cur, vector, depth) if row[-1] >= MIN_SIMILARITY]
         return _fuse([lexical, dense], k)

@@ -95,9 +95,8 @@ def render_dense(dense: dict[str, Any]) -> str:
         reason = dense.get("reason") or "off"
         hint = f"; to turn it on: {dense['hint']}" if dense.get("hint") else ""
         return f"dense:     off, BM25 only ({reason}{hint})"
-    counts = ", ".join(
-        f"{dense[name]} {name}" for name in ("ready", "pending", "failed") if dense.get(name)
-    )
+    names = {"ready": "ready", "pending": "pending", "failed": "failed", "none": "not queued yet"}
+    counts = ", ".join(f"{dense[key]} {name}" for key, name in names.items() if dense.get(key))
     return f"dense:     on, hybrid BM25 + {dense.get('model')} ({counts or 'no chunk yet'})"
 
 
