@@ -85,8 +85,8 @@ class VectorCache:
             ids, matrix = ids[keep], matrix[keep]
         if self._added:
             more_ids, more = _stack(np, list(self._added), list(self._added.values()))
-            if matrix.shape[0] and more.shape[1] != matrix.shape[1]:
-                ids, matrix = more_ids, more  # the model changed: only the new size counts
+            if more.shape[0] and (not matrix.shape[0] or more.shape[1] != matrix.shape[1]):
+                ids, matrix = more_ids, more  # the first vectors, or the model changed
             elif more.shape[0]:
                 ids, matrix = np.concatenate([ids, more_ids]), np.vstack([matrix, more])
         self._ids, self._matrix = ids, matrix
