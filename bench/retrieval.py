@@ -208,7 +208,7 @@ async def quality_modes(tmp: Path, embedder: Embedder | None) -> list[str]:
         other = f"{hybrid[key]:8.3f}" if hybrid else "     n/a"
         print(f"  {label:<54} {value:6.3f} {other}")
     title = f"paraphrases, {PARAPHRASES} questions sharing no word with their answer"
-    print(f"{title:<58}BM25   hybrid")
+    print(f"{title:<59}BM25   hybrid")
     for key in ("hit@5", "P@5", "MRR"):
         other = f"{paraphrases[1][key]:8.3f}" if len(paraphrases) > 1 else "     n/a"
         print(f"  {LABELS[key]:<54} {paraphrases[0][key]:6.3f} {other}")

