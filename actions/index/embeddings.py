@@ -15,6 +15,7 @@ Without the extra (or with ``AGENT_LS_EMBEDDINGS=0``) ``load_embedder()`` gives 
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import os
 import threading
@@ -186,14 +187,20 @@ def _batches(lengths: list[int]) -> list[list[int]]:
 
 
 def load_embedder() -> Embedder | None:
-    """The embedder when dense search is on (see ``dense_status``), else None."""
+    """The embedder when dense search is on (see ``dense_status``), else None. One per
+    process: every workspace folder's index shares the model (loaded once, thread-safe)."""
     if not dense_status().enabled:
         return None
     found = model_files()
     if isinstance(found, str):
         return None
     threads = os.environ.get(THREADS_ENV, "1")
-    return Embedder(*found, threads=int(threads) if threads.isdigit() else 1)
+    return _shared(*found, int(threads) if threads.isdigit() else 1)
+
+
+@functools.lru_cache(maxsize=4)
+def _shared(model: Path, tokenizer: Path, threads: int) -> Embedder:
+    return Embedder(model, tokenizer, threads=threads)
 
 
 def text_hash(text: str) -> str:
