@@ -18,6 +18,8 @@ from pathlib import Path
 from typing import Literal
 
 from actions.index.chunking import apply_summaries, chunk_document
+from actions.index.embedding_worker import EmbeddingWorker
+from actions.index.embeddings import Embedder, dense_status
 from actions.index.files import FileSet, IndexConfig
 from actions.index.model import Chunk, DocumentRecord, Hit, IndexStatus
 from actions.index.store import Store
@@ -76,11 +78,15 @@ class WorkspaceIndex:
         store: Store,
         config: IndexConfig | None = None,
         summarizer: Summarizer | None = None,
+        embedder: Embedder | None = None,
     ) -> None:
         self.workspace = workspace
         self.store = store
         self.files = FileSet(workspace, config or IndexConfig())
         self.summarizer = summarizer
+        self.embedder = embedder  # None: BM25 only
+        self.embeddings = EmbeddingWorker(store, embedder) if embedder else None
+        self.embed_in_background = True  # False: pending chunks wait for another process
         self._lock = asyncio.Lock()
 
     async def update_all(self, progress: ProgressCallback | None = None) -> UpdateReport:
@@ -97,6 +103,7 @@ class WorkspaceIndex:
             report.merge(await self._update(path, known.get(path)))
             if progress is not None:
                 progress(done, len(paths), path)
+        self._embed_later()
         return report
 
     async def update_paths(self, paths: Iterable[str]) -> UpdateReport:
@@ -115,7 +122,13 @@ class WorkspaceIndex:
                     report.removed.append(path)
                 continue
             report.merge(await self._update(path, known.get(path)))
+        self._embed_later()
         return report
+
+    def _embed_later(self) -> None:
+        """Vectors are filled in the background: BM25 already finds the new chunks."""
+        if self.embeddings is not None and self.embed_in_background:
+            self.embeddings.kick()
 
     def _files_below(self, paths: Iterable[str]) -> set[str]:
         found: set[str] = set()
@@ -163,6 +176,8 @@ class WorkspaceIndex:
         ):
             return _Plan(path, "touch", replace(record, chunks=known.chunks))
         chunks = chunk_document(path, read.text)
+        if self.embedder is not None:
+            chunks = [replace(chunk, embedding_status="pending") for chunk in chunks]
         return _Plan(path, "chunks", replace(record, chunks=len(chunks)), chunks)
 
     def _apply(self, plan: _Plan) -> UpdateReport:
@@ -200,9 +215,27 @@ class WorkspaceIndex:
         if stale:
             self.store.put_documents(stale)
 
-    async def search(self, query: str, k: int = 8) -> list[Hit]:
-        """The ``k`` best original elements for ``query``."""
-        return await asyncio.to_thread(self.store.search, query, k)
+    async def search(self, query: str, k: int = 8, *, dense: bool = True) -> list[Hit]:
+        """The ``k`` best original elements for ``query`` (hybrid when there is an embedder
+        and ``dense``; BM25 alone else)."""
+        return await asyncio.to_thread(self.search_now, query, k, dense=dense)
+
+    def search_now(self, query: str, k: int = 8, *, dense: bool = True) -> list[Hit]:
+        """``search`` in the calling thread."""
+        vector = None
+        if dense and self.embedder is not None and query.strip():
+            try:
+                (vector,) = self.embedder.embed([query])
+            except Exception:  # the model failing never costs the lexical results
+                log.exception("embedding the query failed: BM25 only")
+        return self.store.search(query, k, vector=vector)
+
+    async def warm(self) -> None:
+        """Load what the first hybrid search would (the embedded store's vector matrix: seconds
+        at 100k chunks), so that a user's first search does not wait for it."""
+        if self.embedder is not None:
+            probe = (1.0,) + (0.0,) * (self.embedder.dimension - 1)
+            await asyncio.to_thread(self.store.search, "", 1, vector=probe)
 
     async def status(self) -> IndexStatus:
         def collect() -> IndexStatus:
@@ -214,9 +247,28 @@ class WorkspaceIndex:
                 failures=sorted(failures, key=lambda doc: doc.path)[:MAX_FAILURES_SHOWN],
                 backend=self.store.backend,
                 location=self.store.location,
+                dense=self.embedder is not None,
+                embeddings=self._embedding_status(),
             )
 
         return await asyncio.to_thread(collect)
 
+    def _embedding_status(self) -> dict[str, object]:
+        """Dense search: on (model, chunks by embedding status) or off (why, how to turn on)."""
+        if self.embedder is None:
+            off = dense_status()
+            reason = off.reason or "no embedder was given to this index"
+            return {"enabled": False, "reason": reason, "hint": off.hint}
+        report: dict[str, object] = {"enabled": True, "model": self.embedder.model_id}
+        report.update(self.store.embedding_counts())
+        failures = self.store.embedding_failures(MAX_FAILURES_SHOWN)
+        if failures:
+            report["failures"] = [{"path": p, "reason": r} for p, r in failures]
+        if self.embeddings is not None and self.embeddings.error:
+            report["error"] = self.embeddings.error
+        return report
+
     def close(self) -> None:
+        if self.embeddings is not None:
+            self.embeddings.stop()
         self.store.close()

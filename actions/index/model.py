@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 DocumentStatus = Literal["pending", "chunked", "ready", "failed"]
 STATUSES: tuple[DocumentStatus, ...] = ("pending", "chunked", "ready", "failed")
 ChunkType = Literal["text", "list", "table", "code"]
-EmbeddingStatus = Literal["none", "pending", "done", "failed"]
+# "none": no embedder was around when the chunk was written (queued when one is);
+# "pending": waiting for the background embedder; "ready": has its vector; "failed": see
+# ``embedding_error``.
+EmbeddingStatus = Literal["none", "pending", "ready", "failed"]
+EMBEDDING_STATUSES: tuple[EmbeddingStatus, ...] = ("none", "pending", "ready", "failed")
 
 
 @dataclass(frozen=True)
@@ -51,6 +56,27 @@ class Chunk:
 
 
 @dataclass(frozen=True)
+class PendingEmbedding:
+    """A chunk waiting for its vector: its row id, the hash of ``text`` and the text to embed
+    (the chunk's ``indexed_text``: what lexical search matches too)."""
+
+    id: int
+    text_hash: str
+    text: str
+
+
+@dataclass(frozen=True)
+class EmbeddingResult:
+    """The vector of a ``PendingEmbedding`` (or why there is none). Stored only when the chunk
+    still has the same ``text_hash`` (it may have been replaced meanwhile)."""
+
+    id: int
+    text_hash: str
+    vector: Sequence[float] | None
+    error: str = ""
+
+
+@dataclass(frozen=True)
 class Hit:
     """A search result: the original element and its score (higher is better)."""
 
@@ -82,12 +108,14 @@ class IndexStatus:
     backend: str
     location: str
     dense: bool = False
+    embeddings: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         return {
             "backend": self.backend,
             "location": self.location,
             "dense": self.dense,
+            "embeddings": dict(self.embeddings),
             "documents": dict(self.counts),
             "chunks": self.chunks,
             "failures": [{"path": f.path, "reason": f.reason} for f in self.failures],

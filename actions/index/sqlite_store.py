@@ -25,57 +25,25 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
-from actions.index.model import STATUSES, Chunk, DocumentRecord, Hit, StoreError
+from actions.index.embeddings import MIN_SIMILARITY, rrf, text_hash
+from actions.index.model import (
+    STATUSES,
+    Chunk,
+    DocumentRecord,
+    Hit,
+    StoreError,
+)
+from actions.index.sqlite_vectors import SqliteEmbeddings, VectorCache, pack
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
+FUSION_DEPTH = 50  # how many of each ranking take part in the hybrid fusion (at least k)
 WEIGHTS = (2.0, 1.0, 0.5)
 _WORD = re.compile(r"\w+", re.UNICODE)
 STOP_WORDS = frozenset(
-    [
-        "a",
-        "an",
-        "and",
-        "are",
-        "as",
-        "at",
-        "be",
-        "by",
-        "can",
-        "do",
-        "does",
-        "for",
-        "from",
-        "how",
-        "i",
-        "if",
-        "in",
-        "is",
-        "it",
-        "its",
-        "of",
-        "on",
-        "or",
-        "so",
-        "that",
-        "the",
-        "their",
-        "then",
-        "there",
-        "these",
-        "this",
-        "to",
-        "was",
-        "what",
-        "when",
-        "where",
-        "which",
-        "who",
-        "why",
-        "will",
-        "with",
-        "you",
-        "your",
-    ]
+    _WORD.findall(
+        "a an and are as at be by can do does for from how i if in is it its of on or so that"
+        " the their then there these this to was what when where which who why will with you your"
+    )
 )
 
 _SCHEMA = """
@@ -89,9 +57,11 @@ CREATE TABLE IF NOT EXISTS chunks (
     type TEXT NOT NULL, content TEXT NOT NULL, indexed_text TEXT NOT NULL,
     summary TEXT NOT NULL, is_atomic INTEGER NOT NULL, headings TEXT NOT NULL,
     start_line INTEGER NOT NULL, end_line INTEGER NOT NULL, language TEXT NOT NULL,
-    embedding_status TEXT NOT NULL, embedding BLOB
+    embedding_status TEXT NOT NULL, embedding BLOB,
+    text_hash TEXT NOT NULL DEFAULT '', embedding_error TEXT NOT NULL DEFAULT ''
 );
 CREATE INDEX IF NOT EXISTS chunks_document ON chunks(document, position);
+CREATE INDEX IF NOT EXISTS chunks_pending ON chunks(id) WHERE embedding_status = 'pending';
 CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
     head, small, body, tokenize = 'unicode61'
 );
@@ -140,7 +110,7 @@ def fts_columns(chunk: Chunk) -> tuple[str, str, str]:
     return head, " ".join(terms(small)), " ".join(terms(body))
 
 
-class SqliteStore:
+class SqliteStore(SqliteEmbeddings):
     """``Store`` on one SQLite file (created with its folder on first use)."""
 
     backend = "sqlite"
@@ -162,6 +132,7 @@ class SqliteStore:
         self._frequencies: dict[str, int] = {}  # document frequency of query words, cached
         self._total: int | None = None
         self._writes = 0
+        self._vectors = VectorCache()
 
     @property
     def location(self) -> str:
@@ -207,43 +178,42 @@ class SqliteStore:
 
     def replace_chunks(self, record: DocumentRecord, chunks: Sequence[Chunk]) -> None:
         columns = [fts_columns(chunk) for chunk in chunks]  # outside the lock: pure work
+        hashes = [text_hash(chunk.indexed_text) for chunk in chunks]
         with self._transaction() as db:
-            _delete_chunks(db, record.path)
+            old = dict(  # vectors of the old chunks: unchanged text keeps its vector
+                db.execute(
+                    "SELECT text_hash, embedding FROM chunks WHERE document = ?"
+                    " AND embedding_status = 'ready'",
+                    (record.path,),
+                ).fetchall()
+            )
+            _delete_chunks(db, record.path, self._vectors)
             (last,) = db.execute("SELECT coalesce(max(id), 0) FROM chunks").fetchone()
             ids = range(last + 1, last + 1 + len(chunks))
+            rows = [
+                _row(row_id, chunk, digest, old)
+                for row_id, chunk, digest in zip(ids, chunks, hashes, strict=True)
+            ]
             db.executemany(
                 "INSERT INTO chunks (id, document, position, type, content, indexed_text, "
                 "summary, is_atomic, headings, start_line, end_line, language, "
-                "embedding_status, embedding) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                [
-                    (
-                        row_id,
-                        chunk.document,
-                        chunk.position,
-                        chunk.type,
-                        chunk.content,
-                        chunk.indexed_text,
-                        chunk.summary,
-                        int(chunk.is_atomic),
-                        json.dumps(list(chunk.headings), ensure_ascii=False),
-                        chunk.start_line,
-                        chunk.end_line,
-                        chunk.language,
-                        chunk.embedding_status,
-                        _pack(chunk.embedding),
-                    )
-                    for row_id, chunk in zip(ids, chunks, strict=True)
-                ],
+                "embedding_status, embedding, text_hash) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                rows,
             )
             db.executemany(
                 "INSERT INTO chunks_fts (rowid, head, small, body) VALUES (?,?,?,?)",
                 [(row_id, *fts) for row_id, fts in zip(ids, columns, strict=True)],
             )
             _upsert(db, record)
+            self._vectors.added(
+                (row_id, row[13])
+                for row_id, row in zip(ids, rows, strict=True)
+                if row[12] == "ready"
+            )
 
     def remove_document(self, path: str) -> None:
         with self._transaction() as db:
-            _delete_chunks(db, path)
+            _delete_chunks(db, path, self._vectors)
             db.execute("DELETE FROM documents WHERE path = ?", (path,))
 
     def chunks_of(self, path: str) -> list[Chunk]:
@@ -277,9 +247,34 @@ class SqliteStore:
         return selective[:MAX_TERMS] or known[:2]
 
     def search(self, query: str, k: int, *, vector: Sequence[float] | None = None) -> list[Hit]:
+        """BM25 alone, or (``vector`` given) BM25 and cosine fused by reciprocal rank fusion."""
         words = self._selective(query_terms(query))
-        if not words or k <= 0:
+        if k <= 0 or (not words and vector is None):
             return []
+        depth = k if vector is None else max(k, FUSION_DEPTH)
+        lexical = self._lexical(words, depth) if words else []
+        if vector is None:
+            return [Hit(_chunk(row[:-2]), -float(str(row[-1]))) for row in lexical]
+        with self._lock:
+            try:
+                nearest = self._vectors.nearest(self._db, vector, depth, MIN_SIMILARITY)
+            except sqlite3.Error as error:
+                raise StoreError(f"search failed: {error}") from None
+        fused = rrf([[row[-2] for row in lexical], nearest], k)
+        rows = {row[-2]: row[:-2] for row in lexical}
+        missing = [row_id for row_id, _ in fused if row_id not in rows]
+        if missing:
+            with self._lock:
+                found = self._db.execute(
+                    f"SELECT {_CHUNK_COLUMNS}, chunks.id FROM chunks"
+                    f" WHERE id IN ({','.join('?' * len(missing))})",
+                    missing,
+                ).fetchall()
+            rows.update((row[-1], row[:-1]) for row in found)
+        return [Hit(_chunk(rows[key]), score) for key, score in fused if key in rows]
+
+    def _lexical(self, words: list[str], k: int) -> list[tuple[object, ...]]:
+        """The ``k`` best chunk rows by BM25, each ending with its row id and its rank."""
         match = fts_query(words)
         weights = ", ".join(str(weight) for weight in WEIGHTS)
         window, arguments = "", [match]
@@ -291,17 +286,17 @@ class SqliteStore:
             )
             arguments.append(match)
         sql = (  # rank in the FTS index alone, then fetch only the k winners
-            f"SELECT {_CHUNK_COLUMNS}, best.rank FROM ("
+            f"SELECT {_CHUNK_COLUMNS}, chunks.id, best.rank FROM ("
             f"SELECT rowid, bm25(chunks_fts, {weights}) AS rank FROM chunks_fts "
             f"WHERE chunks_fts MATCH ?{window} ORDER BY rank LIMIT ?"
             ") AS best JOIN chunks ON chunks.id = best.rowid ORDER BY best.rank"
         )
         with self._lock:
             try:
-                rows = self._db.execute(sql, (*arguments, k)).fetchall()
+                rows: list[tuple[object, ...]] = self._db.execute(sql, (*arguments, k)).fetchall()
             except sqlite3.OperationalError as error:
                 raise StoreError(f"search failed: {error}") from None
-        return [Hit(_chunk(row[:-1]), -float(row[-1])) for row in rows]
+        return rows
 
     def counts(self) -> dict[str, int]:
         with self._lock:
@@ -377,7 +372,9 @@ def _upsert(db: sqlite3.Connection, record: DocumentRecord) -> None:
     )
 
 
-def _delete_chunks(db: sqlite3.Connection, path: str) -> None:
+def _delete_chunks(db: sqlite3.Connection, path: str, vectors: VectorCache) -> None:
+    ids = db.execute("SELECT id FROM chunks WHERE document = ?", (path,)).fetchall()
+    vectors.removed(row_id for (row_id,) in ids)
     db.execute(
         "DELETE FROM chunks_fts WHERE rowid IN (SELECT id FROM chunks WHERE document = ?)",
         (path,),
@@ -385,9 +382,25 @@ def _delete_chunks(db: sqlite3.Connection, path: str) -> None:
     db.execute("DELETE FROM chunks WHERE document = ?", (path,))
 
 
-def _pack(vector: tuple[float, ...] | None) -> bytes | None:
-    if vector is None:
-        return None
-    import array
-
-    return array.array("f", vector).tobytes()
+def _row(row_id: int, chunk: Chunk, digest: str, old: dict[str, bytes]) -> tuple[object, ...]:
+    """The chunks row of ``chunk``; a pending chunk whose text had a vector gets it back."""
+    status, blob = chunk.embedding_status, pack(chunk.embedding)
+    if status == "pending" and digest in old:
+        status, blob = "ready", old[digest]
+    return (
+        row_id,
+        chunk.document,
+        chunk.position,
+        chunk.type,
+        chunk.content,
+        chunk.indexed_text,
+        chunk.summary,
+        int(chunk.is_atomic),
+        json.dumps(list(chunk.headings), ensure_ascii=False),
+        chunk.start_line,
+        chunk.end_line,
+        chunk.language,
+        status,
+        blob,
+        digest,
+    )

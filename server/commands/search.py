@@ -1,6 +1,9 @@
 """`agent-ls search --workspace DIR [--k N] [--json] "query"`: query the retrieval index.
 
-The index is brought up to date first (incremental: only changed files are re-chunked).
+The index is brought up to date first (incremental: only changed files are re-chunked; new
+chunks are found by BM25 at once, their vectors are left to `agent-ls index` or the server).
+Hybrid ranking (BM25 + dense vectors) when the `embeddings` extra is installed and
+`AGENT_LS_EMBEDDINGS` is not `0`.
 `--json` prints a JSON array of `{path, startLine, endLine, type, headings, content, summary,
 score}`, best first, where `content` is the original element (a whole table, code block...).
 """
@@ -62,6 +65,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
 
     async def query() -> list[Hit]:
+        index.embed_in_background = False  # a one-shot search never waits for the model
         await index.update_all()
         return await index.search(args.query, args.k)
 

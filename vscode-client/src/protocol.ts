@@ -235,12 +235,27 @@ export interface IndexFailure {
   reason: string;
 }
 
+/** Dense search in `agent/status`: on (model, chunks by embedding status) or off (why, how). */
+export interface EmbeddingReport {
+  enabled: boolean;
+  model?: string;
+  none?: number;
+  pending?: number;
+  ready?: number;
+  failed?: number;
+  failures?: IndexFailure[];
+  reason?: string;
+  hint?: string;
+  error?: string;
+}
+
 /** The retrieval index in `agent/status`. */
 export interface IndexReport {
   state: string;
   backend?: string;
   location?: string;
   dense?: boolean;
+  embeddings?: EmbeddingReport;
   documents?: Record<string, number>;
   chunks?: number;
   failures?: IndexFailure[];
@@ -276,6 +291,8 @@ export interface IndexUpdated {
   indexed: string[];
   removed: string[];
   failed: Record<string, string>;
+  embedded?: number;
+  embeddingFailed?: number;
 }
 
 type Json = Record<string, unknown>;
