@@ -12,6 +12,7 @@ import asyncio
 import logging
 import os
 import stat
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -27,6 +28,14 @@ from actions.paths import Workspace
 log = logging.getLogger(__name__)
 ProgressCallback = Callable[[int, int, str], None]
 MAX_FAILURES_SHOWN = 50
+BATCH_DOCUMENTS = 200  # a full build writes this many documents per transaction at most
+BATCH_SECONDS = 0.5  # ... and spends at most this long planning one batch
+
+
+def _failed(path: str, error: Exception) -> _Plan:
+    log.error("indexing %s failed", path, exc_info=error)
+    reason = f"indexing failed: {error!r}"
+    return _Plan(path, "failed", DocumentRecord(path, "failed", reason=reason))
 
 
 @dataclass
@@ -93,10 +102,17 @@ class WorkspaceIndex:
             await asyncio.to_thread(self.store.remove_document, gone)
             report.removed.append(gone)
         await asyncio.to_thread(self._mark_pending, paths, known)
-        for done, path in enumerate(paths, 1):
-            report.merge(await self._update(path, known.get(path)))
-            if progress is not None:
-                progress(done, len(paths), path)
+        done = 0
+        while done < len(paths):
+            async with self._lock:  # a watcher's update waits for one batch at most
+                plans = await asyncio.to_thread(self._plan_batch, paths[done:], known)
+                for plan in plans:
+                    await self._summarize(plan)
+                report.merge(await asyncio.to_thread(self._write, plans))
+            for plan in plans:
+                done += 1
+                if progress is not None:
+                    progress(done, len(paths), plan.path)
         return report
 
     async def update_paths(self, paths: Iterable[str]) -> UpdateReport:
@@ -131,19 +147,49 @@ class WorkspaceIndex:
 
     async def _update(self, path: str, known: DocumentRecord | None) -> UpdateReport:
         async with self._lock:
-            try:
-                plan = await asyncio.to_thread(self._plan, path, known)
-                if plan.chunks and plan.record is not None and self.summarizer is not None:
-                    chunked = replace(plan.record, status="chunked")
-                    await asyncio.to_thread(self.store.replace_chunks, chunked, plan.chunks)
-                    plan.chunks = await apply_summaries(plan.chunks, self.summarizer)
-                return await asyncio.to_thread(self._apply, plan)
-            except Exception as error:  # one bad document never stops the others
-                log.exception("indexing %s failed", path)
-                reason = f"indexing failed: {error!r}"
-                record = DocumentRecord(path, "failed", reason=reason)
-                await asyncio.to_thread(self.store.replace_chunks, record, [])
-                return UpdateReport(failed={path: reason})
+            plan = await asyncio.to_thread(self._safe_plan, path, known)
+            await self._summarize(plan)
+            return await asyncio.to_thread(self._write, [plan])
+
+    def _plan_batch(self, paths: list[str], known: dict[str, DocumentRecord]) -> list[_Plan]:
+        """Plan the first of ``paths`` until a batch is full (runs in a worker thread)."""
+        plans: list[_Plan] = []
+        started = time.monotonic()
+        for path in paths[:BATCH_DOCUMENTS]:
+            plans.append(self._safe_plan(path, known.get(path)))
+            if time.monotonic() - started >= BATCH_SECONDS:
+                break
+        return plans
+
+    def _safe_plan(self, path: str, known: DocumentRecord | None) -> _Plan:
+        try:
+            return self._plan(path, known)
+        except Exception as error:  # one bad document never stops the others
+            return _failed(path, error)
+
+    async def _summarize(self, plan: _Plan) -> None:
+        """Let the summarizer rewrite the summaries of tables and long code (if any)."""
+        if self.summarizer is None or plan.record is None:
+            return
+        if not any(chunk.summary for chunk in plan.chunks):
+            return
+        try:
+            chunked = replace(plan.record, status="chunked")
+            await asyncio.to_thread(self.store.replace_chunks, chunked, plan.chunks)
+            plan.chunks = await apply_summaries(plan.chunks, self.summarizer)
+        except Exception as error:  # the fallback summaries stay
+            log.warning("summarizing %s failed: %r", plan.path, error)
+
+    def _write(self, plans: list[_Plan]) -> UpdateReport:
+        """Write plans in one batch of the store (runs in a worker thread)."""
+        report = UpdateReport()
+        with self.store.batch():
+            for plan in plans:
+                try:
+                    report.merge(self._apply(plan))
+                except Exception as error:
+                    report.merge(self._apply(_failed(plan.path, error)))
+        return report
 
     def _plan(self, path: str, known: DocumentRecord | None) -> _Plan:
         """Everything but the writes: stat, read, check, chunk (runs in a worker thread)."""

@@ -21,6 +21,7 @@ import json
 import re
 import sqlite3
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -101,6 +102,7 @@ COMMON_SHARE = 0.01  # a query word in more than 1% of the chunks (and > COMMON_
 COMMON_MIN = 500
 MAX_TERMS = 6  # the rarest words of a long query decide its ranking
 CAPPED_ROWS = 1000
+BATCH_SECONDS = 0.5  # in a batch (a full build), commit at least this often
 STATS_TTL = 500  # document frequencies are re-read after this many document writes
 
 
@@ -162,6 +164,8 @@ class SqliteStore:
         self._frequencies: dict[str, int] = {}  # document frequency of query words, cached
         self._total: int | None = None
         self._writes = 0
+        self._batching = False
+        self._batch_started = 0.0
 
     @property
     def location(self) -> str:
@@ -181,6 +185,21 @@ class SqliteStore:
             self._writes += 1
             if self._total is not None and self._total < 2 * COMMON_MIN:
                 self._writes = STATS_TTL  # a small index: exact statistics are cheap
+            if self._batching:  # one savepoint per write inside the batch's transaction
+                if not self._db.in_transaction:
+                    self._db.execute("BEGIN IMMEDIATE")
+                    self._batch_started = time.monotonic()
+                self._db.execute("SAVEPOINT write")
+                try:
+                    yield self._db
+                except BaseException:
+                    self._db.execute("ROLLBACK TO write")
+                    self._db.execute("RELEASE write")
+                    raise
+                self._db.execute("RELEASE write")
+                if time.monotonic() - self._batch_started >= BATCH_SECONDS:
+                    self._db.execute("COMMIT")  # other readers see progress this often
+                return
             self._db.execute("BEGIN IMMEDIATE")
             try:
                 yield self._db
@@ -188,6 +207,21 @@ class SqliteStore:
                 self._db.execute("ROLLBACK")
                 raise
             self._db.execute("COMMIT")
+
+    @contextmanager
+    def batch(self) -> Iterator[None]:
+        """Group the writes made inside into few transactions (committed every
+        ``BATCH_SECONDS`` and at the end): FTS5 writes one index segment per transaction, so
+        a full build committing each document on its own spends most of its time merging."""
+        with self._lock:
+            self._batching = True
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._batching = False
+                if self._db.in_transaction:
+                    self._db.execute("COMMIT")
 
     def documents(self) -> dict[str, DocumentRecord]:
         with self._lock:
