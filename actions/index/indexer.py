@@ -18,7 +18,13 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
-from actions.index.chunking import apply_summaries, chunk_document
+from actions.index import pdf
+from actions.index.chunking import (
+    apply_summaries,
+    chunk_document,
+    pdf_chunks,
+    summarized_by_model,
+)
 from actions.index.files import FileSet, IndexConfig
 from actions.index.model import Chunk, DocumentRecord, Hit, IndexStatus
 from actions.index.store import Store
@@ -28,7 +34,6 @@ from actions.paths import Workspace
 log = logging.getLogger(__name__)
 ProgressCallback = Callable[[int, int, str], None]
 MAX_FAILURES_SHOWN = 50
-BATCH_DOCUMENTS = 200  # a full build writes this many documents per transaction at most
 BATCH_SECONDS = 0.5  # ... and spends at most this long planning one batch
 
 
@@ -101,13 +106,12 @@ class WorkspaceIndex:
         for gone in sorted(set(known) - wanted):
             await asyncio.to_thread(self.store.remove_document, gone)
             report.removed.append(gone)
-        await asyncio.to_thread(self._mark_pending, paths, known)
+        marked = await asyncio.to_thread(self._mark_pending, paths, known)
         done = 0
         while done < len(paths):
             async with self._lock:  # a watcher's update waits for one batch at most
-                plans = await asyncio.to_thread(self._plan_batch, paths[done:], known)
-                for plan in plans:
-                    await self._summarize(plan)
+                plans = await asyncio.to_thread(self._plan_batch, paths[done:], known, marked)
+                await asyncio.gather(*(self._summarize(plan) for plan in plans))
                 report.merge(await asyncio.to_thread(self._write, plans))
             for plan in plans:
                 done += 1
@@ -151,19 +155,21 @@ class WorkspaceIndex:
             await self._summarize(plan)
             return await asyncio.to_thread(self._write, [plan])
 
-    def _plan_batch(self, paths: list[str], known: dict[str, DocumentRecord]) -> list[_Plan]:
+    def _plan_batch(
+        self, paths: list[str], known: dict[str, DocumentRecord], marked: set[str]
+    ) -> list[_Plan]:
         """Plan the first of ``paths`` until a batch is full (runs in a worker thread)."""
         plans: list[_Plan] = []
         started = time.monotonic()
-        for path in paths[:BATCH_DOCUMENTS]:
-            plans.append(self._safe_plan(path, known.get(path)))
+        for path in paths[: self.files.config.batch_documents]:
+            plans.append(self._safe_plan(path, known.get(path), listed=path in marked))
             if time.monotonic() - started >= BATCH_SECONDS:
                 break
         return plans
 
-    def _safe_plan(self, path: str, known: DocumentRecord | None) -> _Plan:
+    def _safe_plan(self, path: str, known: DocumentRecord | None, listed: bool = False) -> _Plan:
         try:
-            return self._plan(path, known)
+            return self._plan(path, known, listed)
         except Exception as error:  # one bad document never stops the others
             return _failed(path, error)
 
@@ -171,7 +177,7 @@ class WorkspaceIndex:
         """Let the summarizer rewrite the summaries of tables and long code (if any)."""
         if self.summarizer is None or plan.record is None:
             return
-        if not any(chunk.summary for chunk in plan.chunks):
+        if not any(chunk.summary and summarized_by_model(chunk) for chunk in plan.chunks):
             return
         try:
             chunked = replace(plan.record, status="chunked")
@@ -191,9 +197,12 @@ class WorkspaceIndex:
                     report.merge(self._apply(_failed(plan.path, error)))
         return report
 
-    def _plan(self, path: str, known: DocumentRecord | None) -> _Plan:
+    def _plan(self, path: str, known: DocumentRecord | None, listed: bool = False) -> _Plan:
         """Everything but the writes: stat, read, check, chunk (runs in a worker thread)."""
         info = self.files.stat(path)
+        if info is None and listed:  # marked pending by a full build, then gone
+            reason = "deleted while being indexed"
+            return _Plan(path, "failed", DocumentRecord(path, "failed", reason=reason))
         if info is None or stat.S_ISDIR(info.st_mode):
             return _Plan(path, "remove" if known is not None else "skip")
         if _same_stat(known, info):
@@ -208,7 +217,17 @@ class WorkspaceIndex:
             and known.content_hash == read.content_hash
         ):
             return _Plan(path, "touch", replace(record, chunks=known.chunks))
+        if read.pdf is not None:
+            return self._plan_pdf(path, replace(record, content_hash=read.content_hash), read.pdf)
         chunks = chunk_document(path, read.text)
+        return _Plan(path, "chunks", replace(record, chunks=len(chunks)), chunks)
+
+    def _plan_pdf(self, path: str, record: DocumentRecord, data: bytes) -> _Plan:
+        try:
+            converted = pdf.pdf_to_markdown(data)
+        except pdf.PdfError as error:
+            return _Plan(path, "failed", replace(record, status="failed", reason=str(error)))
+        chunks = pdf_chunks(path, converted)
         return _Plan(path, "chunks", replace(record, chunks=len(chunks)), chunks)
 
     def _apply(self, plan: _Plan) -> UpdateReport:
@@ -229,7 +248,7 @@ class WorkspaceIndex:
             return UpdateReport(failed={plan.path: plan.record.reason})
         return UpdateReport(indexed=[plan.path])
 
-    def _mark_pending(self, paths: list[str], known: dict[str, DocumentRecord]) -> None:
+    def _mark_pending(self, paths: list[str], known: dict[str, DocumentRecord]) -> set[str]:
         """Record ``pending`` for every file whose size or time changed (one transaction)."""
         stale = []
         for path in paths:
@@ -245,6 +264,7 @@ class WorkspaceIndex:
                 )
         if stale:
             self.store.put_documents(stale)
+        return {record.path for record in stale}
 
     async def search(self, query: str, k: int = 8) -> list[Hit]:
         """The ``k`` best original elements for ``query``."""
@@ -266,3 +286,6 @@ class WorkspaceIndex:
 
     def close(self) -> None:
         self.store.close()
+        close = getattr(self.summarizer, "close", None)  # a model summarizer's cache
+        if close is not None:
+            close()

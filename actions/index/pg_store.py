@@ -66,6 +66,8 @@ CREATE TABLE IF NOT EXISTS {SCHEMA}.chunks (
     language TEXT NOT NULL, embedding_status TEXT NOT NULL, embedding vector,
     tsv TSVECTOR NOT NULL, length INTEGER NOT NULL DEFAULT 0
 );
+ALTER TABLE {SCHEMA}.chunks ADD COLUMN IF NOT EXISTS start_page INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE {SCHEMA}.chunks ADD COLUMN IF NOT EXISTS end_page INTEGER NOT NULL DEFAULT 0;
 CREATE INDEX IF NOT EXISTS chunks_document ON {SCHEMA}.chunks (workspace, document, position);
 CREATE INDEX IF NOT EXISTS chunks_tsv ON {SCHEMA}.chunks USING GIN (tsv);
 INSERT INTO {SCHEMA}.meta VALUES ('schema_version', '{SCHEMA_VERSION}') ON CONFLICT DO NOTHING;
@@ -76,7 +78,8 @@ _TSV = (
 )
 _CHUNK_COLUMNS = (
     "c.document, c.position, c.type, c.content, c.indexed_text, c.summary, c.is_atomic, "
-    "c.headings, c.start_line, c.end_line, c.language, c.embedding_status"
+    "c.headings, c.start_line, c.end_line, c.language, c.embedding_status, c.start_page,"
+    " c.end_page"
 )
 
 
@@ -207,8 +210,8 @@ class PgStore:
             cur.executemany(
                 f"INSERT INTO {SCHEMA}.chunks (workspace, document, position, type, content,"
                 " indexed_text, summary, is_atomic, headings, start_line, end_line, language,"
-                " embedding_status, embedding, length, tsv) VALUES (%s, %s, %s, %s, %s, %s, %s,"
-                f" %s, %s, %s, %s, %s, %s, %s::vector, %s, {_TSV})",
+                " embedding_status, embedding, start_page, end_page, length, tsv) VALUES (%s, %s,"
+                f" %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s::vector, %s, %s, %s, {_TSV})",
                 rows,
             )
             self._upsert(cur, [record])
@@ -244,6 +247,8 @@ class PgStore:
             chunk.language,
             chunk.embedding_status,
             vector,
+            chunk.start_page,
+            chunk.end_page,
             sum(len(column) for column in columns),
             *(" ".join(column) for column in columns),
         )
@@ -424,7 +429,7 @@ def _fuse(rankings: list[list[Any]], k: int) -> list[Hit]:
 
 def _chunk(row: Sequence[Any]) -> Chunk:
     (document, position, kind, content, indexed, summary, atomic, headings, start, end) = row[:10]
-    language, embedding_status = row[10:12]
+    language, embedding_status, start_page, end_page = row[10:14]
     return Chunk(
         document=str(document),
         position=int(position),
@@ -437,5 +442,7 @@ def _chunk(row: Sequence[Any]) -> Chunk:
         start_line=int(start),
         end_line=int(end),
         language=str(language),
+        start_page=int(start_page),
+        end_page=int(end_page),
         embedding_status=embedding_status,
     )

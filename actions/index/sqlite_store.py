@@ -177,6 +177,10 @@ class SqliteStore:
             for table in ("chunks_vocab", "chunks_fts", "chunks", "documents"):
                 self._db.execute(f"DROP TABLE IF EXISTS {table}")
         self._db.executescript(_SCHEMA)
+        columns = {row[1] for row in self._db.execute("PRAGMA table_info(chunks)")}
+        for page in ("start_page", "end_page"):  # added after version 2 (PDF pages)
+            if page not in columns:
+                self._db.execute(f"ALTER TABLE chunks ADD COLUMN {page} INTEGER NOT NULL DEFAULT 0")
         self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
 
     @contextmanager
@@ -248,7 +252,8 @@ class SqliteStore:
             db.executemany(
                 "INSERT INTO chunks (id, document, position, type, content, indexed_text, "
                 "summary, is_atomic, headings, start_line, end_line, language, "
-                "embedding_status, embedding) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                "embedding_status, embedding, start_page, end_page) "
+                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 [
                     (
                         row_id,
@@ -265,6 +270,8 @@ class SqliteStore:
                         chunk.language,
                         chunk.embedding_status,
                         _pack(chunk.embedding),
+                        chunk.start_page,
+                        chunk.end_page,
                     )
                     for row_id, chunk in zip(ids, chunks, strict=True)
                 ],
@@ -358,7 +365,7 @@ class SqliteStore:
 _CHUNK_COLUMNS = (
     "chunks.document, chunks.position, chunks.type, chunks.content, chunks.indexed_text, "
     "chunks.summary, chunks.is_atomic, chunks.headings, chunks.start_line, chunks.end_line, "
-    "chunks.language, chunks.embedding_status"
+    "chunks.language, chunks.embedding_status, chunks.start_page, chunks.end_page"
 )
 
 
@@ -376,6 +383,8 @@ def _chunk(row: Sequence[object]) -> Chunk:
         end,
         language,
         embedding_status,
+        start_page,
+        end_page,
     ) = row
     return Chunk(
         document=str(document),
@@ -389,6 +398,8 @@ def _chunk(row: Sequence[object]) -> Chunk:
         start_line=int(str(start)),
         end_line=int(str(end)),
         language=str(language),
+        start_page=int(str(start_page)),
+        end_page=int(str(end_page)),
         embedding_status=embedding_status,  # type: ignore[arg-type]
     )
 

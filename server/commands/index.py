@@ -5,6 +5,8 @@ bar goes to stderr (when it is a terminal). Prints the counts of documents by st
 every failed document with its reason (`--json`: `{location, documents: {pending, chunked,
 ready, failed}, chunks, indexed, unchanged, removed, failures: [{path, reason}]}`).
 Exit status 0 when the index was updated (failed documents included), 2 when it cannot be.
+When the environment configures a provider (AGENT_LS_PROVIDER, AGENT_LS_BASE_URL, ...), it
+writes the summaries of tables and long code blocks (server/index_summaries.py).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from actions.index import StoreError, UpdateReport, WorkspaceIndex, open_index
 from actions.index.store import default_index_dir
 from actions.paths import Workspace
 from server.config import from_environment
+from server.index_summaries import cli_summarizer
 
 BAR_WIDTH = 30
 
@@ -42,8 +45,9 @@ def open_workspace_index(args: argparse.Namespace) -> WorkspaceIndex | None:
     root = root.resolve()
     config, _ = from_environment()
     url = getattr(args, "indexUrl", None) or config.indexUrl
+    workspace = Workspace(root, extra_denied=[default_store_dir(root)])
     try:
-        return open_index(Workspace(root, extra_denied=[default_store_dir(root)]), url=url)
+        return open_index(workspace, url=url, summarizer=cli_summarizer(root, config))
     except StoreError as error:
         print(f"agent-ls: {error}", file=sys.stderr)
         return None
