@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from actions.errors import PathRefused
-from actions.index import pdf
+from actions.index.pdf import PDF_HINT, available
 from actions.paths import Workspace
 from actions.tools.file_listing import IgnoreRules, git_files, walk_files
 from actions.tools.list_files import ListFilesConfig
@@ -178,8 +178,8 @@ class FileSet:
         if not stat.S_ISREG(info.st_mode):
             return FileRead(size, mtime, reason="not a regular file")
         is_pdf = relative.lower().endswith(".pdf")
-        if is_pdf and not pdf.available():
-            return FileRead(size, mtime, reason=pdf.PDF_HINT)
+        if is_pdf and not available():
+            return FileRead(size, mtime, reason=PDF_HINT)
         limit = self.config.max_pdf_bytes if is_pdf else self.config.max_file_bytes
         if size > limit:
             return FileRead(size, mtime, reason=f"too large ({size} bytes > {limit} limit)")

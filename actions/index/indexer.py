@@ -18,7 +18,6 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
-from actions.index import pdf
 from actions.index.chunking import (
     apply_summaries,
     chunk_document,
@@ -27,6 +26,7 @@ from actions.index.chunking import (
 )
 from actions.index.files import FileSet, IndexConfig
 from actions.index.model import Chunk, DocumentRecord, Hit, IndexStatus
+from actions.index.pdf import PdfError, pdf_to_markdown
 from actions.index.store import Store
 from actions.index.summary import Summarizer
 from actions.paths import Workspace
@@ -224,8 +224,8 @@ class WorkspaceIndex:
 
     def _plan_pdf(self, path: str, record: DocumentRecord, data: bytes) -> _Plan:
         try:
-            converted = pdf.pdf_to_markdown(data)
-        except pdf.PdfError as error:
+            converted = pdf_to_markdown(data)
+        except PdfError as error:
             return _Plan(path, "failed", replace(record, status="failed", reason=str(error)))
         chunks = pdf_chunks(path, converted)
         return _Plan(path, "chunks", replace(record, chunks=len(chunks)), chunks)
