@@ -11,8 +11,10 @@ store (`AGENT_LS_INDEX_DIR` in a temporary folder):
   any indexer has to do before chunking anything);
 - with --baseline REV: `agent-ls index` of the code at REV (a temporary git worktree), runs
   interleaved with this tree's so both see the same machine load.
-Prints min / median / max of each, ratios of medians, and the load (`uptime`) before and after:
-the machine may be shared. Target (issue 14): a full index of 10k files <= 60 s on 2 cores.
+Prints min / median / max of each (with the CPU seconds of the index runs, worker processes
+included: on a shared machine wall time follows the load, CPU time much less), ratios of
+medians, and the load average before, during and after.
+Target (issue 14): a full index of 10k files <= 60 s on 2 cores.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -56,8 +59,17 @@ def committed_repo(root: Path, files: int) -> None:
     subprocess.run([*git, "commit", "-qm", "bench"], cwd=root, check=True)
 
 
+CPU: list[float] = []  # CPU seconds (user + sys, worker processes included) of each index run
+
+
+def children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def timed_index(code: Path, repo: Path, store: Path) -> tuple[float, dict[str, object]]:
     env = {**os.environ, "AGENT_LS_INDEX_DIR": str(store), "PYTHONPATH": str(code)}
+    cpu = children_cpu()
     started = time.perf_counter()
     done = subprocess.run(
         [sys.executable, "-m", "server", "index", "--workspace", str(repo), "--json"],
@@ -67,7 +79,9 @@ def timed_index(code: Path, repo: Path, store: Path) -> tuple[float, dict[str, o
         text=True,
         check=True,
     )
-    return time.perf_counter() - started, json.loads(done.stdout)
+    seconds = time.perf_counter() - started
+    CPU.append(children_cpu() - cpu)
+    return seconds, json.loads(done.stdout)
 
 
 def timed_read(repo: Path) -> float:
@@ -94,7 +108,9 @@ def main() -> None:
                 cwd=ROOT,
                 check=True,
             )
-        figures: dict[str, list[float]] = {"full": [], "again": [], "read": [], "base": []}
+        figures: dict[str, list[float]] = {
+            name: [] for name in ("full", "full cpu", "again", "read", "base", "base cpu")
+        }
         chunks = 0
         print(f"load before: {load()}  (cores: {os.cpu_count()})")
         try:
@@ -103,8 +119,10 @@ def main() -> None:
                 if args.baseline:
                     seconds, _ = timed_index(baseline, repo, tmp / f"base-{run}")
                     figures["base"].append(seconds)
+                    figures["base cpu"].append(CPU[-1])
                 seconds, result = timed_index(ROOT, repo, tmp / f"store-{run}")
                 figures["full"].append(seconds)
+                figures["full cpu"].append(CPU[-1])
                 chunks = int(str(result["chunks"]))
                 assert result["documents"] == {
                     "pending": 0,
@@ -123,13 +141,17 @@ def main() -> None:
         full = statistics.median(figures["full"])
         print(f"agent-ls index, {args.files} committed files ({chunks} chunks), seconds:")
         print(f"  full build:               {spread(figures['full'])}")
+        print(f"    its CPU (user+sys):     {spread(figures['full cpu'])}")
         print(f"  again, nothing changed:   {spread(figures['again'])}")
         print(f"  reference, read + hash:   {spread(figures['read'])}")
         print(f"  ratio full/read (medians): {full / statistics.median(figures['read']):.1f}")
         if args.baseline:
             base = statistics.median(figures["base"])
             print(f"  baseline {args.baseline}:  {spread(figures['base'])}")
+            print(f"    its CPU (user+sys):     {spread(figures['base cpu'])}")
             print(f"  ratio full/baseline (medians): {full / base:.2f}")
+            cpu = statistics.median(figures["full cpu"]) / statistics.median(figures["base cpu"])
+            print(f"  ratio of CPU full/baseline (medians): {cpu:.2f}")
 
 
 if __name__ == "__main__":

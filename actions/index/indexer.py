@@ -9,24 +9,25 @@ a time (an asyncio lock), so the watcher and a full re-index can interleave safe
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import stat
-import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Literal
 
-from actions.index.chunking import (
-    apply_summaries,
-    chunk_document,
-    pdf_chunks,
-    summarized_by_model,
-)
+from actions.index.chunking import apply_summaries, summarized_by_model
 from actions.index.files import FileSet, IndexConfig
-from actions.index.model import Chunk, DocumentRecord, Hit, IndexStatus
-from actions.index.pdf import PdfError, pdf_to_markdown
+from actions.index.model import DocumentRecord, Hit, IndexStatus
+from actions.index.planning import (
+    Plan,
+    Planner,
+    failed_plan,
+    plan_document,
+    same_stat,
+    stale,
+)
 from actions.index.store import Store
 from actions.index.summary import Summarizer
 from actions.paths import Workspace
@@ -34,31 +35,6 @@ from actions.paths import Workspace
 log = logging.getLogger(__name__)
 ProgressCallback = Callable[[int, int, str], None]
 MAX_FAILURES_SHOWN = 50
-BATCH_SECONDS = 0.5  # ... and spends at most this long planning one batch
-
-
-def _failed(path: str, error: Exception) -> _Plan:
-    log.error("indexing %s failed", path, exc_info=error)
-    reason = f"indexing failed: {error!r}"
-    return _Plan(path, "failed", DocumentRecord(path, "failed", reason=reason))
-
-
-@dataclass
-class _Plan:
-    """What one document's update will write."""
-
-    path: str
-    action: Literal["skip", "remove", "unchanged", "touch", "failed", "chunks"]
-    record: DocumentRecord | None = None
-    chunks: list[Chunk] = field(default_factory=list)
-
-
-def _same_stat(known: DocumentRecord | None, info: os.stat_result) -> bool:
-    return (
-        known is not None
-        and known.status in ("ready", "failed")
-        and (known.size, known.mtime_ns) == (info.st_size, info.st_mtime_ns)
-    )
 
 
 @dataclass
@@ -107,16 +83,19 @@ class WorkspaceIndex:
             await asyncio.to_thread(self.store.remove_document, gone)
             report.removed.append(gone)
         marked = await asyncio.to_thread(self._mark_pending, paths, known)
+        items = [(path, known.get(path), path in marked) for path in paths]
         done = 0
-        while done < len(paths):
-            async with self._lock:  # a watcher's update waits for one batch at most
-                plans = await asyncio.to_thread(self._plan_batch, paths[done:], known, marked)
-                await asyncio.gather(*(self._summarize(plan) for plan in plans))
-                report.merge(await asyncio.to_thread(self._write, plans))
-            for plan in plans:
-                done += 1
-                if progress is not None:
-                    progress(done, len(paths), plan.path)
+        parallel = len(marked) >= self.files.config.parallel_min
+        batches = Planner(self.files).batches(items, parallel)
+        async with contextlib.aclosing(batches):
+            async for plans in batches:
+                async with self._lock:  # a watcher's update waits for one batch at most
+                    await asyncio.gather(*(self._summarize(plan) for plan in plans))
+                    report.merge(await asyncio.to_thread(self._write, plans))
+                for plan in plans:
+                    done += 1
+                    if progress is not None:
+                        progress(done, len(paths), plan.path)
         return report
 
     async def update_paths(self, paths: Iterable[str]) -> UpdateReport:
@@ -151,29 +130,11 @@ class WorkspaceIndex:
 
     async def _update(self, path: str, known: DocumentRecord | None) -> UpdateReport:
         async with self._lock:
-            plan = await asyncio.to_thread(self._safe_plan, path, known)
+            plan = await asyncio.to_thread(plan_document, self.files, path, known, False)
             await self._summarize(plan)
             return await asyncio.to_thread(self._write, [plan])
 
-    def _plan_batch(
-        self, paths: list[str], known: dict[str, DocumentRecord], marked: set[str]
-    ) -> list[_Plan]:
-        """Plan the first of ``paths`` until a batch is full (runs in a worker thread)."""
-        plans: list[_Plan] = []
-        started = time.monotonic()
-        for path in paths[: self.files.config.batch_documents]:
-            plans.append(self._safe_plan(path, known.get(path), listed=path in marked))
-            if time.monotonic() - started >= BATCH_SECONDS:
-                break
-        return plans
-
-    def _safe_plan(self, path: str, known: DocumentRecord | None, listed: bool = False) -> _Plan:
-        try:
-            return self._plan(path, known, listed)
-        except Exception as error:  # one bad document never stops the others
-            return _failed(path, error)
-
-    async def _summarize(self, plan: _Plan) -> None:
+    async def _summarize(self, plan: Plan) -> None:
         """Let the summarizer rewrite the summaries of tables and long code (if any)."""
         if self.summarizer is None or plan.record is None:
             return
@@ -186,51 +147,21 @@ class WorkspaceIndex:
         except Exception as error:  # the fallback summaries stay
             log.warning("summarizing %s failed: %r", plan.path, error)
 
-    def _write(self, plans: list[_Plan]) -> UpdateReport:
-        """Write plans in one batch of the store (runs in a worker thread)."""
+    def _write(self, plans: list[Plan]) -> UpdateReport:
+        """Write plans in one batch of the store (runs in a worker thread); a file that
+        changed since it was planned is planned again first."""
         report = UpdateReport()
         with self.store.batch():
             for plan in plans:
+                if stale(self.files, plan):
+                    plan = plan_document(self.files, plan.path, None, False)
                 try:
                     report.merge(self._apply(plan))
                 except Exception as error:
-                    report.merge(self._apply(_failed(plan.path, error)))
+                    report.merge(self._apply(failed_plan(plan.path, error)))
         return report
 
-    def _plan(self, path: str, known: DocumentRecord | None, listed: bool = False) -> _Plan:
-        """Everything but the writes: stat, read, check, chunk (runs in a worker thread)."""
-        info = self.files.stat(path)
-        if info is None and listed:  # marked pending by a full build, then gone
-            reason = "deleted while being indexed"
-            return _Plan(path, "failed", DocumentRecord(path, "failed", reason=reason))
-        if info is None or stat.S_ISDIR(info.st_mode):
-            return _Plan(path, "remove" if known is not None else "skip")
-        if _same_stat(known, info):
-            return _Plan(path, "unchanged")
-        read = self.files.read(path, info)
-        record = DocumentRecord(path, "ready", read.content_hash, read.size, read.mtime_ns)
-        if read.text is None:
-            return _Plan(path, "failed", replace(record, status="failed", reason=read.reason))
-        if (
-            known is not None
-            and known.status == "ready"
-            and known.content_hash == read.content_hash
-        ):
-            return _Plan(path, "touch", replace(record, chunks=known.chunks))
-        if read.pdf is not None:
-            return self._plan_pdf(path, replace(record, content_hash=read.content_hash), read.pdf)
-        chunks = chunk_document(path, read.text)
-        return _Plan(path, "chunks", replace(record, chunks=len(chunks)), chunks)
-
-    def _plan_pdf(self, path: str, record: DocumentRecord, data: bytes) -> _Plan:
-        try:
-            converted = pdf_to_markdown(data)
-        except PdfError as error:
-            return _Plan(path, "failed", replace(record, status="failed", reason=str(error)))
-        chunks = pdf_chunks(path, converted)
-        return _Plan(path, "chunks", replace(record, chunks=len(chunks)), chunks)
-
-    def _apply(self, plan: _Plan) -> UpdateReport:
+    def _apply(self, plan: Plan) -> UpdateReport:
         """Write one plan to the store (runs in a worker thread)."""
         if plan.action == "skip":
             return UpdateReport()
@@ -256,7 +187,7 @@ class WorkspaceIndex:
             if (
                 info is not None
                 and not stat.S_ISDIR(info.st_mode)
-                and not _same_stat(known.get(path), info)
+                and not same_stat(known.get(path), info)
             ):
                 old = known.get(path)
                 stale.append(
