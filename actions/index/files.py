@@ -93,7 +93,6 @@ class IndexConfig:
     max_file_bytes: int = 4 * 2**20
     max_pdf_bytes: int = 64 * 2**20  # PDFs are converted to markdown (the `pdf` extra)
     batch_documents: int = 200  # a full build writes this many documents per transaction
-    parallel_min: int = 400  # a build with this many files to read plans in worker processes
     scan_limit: int = 200_000
     git_timeout: float = 60.0
     skip_dirs: frozenset[str] = field(default_factory=lambda: ListFilesConfig().skip_dirs)

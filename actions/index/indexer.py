@@ -85,8 +85,7 @@ class WorkspaceIndex:
         marked = await asyncio.to_thread(self._mark_pending, paths, known)
         items = [(path, known.get(path), path in marked) for path in paths]
         done = 0
-        parallel = len(marked) >= self.files.config.parallel_min
-        batches = Planner(self.files).batches(items, parallel)
+        batches = Planner(self.files).batches(items)
         async with contextlib.aclosing(batches):
             async for plans in batches:
                 async with self._lock:  # a watcher's update waits for one batch at most

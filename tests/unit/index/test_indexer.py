@@ -167,26 +167,3 @@ async def test_a_file_deleted_mid_index_fails_with_a_reason_and_the_rest_is_inde
     assert again.removed == ["zz-last.md"]  # the next build forgets it
     assert (await index.status()).counts["failed"] == 0
     index.close()
-
-
-async def test_a_build_in_worker_processes_indexes_the_same(ws: Path) -> None:
-    (ws / "binary.md").write_bytes(b"\0\0")
-    for number in range(60):
-        (ws / "docs" / f"page{number}.md").write_text(f"# Page {number}\n\nAbout item{number}.\n")
-    serial = index_of(ws)
-    expected = await serial.update_all()
-    rows = {path: serial.store.chunks_of(path) for path in expected.indexed}
-    serial.close()
-    parallel = open_index(
-        Workspace(ws),
-        url=f"sqlite:{ws.parent / 'other.sqlite3'}",
-        config=IndexConfig(parallel_min=1),
-    )
-    seen: list[int] = []
-    report = await parallel.update_all(lambda done, total, path: seen.append(done))
-    assert sorted(report.indexed) == sorted(expected.indexed)
-    assert report.failed == expected.failed == {"binary.md": "binary (NUL bytes)"}
-    assert {path: parallel.store.chunks_of(path) for path in report.indexed} == rows
-    assert seen == list(range(1, 65))  # progress in order, every file
-    assert (await parallel.search("item42", 1))[0].chunk.document == "docs/page42.md"
-    parallel.close()
