@@ -153,7 +153,7 @@ class WorkspaceIndex:
         with self.store.batch():
             for plan in plans:
                 if stale(self.files, plan):
-                    plan = plan_document(self.files, plan.path, None, False)
+                    plan = plan_document(self.files, plan.path, None, True)
                 try:
                     report.merge(self._apply(plan))
                 except Exception as error:

@@ -78,9 +78,13 @@ def _plan(files: FileSet, path: str, known: DocumentRecord | None, listed: bool)
         return Plan(path, "touch", replace(record, chunks=known.chunks))
     if read.pdf is not None:
         try:
-            chunks = pdf_chunks(path, pdf_to_markdown(read.pdf))
+            converted = pdf_to_markdown(read.pdf)
         except PdfError as error:
             return Plan(path, "failed", replace(record, status="failed", reason=str(error)))
+        if not converted.markdown.strip():
+            reason = "no text in the PDF (scanned pages? no OCR is done)"
+            return Plan(path, "failed", replace(record, status="failed", reason=reason))
+        chunks = pdf_chunks(path, converted)
     else:
         chunks = chunk_document(path, read.text)
     return Plan(path, "chunks", replace(record, chunks=len(chunks)), chunks)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import shutil
@@ -10,9 +11,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from fpdf import FPDF
 
+from actions.index import open_index
 from actions.index.chunking import pdf_chunks
 from actions.index.pdf import PDF_HINT, pdf_to_markdown
+from actions.paths import Workspace
 from tests.pdf_docs import ROWS, corrupt_pdf, manual_pdf, table_markdown
 from tests.unit.index.test_cli import agent_ls
 
@@ -112,3 +116,14 @@ def test_an_unreadable_file_fails_with_a_reason(tmp_path: Path) -> None:
     result = json.loads(done.stdout)
     assert result["failures"] == [{"path": "locked.md", "reason": "unreadable (Permission denied)"}]
     assert result["documents"]["ready"] == 1
+
+
+def test_a_pdf_without_text_fails_saying_so(tmp_path: Path) -> None:
+    blank = FPDF()
+    blank.add_page()
+    blank.rect(20, 20, 50, 50)  # a drawing, no text (like a scanned page)
+    blank.output(str(tmp_path / "scan.pdf"))
+    index = open_index(Workspace(tmp_path), url=f"sqlite:{tmp_path.parent / 'scan.sqlite3'}")
+    report = asyncio.run(index.update_all())
+    index.close()
+    assert report.failed == {"scan.pdf": "no text in the PDF (scanned pages? no OCR is done)"}
