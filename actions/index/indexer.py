@@ -85,17 +85,32 @@ class WorkspaceIndex:
         marked = await asyncio.to_thread(self._mark_pending, paths, known)
         items = [(path, known.get(path), path in marked) for path in paths]
         done = 0
-        batches = Planner(self.files).batches(items)
-        async with contextlib.aclosing(batches):
-            async for plans in batches:
-                async with self._lock:  # a watcher's update waits for one batch at most
-                    await asyncio.gather(*(self._summarize(plan) for plan in plans))
-                    report.merge(await asyncio.to_thread(self._write, plans))
-                for plan in plans:
-                    done += 1
-                    if progress is not None:
-                        progress(done, len(paths), plan.path)
+
+        async def written(batch: asyncio.Future[list[Plan]] | None) -> None:
+            nonlocal done
+            for plan in await batch if batch is not None else []:
+                done += 1
+                if progress is not None:
+                    progress(done, len(paths), plan.path)
+
+        writing: asyncio.Future[list[Plan]] | None = None  # batch N is written while N+1
+        batches = Planner(self.files).batches(items)  # is read and chunked (two threads)
+        try:
+            async with contextlib.aclosing(batches):
+                async for plans in batches:
+                    await written(writing)
+                    writing = asyncio.ensure_future(self._write_batch(plans, report))
+            await written(writing)
+        finally:
+            if writing is not None and not writing.done():
+                writing.cancel()
         return report
+
+    async def _write_batch(self, plans: list[Plan], report: UpdateReport) -> list[Plan]:
+        async with self._lock:  # a watcher's update waits for one batch at most
+            await asyncio.gather(*(self._summarize(plan) for plan in plans))
+            report.merge(await asyncio.to_thread(self._write, plans))
+        return plans
 
     async def update_paths(self, paths: Iterable[str]) -> UpdateReport:
         """Re-index these workspace-relative paths (created, changed, renamed or deleted)."""
