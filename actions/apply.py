@@ -17,7 +17,7 @@ from typing import Protocol
 from actions.checkpoints.types import FileState
 from actions.diskio import delete_file, write_atomic
 from actions.errors import ActionError
-from actions.paths import ResolvedPath
+from actions.paths import ResolvedPath, qualified
 
 
 @dataclass(frozen=True)
@@ -29,7 +29,8 @@ class FileWrite:
 
     @property
     def relative(self) -> str:
-        return self.target.relative
+        """Workspace-relative; qualified by folder name in a multi-root workspace."""
+        return qualified(self.target.label, self.target.relative)
 
 
 class ApplyRefused(ActionError):
@@ -83,7 +84,7 @@ class DiskApplier:
     def _write_all(self, writes: Sequence[FileWrite]) -> None:
         for write in writes:
             if write.content is None:
-                delete_file(write.target.absolute, stop_at=self.root)
+                delete_file(write.target.absolute, stop_at=write.target.root)
             else:
                 write_atomic(write.target.absolute, write.content.encode("utf-8"))
 

@@ -28,12 +28,14 @@ between check and use is accepted: the model cannot create symlinks itself).
 
 from __future__ import annotations
 
+import copy
 import fnmatch
 import os
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 import pathspec
 
@@ -75,19 +77,34 @@ _INVISIBLE = frozenset("\u200b\u200c\u200d\u2060\ufeff\u00ad")
 
 @dataclass(frozen=True)
 class ResolvedPath:
-    """A confined path: ``absolute`` under the root, ``relative`` in posix form ("" = root)."""
+    """A confined path: ``absolute`` under the root, ``relative`` in posix form ("" = root);
+    ``label``: the name of its folder in a multi-root workspace ("" with a single folder)."""
 
     absolute: Path
     relative: str
+    label: str = ""
 
     @property
     def model_path(self) -> str:
-        """The form shown to the model: ``/src/App.jsx`` (``/`` for the root)."""
-        return "/" + self.relative
+        """The form shown to the model: ``/src/App.jsx`` (``/`` for the root), qualified by
+        the folder's label in a multi-root workspace (``/frontend/src/App.jsx``)."""
+        return shown_path(self.label, self.relative)
+
+    @property
+    def root(self) -> Path:
+        """The workspace folder the path is confined to."""
+        depth = len(self.relative.split("/")) if self.relative else 0
+        return self.absolute.parents[depth - 1] if depth else self.absolute
 
     @property
     def is_root(self) -> bool:
         return self.relative == ""
+
+
+class PathResolver(Protocol):
+    """What reads and writes a model path: one `Workspace`, or `actions.roots.Roots`."""
+
+    def resolve(self, model_path: str, *, for_write: bool) -> ResolvedPath: ...
 
 
 class Workspace:
@@ -100,16 +117,30 @@ class Workspace:
         *,
         allow_secrets: bool = False,
         secret_allow: Sequence[str] = (),
+        label: str = "",
     ) -> None:
+        """`label`: the folder's name in a multi-root workspace, which qualifies every path
+        shown to the model (see `actions.roots`); "" for a single folder."""
         self.root = Path(os.path.abspath(root))
         self.real_root = Path(os.path.realpath(root))
         self.allow_secrets = allow_secrets
         self.secrets = SecretPolicy(secret_allow, allow_all=allow_secrets)
+        self.label = label
         self._denied = tuple(self._denied_relatives(extra_denied))
 
     @property
     def name(self) -> str:
         return self.root.name
+
+    def labeled(self, label: str) -> Workspace:
+        """The same folder and rules, its paths shown qualified by `label`."""
+        twin = copy.copy(self)
+        twin.label = label
+        return twin
+
+    def shown(self, relative: str) -> str:
+        """How the model sees the workspace-relative path `relative`."""
+        return shown_path(self.label, relative)
 
     def resolve(self, model_path: str, *, for_write: bool) -> ResolvedPath:
         """Map a model path to a confined ``ResolvedPath`` or raise ``PathRefused``."""
@@ -125,7 +156,7 @@ class Workspace:
                 self._check_writable(model_path, parts)
         except OSError as exc:
             raise PathRefused(model_path, f"cannot be inspected ({exc.strerror})") from None
-        return ResolvedPath(self.root.joinpath(*parts), relative)
+        return ResolvedPath(self.root.joinpath(*parts), relative, self.label)
 
     def is_secret(self, relative: str) -> bool:
         """True when ``relative`` is refused by the secret deny list (and not allowed)."""
@@ -227,6 +258,17 @@ class Workspace:
             parent = parent / part
             if parent.exists() and not parent.is_dir():
                 raise PathRefused(raw, f"{parent.relative_to(self.root).as_posix()!r} is a file")
+
+
+def qualified(label: str, relative: str) -> str:
+    """A plan's and a checkpoint group's name of a file: ``relative``, or ``label/relative``
+    for a folder of a multi-root workspace."""
+    return f"{label}/{relative}" if label else relative
+
+
+def shown_path(label: str, relative: str) -> str:
+    """``/relative``, or ``/label/relative`` for a folder of a multi-root workspace."""
+    return "/" + "/".join(part for part in (label, relative) if part)
 
 
 def _check_text(raw: str) -> None:

@@ -11,8 +11,10 @@ from dataclasses import dataclass, field
 
 from actions.apply import Applier, FileWrite
 from actions.checkpoints import CheckpointStore, PlanRecorder
+from actions.checkpoints.group import GroupRecorder, StoreGroup
 from actions.errors import ActionError
-from actions.paths import ResolvedPath, Workspace
+from actions.paths import PathResolver, ResolvedPath, Workspace, qualified
+from actions.roots import Roots
 from actions.schema import DeleteFileOp, FileOp, UpdateFileOp
 from actions.search_replace import EditBlock
 from actions.update_edits import EditsRefused, edit_text
@@ -22,7 +24,7 @@ from actions.update_edits import EditsRefused, edit_text
 class PlanRun:
     description: str
     files: list[str]
-    recorder: PlanRecorder
+    recorder: PlanRecorder | GroupRecorder
     applied: list[str] = field(default_factory=list)
     unplanned: list[str] = field(default_factory=list)
     kept: dict[str, tuple[EditBlock, ...]] = field(default_factory=dict)
@@ -35,25 +37,44 @@ class PlanRun:
 
 
 class PlanFiles:
-    """Starts plans and applies their files to one workspace."""
+    """Starts plans and applies their files to one workspace folder, or to every folder of a
+    multi-root workspace (`roots` and `group`: one checkpoint store per folder; a plan's
+    paths are then qualified by folder name, ``frontend/src/app.ts``)."""
 
-    def __init__(self, workspace: Workspace, store: CheckpointStore, applier: Applier) -> None:
+    def __init__(
+        self,
+        workspace: Workspace,
+        store: CheckpointStore,
+        applier: Applier,
+        *,
+        roots: Roots | None = None,
+        group: StoreGroup | None = None,
+    ) -> None:
         self.workspace = workspace
         self.store = store
         self.applier = applier
+        self.roots = roots if roots is not None and roots.multi else None
+        self.resolver: PathResolver = self.roots or workspace
+        self.recording: CheckpointStore | StoreGroup = store
+        if self.roots is not None and group is not None:
+            self.recording = group
 
     async def start(self, description: str, files: list[str], session_id: str) -> PlanRun:
         """A new plan; its planned paths are confined now (PathRefused names the bad one)."""
-        relatives = [self.workspace.resolve(path, for_write=True).relative for path in files]
-        unique = list(dict.fromkeys(relatives))
-        recorder = await asyncio.to_thread(
-            self.store.begin_plan, description=description, session_id=session_id, paths=unique
+        keys = [_key(self.resolver.resolve(path, for_write=True)) for path in files]
+        unique = list(dict.fromkeys(keys))
+        recording = self.recording
+        recorder: PlanRecorder | GroupRecorder = await asyncio.to_thread(
+            lambda: recording.begin_plan(
+                description=description, session_id=session_id, paths=unique
+            )
         )
         return PlanRun(description, unique, recorder)
 
     async def apply(self, plan: PlanRun, op: FileOp) -> str:
         """Apply one file of the plan; returns its workspace-relative path."""
-        target = self.workspace.resolve(op.path, for_write=True)
+        target = self.resolver.resolve(op.path, for_write=True)
+        key = _key(target)
         exists = target.absolute.is_file()
         if isinstance(op, UpdateFileOp) and not exists:
             raise ActionError(f"update_file: {target.model_path} does not exist; use create_file")
@@ -65,36 +86,35 @@ class PlanFiles:
         if isinstance(op, UpdateFileOp) and op.edits is not None:
             content = await self._edited(plan, target, op)
         if content is not None:
-            plan.recorder.check_content(target.relative, len(content.encode("utf-8")))
-        plan.kept.pop(target.relative, None)
-        if content is not None:
-            plan.recorder.check_content(target.relative, len(content.encode("utf-8")))
-        await asyncio.to_thread(plan.recorder.touch, target.relative)
+            plan.recorder.check_content(key, len(content.encode("utf-8")))
+        plan.kept.pop(key, None)
+        await asyncio.to_thread(plan.recorder.touch, key)
         await self.applier.apply([FileWrite(target, content)])
-        if target.relative not in plan.files and target.relative not in plan.unplanned:
-            plan.unplanned.append(target.relative)
-        if target.relative not in plan.applied:
-            plan.applied.append(target.relative)
-        return target.relative
+        if key not in plan.files and key not in plan.unplanned:
+            plan.unplanned.append(key)
+        if key not in plan.applied:
+            plan.applied.append(key)
+        return key
 
     async def _edited(self, plan: PlanRun, target: ResolvedPath, op: UpdateFileOp) -> str:
         """The file's new text: its search/replace blocks (and the kept ones) applied to what
         the user sees (open buffer, else disk)."""
         current = await self.applier.current_text(target)
         blocks = [EditBlock(edit.search, edit.replace) for edit in op.edits or ()]
+        key = _key(target)
         try:
-            return edit_text(current, target.model_path, blocks, plan.kept.get(target.relative, ()))
+            return edit_text(current, target.model_path, blocks, plan.kept.get(key, ()))
         except EditsRefused as refused:
-            plan.kept[target.relative] = refused.kept
+            plan.kept[key] = refused.kept
             raise
 
     def already_applied(self, plan: PlanRun, op: FileOp) -> bool:
         """Was exactly this file operation applied by the plan already (a repeated document)?"""
         try:
-            target = self.workspace.resolve(op.path, for_write=True)
+            target = self.resolver.resolve(op.path, for_write=True)
         except ActionError:
             return False
-        if target.relative not in plan.applied:
+        if _key(target) not in plan.applied:
             return False
         try:
             if isinstance(op, DeleteFileOp):
@@ -118,3 +138,8 @@ class PlanFiles:
         """Put every file the plan touched back as it was, on disk and in open buffers."""
         transition = await asyncio.to_thread(plan.recorder.rollback)
         await self.applier.sync(transition.changes)
+
+
+def _key(target: ResolvedPath) -> str:
+    """How a plan names a file: workspace-relative, qualified by folder in a multi-root one."""
+    return qualified(target.label, target.relative)

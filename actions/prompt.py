@@ -130,16 +130,18 @@ def render_system_prompt(
     workspace_name: str,
     instructions: str = "",
     fenced_bodies: bool = True,
+    folders: Sequence[str] = (),
 ) -> str:
     """The system prompt of the JSON action protocol for ``tools`` in ``workspace_name``.
 
     ``fenced_bodies``: teach file bodies as fenced code blocks referenced from the document
     (the default); False for models whose output is constrained to one JSON document.
+    ``folders``: the folder names of a multi-root workspace (paths are qualified by them).
     """
     plans = _FENCED_PLANS if fenced_bodies else _STRING_PLANS
     bodies = _FENCED_BODIES_RULE if fenced_bodies else _STRING_BODIES_RULE
     sections = [
-        f'You are a coding assistant working in the workspace "{workspace_name}". '
+        f"You are a coding assistant working in {_workspace_words(workspace_name, folders)}. "
         'You act only through JSON action documents with a top-level "action" field. '
         "There are four actions:",
         _ANSWER + _TOOL_CALLS + "\n\n" + plans,
@@ -149,6 +151,18 @@ def render_system_prompt(
     if instructions.strip():
         sections.append("Additional instructions from the user:\n" + instructions.strip())
     return "\n\n".join(sections)
+
+
+def _workspace_words(workspace_name: str, folders: Sequence[str]) -> str:
+    if len(folders) < 2:
+        return f'the workspace "{workspace_name}"'
+    listed = ", ".join(f'"{name}"' for name in folders)
+    return (
+        f"a workspace of {len(folders)} folders: {listed}. Every path you read or write "
+        f"starts with its folder's name (/{folders[0]}/src/main.py; '/' alone is the list "
+        "of folders); a path without a folder name is accepted only when it exists in "
+        "exactly one folder"
+    )
 
 
 def render_tools(tools: Sequence[Tool]) -> str:

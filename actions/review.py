@@ -25,10 +25,11 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from actions.apply import Applier, FileWrite
-from actions.checkpoints import CheckpointStore
+from actions.checkpoints import CheckpointStore, PlanRecorder
+from actions.checkpoints.group import GroupRecorder, StoreGroup
 from actions.checkpoints.types import FileState
 from actions.errors import ActionError
-from actions.paths import ResolvedPath
+from actions.paths import ResolvedPath, qualified
 
 FileOpName = Literal["create", "update", "delete"]
 FileReviewState = Literal["pending", "accepted", "rejected"]
@@ -100,7 +101,7 @@ class StagingApplier:
         self.plan = plan
 
     async def current_text(self, target: ResolvedPath) -> str:
-        staged = self.plan.files.get(target.relative)
+        staged = self.plan.files.get(qualified(target.label, target.relative))
         if staged is not None:
             if staged.content is None:
                 raise ActionError(f"{target.model_path} is deleted by this plan")
@@ -202,13 +203,19 @@ class ReviewBoard:
 
 
 async def apply_staged(
-    store: CheckpointStore, applier: Applier, plan: StagedPlan, files: Sequence[StagedFile]
+    store: CheckpointStore | StoreGroup,
+    applier: Applier,
+    plan: StagedPlan,
+    files: Sequence[StagedFile],
 ) -> str | None:
     """Write `files` through `applier` as one checkpoint (rolled back whole on failure);
-    its id (None when nothing changed)."""
+    its id (None when nothing changed). `store`: every folder's (`StoreGroup`) in a
+    multi-root workspace, where staged paths are qualified by folder name."""
     paths = [f.path for f in files]
-    recorder = await asyncio.to_thread(
-        store.begin_plan, description=plan.description, session_id=plan.session_id, paths=paths
+    recorder: PlanRecorder | GroupRecorder = await asyncio.to_thread(
+        lambda: store.begin_plan(
+            description=plan.description, session_id=plan.session_id, paths=paths
+        )
     )
     try:
         for staged in files:

@@ -98,6 +98,7 @@ class Agent:
     max_turns: int = 25
     max_retries: int = 3
     history_chars: int | None = None  # earlier turns are trimmed to this (None: kept whole)
+    folders: tuple[str, ...] = ()  # the folder names of a multi-root workspace
 
 
 @dataclass(frozen=True)
@@ -162,7 +163,9 @@ async def run_turn(
     """Run one turn; the session keeps the exchange only when the turn completes."""
     async with chat.lock:
         manifests = agent.registry.manifests()
-        prompt = agent.adapter.system_prompt(manifests, workspace_name=agent.workspace_name)
+        prompt = agent.adapter.system_prompt(
+            manifests, workspace_name=agent.workspace_name, folders=agent.folders
+        )
         system = ChatMessage("system", prompt)
         past = chat.messages
         if agent.history_chars is not None:

@@ -8,6 +8,7 @@ from server.features import (
     code_actions,
     configuration,
     documents,
+    folders,
     indexing,
     review,
     search,
@@ -21,6 +22,7 @@ def build_server() -> AgentLanguageServer:
     server = AgentLanguageServer()
     configuration.register(server)
     documents.register(server)
+    folders.register(server)
     chat.register(server)
     checkpoints.register(server)
     code_actions.register(server)

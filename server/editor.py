@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Protocol
 
@@ -95,11 +95,21 @@ class LspEditor:
 
 
 class EditorApplier:
-    def __init__(self, editor: Editor, root: Path, *, sync_any: bool = False) -> None:
+    def __init__(
+        self,
+        editor: Editor,
+        root: Path,
+        *,
+        sync_any: bool = False,
+        folders: Mapping[str, Path] | None = None,
+    ) -> None:
         """`sync_any`: `sync` may update every open buffer (undo/redo, whose conflict check
-        read the buffers); otherwise only the buffers this applier edited (plan rollback)."""
+        read the buffers); otherwise only the buffers this applier edited (plan rollback).
+        `folders`: the folders of a multi-root workspace by name; `sync`'s paths are then
+        qualified by folder name (``frontend/src/app.ts``)."""
         self.editor = editor
         self.disk = DiskApplier(root)
+        self.folders = dict(folders or {})
         self.sync_any = sync_any
         self.pushed: dict[str, tuple[str, str]] = {}  # uri -> (text before, text after)
 
@@ -182,12 +192,19 @@ class EditorApplier:
             "disk (Neovim :e!, VS Code 'Revert File') before saving."
         )
 
+    def _locate(self, path: str) -> Path:
+        """The file a restored state names (folder-qualified in a multi-root workspace)."""
+        name, _, rest = path.partition("/")
+        if self.folders and name in self.folders and rest:
+            return self.folders[name] / rest
+        return self.disk.root / path
+
     async def sync(self, states: Sequence[FileState]) -> None:
         """Disk holds `states` again: update the open buffers that show something else."""
         changes: list[FileChange] = []
         opened: dict[str, tuple[int, str]] = {}
         for state in states:
-            uri = (self.disk.root / state.path).as_uri()
+            uri = self._locate(state.path).as_uri()
             document = self._open_document(uri)
             text = state.content.decode("utf-8", "replace") if state.content is not None else None
             if document is None or document[1] == text:

@@ -24,6 +24,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
 from pygls.uris import to_fs_path
 
+from actions.roots import folder_names
 from server import __version__
 from server.config import ConfigProblem
 from server.protocol import AGENT_CHAT, AGENT_SEARCH, AGENT_SESSIONS, AGENT_STATUS, make_converter
@@ -156,14 +157,36 @@ class AgentLanguageServer(LanguageServer):
         except (cattrs.BaseValidationError, TypeError, ValueError) as exc:
             raise JsonRpcInvalidParams(f"invalid params: {describe_error(exc)}") from None
 
-    def root(self) -> Path | None:
-        """The workspace folder agent-ls works in (the first one of a multi-root window)."""
+    def roots(self) -> list[Path]:
+        """Every workspace folder, in the client's order (`workspaceFolders` of initialize,
+        kept current by didChangeWorkspaceFolders); `rootUri` / `rootPath` when it sent none."""
+        found: list[Path] = []
         for folder in self.workspace.folders.values():
-            path = to_fs_path(folder.uri)
-            if path:
-                return Path(path)
-        root = self.workspace.root_path
-        return Path(root) if root else None
+            path = to_fs_path(folder.uri) if folder.uri.startswith("file:") else None
+            if path and Path(path) not in found:
+                found.append(Path(path))
+        if not found and self.workspace.root_path:
+            found.append(Path(self.workspace.root_path))
+        return found
+
+    def folder_name(self, root: Path) -> str:
+        """The name the model sees for the folder `root` ("" when it is the only folder)."""
+        roots = self.roots()
+        if len(roots) < 2 or root not in roots:
+            return ""
+        return folder_names(roots)[roots.index(root)]
+
+    def folder_of(self, path: Path) -> Path | None:
+        """The workspace folder holding `path` (the innermost one), or None."""
+        resolved = path.resolve()
+        inside = [root for root in self.roots() if resolved.is_relative_to(root.resolve())]
+        return max(inside, key=lambda root: len(root.resolve().parts), default=None)
+
+    def root(self) -> Path | None:
+        """The primary workspace folder (the first one): where chat sessions, review and the
+        `cli` provider live; tools, plans, undo and the index cover every folder (`roots`)."""
+        roots = self.roots()
+        return roots[0] if roots else None
 
     def show_problems(self, problems: list[ConfigProblem]) -> None:
         for problem in problems:

@@ -313,9 +313,14 @@ class CheckpointEntry:
     session_id: str
     files: list[str]
     state: Literal["applied", "undone"]
+    folders: list[str] | None = None  # multi-root: the folders the plan touched
 
 
-def checkpoint_entry(info: CheckpointInfo) -> CheckpointEntry:
+def checkpoint_entry(info: CheckpointInfo, folders: list[str] | None = None) -> CheckpointEntry:
+    """`folders`: the folder names of a multi-root workspace (its files are qualified)."""
+    touched = None
+    if folders:
+        touched = [name for name in folders if any(f.startswith(name + "/") for f in info.files)]
     return CheckpointEntry(
         id=info.id,
         time=info.iso_time,
@@ -323,6 +328,7 @@ def checkpoint_entry(info: CheckpointInfo) -> CheckpointEntry:
         session_id=info.session_id,
         files=list(info.files),
         state=info.state,
+        folders=touched,
     )
 
 
@@ -348,6 +354,20 @@ class StatusReport:
     base_url: str | None = None
     candidates: tuple[Candidate, ...] = ()
     index: IndexReport | None = None  # the retrieval index (server/features/indexing.py)
+    folders: list[FolderStatus] | None = None  # the workspace folders (None: none open)
+
+
+@attrs.frozen(kw_only=True)
+class FolderStatus:
+    """One workspace folder in `agent/status`: the name paths are qualified by in a
+    multi-root workspace ("" for a single folder), its path, its undo history (`applied`
+    plans can be undone, `undone` ones redone) and its own retrieval index."""
+
+    name: str
+    path: str
+    applied: int
+    undone: int
+    index: IndexReport | None = None
 
 
 @attrs.frozen(kw_only=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from actions.plans import PlanFiles, PlanRun
+from actions.roots import Root
 from actions.tools import ToolRegistry
 from actions.tools.list_files import ListFiles
 from server.providers.constraints import TurnState, file_state
@@ -24,15 +25,20 @@ async def turn_state(
     called = tuple(tools_called)
     if plans is None:
         return TurnState(tools, None, None, can_edit=False, tools_called=called)
-    workspace = plans.workspace
-    listing = await ListFiles(workspace).files()
-    files = [path for path in listing.files if not workspace.is_secret(path)]
+    roots = plans.roots.roots if plans.roots is not None else (Root("", plans.workspace),)
+    files: list[str] = []
+    complete = True
+    for root in roots:  # in a multi-root workspace, paths are qualified by folder name
+        listing = await ListFiles(root.workspace).files()
+        complete = complete and listing.complete
+        shown = [path for path in listing.files if not root.workspace.is_secret(path)]
+        files += [f"{root.name}/{path}" if root.name else path for path in shown]
     remaining = None
     if plan is not None and not plan.recorder.closed:
         remaining = tuple(plan.remaining)
     return TurnState(
         tools,
-        file_state(files, MAX_STATE_FILES) if listing.complete else None,
+        file_state(files, MAX_STATE_FILES) if complete else None,
         remaining,
         tools_called=called,
     )

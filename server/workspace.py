@@ -12,16 +12,19 @@ with what changes per turn: configuration, provider and the editor applier.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from actions.apply import Applier
 from actions.checkpoints import CheckpointError, CheckpointStore
+from actions.checkpoints.group import StoreGroup
 from actions.paths import Workspace
 from actions.plans import PlanFiles
-from actions.tools import ToolRegistry, default_registry
+from actions.roots import Roots
+from actions.tools import ToolRegistry, default_registry, lazy_index
 from actions.tools.adapters import tool_adapter
+from actions.tools.multiroot import multiroot_registry
 from actions.tools.search_docs import IndexSource
 from server.agent import Agent, AgentError
 from server.config import Config
@@ -79,6 +82,27 @@ class Folders:
                 f"the checkpoint store of {root} cannot be opened: {exc}"
             ) from exc
 
+    async def all(
+        self, roots: Sequence[Path], secret_allow: Sequence[str] = ()
+    ) -> list[FolderContext]:
+        """The context of every folder, in order (opened concurrently)."""
+        return list(await asyncio.gather(*(self.get(root, secret_allow) for root in roots)))
+
+    def forget(self, root: Path) -> None:
+        """A folder left the workspace: its context is opened afresh if it comes back."""
+        for key in [key for key in self._opened if key[0] == root]:
+            del self._opened[key]
+
+
+def roots_of(folders: Sequence[FolderContext]) -> Roots:
+    """The folders named as the model sees them (a single folder stays unqualified)."""
+    return Roots.of([folder.workspace for folder in folders])
+
+
+def store_group(roots: Roots, folders: Sequence[FolderContext]) -> StoreGroup:
+    """The checkpoint stores of the folders, by folder name."""
+    return StoreGroup({root.name: f.store for root, f in zip(roots.roots, folders, strict=True)})
+
 
 def build_agent(
     config: Config,
@@ -87,10 +111,14 @@ def build_agent(
     applier: Applier | None,
     *,
     index_source: IndexSource | None = None,
+    folders: Sequence[FolderContext] = (),
+    index_sources: Mapping[str, IndexSource] | None = None,
 ) -> Agent:
     """The agent for one turn; without a folder the model can only talk (no tools, no edits).
     `index_source`: the live index for search_docs (the server's); else the embedded index of
-    the folder is opened and updated on the first search."""
+    the folder is opened and updated on the first search. `folders`: every folder of a
+    multi-root workspace (`folder` is the first): tools and plans then reach them all, each
+    folder's index by name in `index_sources`."""
     # The embedded model's decoding is constrained to one JSON document: no fences there.
     adapter = tool_adapter(config.toolProtocol, fenced_bodies=provider.name != "local")
     budget = history_chars(config)
@@ -104,6 +132,8 @@ def build_agent(
             config.maxTurns,
             history_chars=budget,
         )
+    if len(folders) > 1:
+        return _multiroot_agent(config, provider, folders, applier, index_sources, budget)
     plans = PlanFiles(folder.workspace, folder.store, applier)
     name = folder.workspace.name
     registry = folder.registry
@@ -112,6 +142,40 @@ def build_agent(
             folder.workspace, index_source=index_source, index_url=config.indexUrl
         )
     return Agent(provider, registry, plans, name, adapter, config.maxTurns, history_chars=budget)
+
+
+def _multiroot_agent(
+    config: Config,
+    provider: Provider,
+    folders: Sequence[FolderContext],
+    applier: Applier,
+    index_sources: Mapping[str, IndexSource] | None,
+    budget: int,
+) -> Agent:
+    adapter = tool_adapter(config.toolProtocol, fenced_bodies=provider.name != "local")
+    roots = roots_of(folders)
+    primary = folders[0]
+    plans = PlanFiles(
+        primary.workspace,
+        primary.store,
+        applier,
+        roots=roots,
+        group=store_group(roots, folders),
+    )
+    sources = dict(index_sources or {})
+    for root in roots.roots:
+        sources.setdefault(root.name, lazy_index(root.workspace, config.indexUrl))
+    registry = multiroot_registry(roots, sources)
+    return Agent(
+        provider,
+        registry,
+        plans,
+        primary.workspace.name,
+        adapter,
+        config.maxTurns,
+        history_chars=budget,
+        folders=tuple(roots.names),
+    )
 
 
 def history_chars(config: Config) -> int:

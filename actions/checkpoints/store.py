@@ -95,10 +95,16 @@ class CheckpointStore(StoreFiles):
 
     # -- public operations ----------------------------------------------------------------------
     def begin_plan(
-        self, *, description: str, session_id: str, paths: Sequence[str] = ()
+        self,
+        *,
+        description: str,
+        session_id: str,
+        paths: Sequence[str] = (),
+        plan_id: str | None = None,
     ) -> PlanRecorder:
-        """Start recording a plan; pre-images of `paths` are captured now."""
-        return PlanRecorder(self, secrets.token_hex(6), description, session_id, paths)
+        """Start recording a plan; pre-images of `paths` are captured now. `plan_id`: the id
+        of a plan that spans several stores (one per folder of a multi-root workspace)."""
+        return PlanRecorder(self, plan_id or secrets.token_hex(6), description, session_id, paths)
 
     def plan_undo(self, *, force: bool = False, buffers: BufferReader | None = None) -> Transition:
         """What undo would write (pre-images of the last applied plan); writes nothing."""

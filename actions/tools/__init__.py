@@ -29,6 +29,7 @@ __all__ = [
     "ToolRegistry",
     "ToolResult",
     "default_registry",
+    "lazy_index",
 ]
 
 
@@ -46,12 +47,12 @@ def default_registry(
     registry.register(read_file.MANIFEST, ReadFile(workspace, read_config))
     registry.register(search_files.MANIFEST, SearchFiles(workspace))
     registry.register(
-        search_docs.MANIFEST, SearchDocs(index_source or _lazy_index(workspace, index_url))
+        search_docs.MANIFEST, SearchDocs(index_source or lazy_index(workspace, index_url))
     )
     return registry
 
 
-def _lazy_index(workspace: Workspace, url: str) -> IndexSource:
+def lazy_index(workspace: Workspace, url: str) -> IndexSource:
     """The embedded index of ``workspace``, opened and updated once, on the first search."""
     import asyncio
 

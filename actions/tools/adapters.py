@@ -45,7 +45,12 @@ class ToolAdapter:
     """Teach file bodies as fenced code blocks (False: a model constrained to pure JSON)."""
 
     def system_prompt(
-        self, tools: Sequence[Tool], *, workspace_name: str, instructions: str = ""
+        self,
+        tools: Sequence[Tool],
+        *,
+        workspace_name: str,
+        instructions: str = "",
+        folders: Sequence[str] = (),
     ) -> str:
         """The system prompt: the action protocol plus how this style calls tools."""
         base = render_system_prompt(
@@ -53,6 +58,7 @@ class ToolAdapter:
             workspace_name=workspace_name,
             instructions=instructions,
             fenced_bodies=self.fenced_bodies,
+            folders=folders,
         )
         if self.style == "xml":
             example = json.dumps({"name": "read_file", "arguments": {"path": "/src/App.jsx"}})

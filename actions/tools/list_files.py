@@ -89,7 +89,7 @@ class ListFiles:
         if not folder.absolute.is_dir():
             what = "does not exist" if not folder.absolute.exists() else "is a file, not a folder"
             raise ToolExecutionError(f"list_files: {folder.model_path} {what}")
-        return self._render(await self.listing(folder.relative), folder.model_path)
+        return self._render(await self.listing(folder.relative), folder.relative)
 
     async def listing(self, relative: str = "") -> Listing:
         """The files below the folder `relative` (git's view in a work tree, else a walk),
@@ -113,11 +113,11 @@ class ListFiles:
             relative
         )
 
-    def _render(self, listing: Listing, shown_root: str) -> ToolResult:
+    def _render(self, listing: Listing, base: str) -> ToolResult:
         visible = [path for path in listing.files if not self._skipped(path)]
         files = [path for path in visible if not self.workspace.is_secret(path)]
         withheld = len(visible) - len(files)
-        entries = with_folders(files, base=shown_root.strip("/"))
+        entries = with_folders(files, base=base)
         kept = shallowest(entries, self.config.max_entries)
         hidden = len(entries) - len(kept)
         file_set = set(files)
@@ -126,14 +126,14 @@ class ListFiles:
             more = f"{hidden}{'+' if not listing.complete else ''}"
             lines.append(
                 f"(truncated: {more} more paths not shown; call list_files with "
-                '{"path": "/some/folder"} to list one folder)'
+                f'{{"path": "{self.workspace.shown("some/folder")}"}} to list one folder)'
             )
         if not kept:
             lines.append("(no files)")
         if withheld:
             lines.append(SECRET_NOTE.format(count=withheld))
         data = {
-            "paths": ["/" + entry for entry in kept],
+            "paths": [self.workspace.shown(entry) for entry in kept],
             "total": len(entries),
             "truncated": hidden,
             "complete": listing.complete,
@@ -143,7 +143,7 @@ class ListFiles:
         return ToolResult.success("\n".join(lines), data)
 
     def _line(self, entry: str, is_file: bool) -> str:
-        return "/" + entry + ("" if is_file else "/")
+        return self.workspace.shown(entry) + ("" if is_file else "/")
 
 
 def with_folders(files: list[str], base: str = "") -> list[str]:

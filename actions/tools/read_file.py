@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from actions.errors import InvalidToolCall, PathRefused
-from actions.paths import Workspace
+from actions.paths import PathResolver
 from actions.tools.base import Tool, ToolResult
 from actions.update_edits import NUMBERED
 
@@ -148,7 +148,7 @@ class ReadFile:
 
     name = NAME
 
-    def __init__(self, workspace: Workspace, config: ReadFileConfig | None = None) -> None:
+    def __init__(self, workspace: PathResolver, config: ReadFileConfig | None = None) -> None:
         self.workspace = workspace
         self.config = config or ReadFileConfig()
 

@@ -141,12 +141,15 @@ class SearchFiles:
 
     def _render(self, raw: str, matches: list[Match], more: bool) -> ToolResult:
         data = {
-            "matches": [{"path": "/" + m.path, "line": m.line, "text": m.text} for m in matches],
+            "matches": [
+                {"path": self.workspace.shown(m.path), "line": m.line, "text": m.text}
+                for m in matches
+            ],
             "truncated": more,
         }
         if not matches:
             return ToolResult.success(f"No line matches {raw!r}.", data)
-        lines = [f"/{m.path}:{m.line}: {m.text}" for m in matches]
+        lines = [f"{self.workspace.shown(m.path)}:{m.line}: {m.text}" for m in matches]
         if more:
             lines.append(
                 f"(stopped at {self.config.max_matches} matches: narrow the pattern or give "

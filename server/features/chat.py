@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -13,10 +14,12 @@ from pygls.exceptions import JsonRpcInvalidParams
 
 from actions.apply import Applier
 from actions.review import StagedPlan, StagingApplier, new_plan
+from actions.tools.search_docs import IndexSource
 from server.agent import AgentError, ChatSession, TurnOutcome
 from server.editor import EditorApplier, LspEditor
 from server.external import run_turn_recorded
 from server.features.configuration import settled
+from server.features.folders import OpenWorkspace, open_workspace
 from server.features.indexing import live
 from server.features.review import review_plan, review_progress
 from server.history import SessionStore, UnknownSession
@@ -34,7 +37,7 @@ from server.protocol import (
 )
 from server.providers import ProviderError
 from server.wording import empty_message_problem
-from server.workspace import FolderContext, build_agent
+from server.workspace import build_agent
 
 
 class LspSink:
@@ -141,8 +144,11 @@ async def editor_turn(
     sink.begin()
     ending = "cancelled"
     try:
-        folder = await open_folder(ls, root)
-        applier: Applier | None = EditorApplier(LspEditor(ls), root) if root is not None else None
+        opened = await open_workspace(ls)
+        folder = opened.primary if opened is not None else None
+        applier: Applier | None = None
+        if opened is not None and root is not None:
+            applier = EditorApplier(LspEditor(ls), root, folders=opened.paths())
         staged = new_plan(session.id) if applier is not None and config.review == "on" else None
         if applier is not None and staged is not None:
             applier = StagingApplier(applier, staged)
@@ -150,7 +156,15 @@ async def editor_turn(
         if notes:  # review decisions since the last turn: the model learns them first
             message = "\n".join(notes) + "\n\n" + message
         provider = await ls.state.resolved_provider(root)
-        agent = build_agent(config, provider, folder, applier, index_source=lambda: live(ls))
+        agent = build_agent(
+            config,
+            provider,
+            folder,
+            applier,
+            index_source=lambda: live(ls),
+            folders=opened.folders if opened is not None else (),
+            index_sources=index_sources(ls, opened),
+        )
         outcome = await run_turn_recorded(agent, session, message, context, sink)
         if staged is not None and staged.files:
             outcome = staged_outcome(ls, root, staged, outcome, sink)
@@ -169,13 +183,13 @@ async def editor_turn(
     return outcome
 
 
-async def open_folder(ls: AgentLanguageServer, root: Path | None) -> FolderContext | None:
-    """The folder's context (opened once, off the event loop); FolderUnavailable (an
-    AgentError) when it cannot be."""
-    if root is None:
+def index_sources(
+    ls: AgentLanguageServer, opened: OpenWorkspace | None
+) -> dict[str, IndexSource] | None:
+    """Each folder's live index by folder name (a multi-root workspace), else None."""
+    if opened is None or not opened.multi:
         return None
-    config, _ = ls.state.config()
-    return await ls.state.folders.get(root, config.allowSecretFiles)
+    return {name: functools.partial(live, ls, path) for name, path in opened.paths().items()}
 
 
 def staged_outcome(

@@ -7,17 +7,25 @@ open editor buffer: a file changed in either place (typing not yet saved, or a w
 another program that the editor has not reloaded — Neovim does not by default) is refused
 by name unless `force`, so undo never silently clobbers work. Quick fixes' checkpoints go
 through the same commands.
+
+In a multi-root workspace every folder keeps its own store; they act as one history
+(actions/checkpoints/group.py): one undo reverts the last plan in every folder it touched,
+and paths are qualified by folder name (``frontend/src/app.ts``).
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from actions.checkpoints import CheckpointStore
+from actions.checkpoints.group import StoreGroup
 from actions.checkpoints.types import CheckpointConflict, CheckpointError, Transition
+from actions.paths import qualified
 from server.editor import EditorApplier, LspEditor
+from server.features.folders import OpenWorkspace, require_workspace
 from server.lsp import AgentLanguageServer, RequestFailed
 from server.protocol import (
     CMD_CHECKPOINTS,
@@ -29,7 +37,6 @@ from server.protocol import (
     checkpoint_entry,
 )
 from server.wording import conflict_message
-from server.workspace import FolderUnavailable
 
 
 def register(server: AgentLanguageServer) -> None:
@@ -43,23 +50,18 @@ def _force(args: tuple[Any, ...]) -> bool:
     return bool(isinstance(options, dict) and options.get("force"))
 
 
-async def _store(ls: AgentLanguageServer) -> tuple[Path, CheckpointStore]:
-    root = ls.root()
-    if root is None:
-        raise RequestFailed("no workspace folder is open: there is no plan history")
-    try:
-        config, _ = ls.state.config()
-        folder = await ls.state.folders.get(root, config.allowSecretFiles)
-    except FolderUnavailable as exc:
-        raise RequestFailed(str(exc)) from None
-    return root, folder.store
+async def _history(ls: AgentLanguageServer) -> tuple[OpenWorkspace, CheckpointStore | StoreGroup]:
+    """The undo history: the folder's store, or every folder's as one (multi-root)."""
+    opened = await require_workspace(ls, "there is no plan history")
+    return opened, opened.group() if opened.multi else opened.primary.store
 
 
 async def _move(ls: AgentLanguageServer, kind: str, force: bool) -> UndoResult:
-    root, store = await _store(ls)
-
-    buffers = _open_buffers(ls, root)
-    move = store.undo if kind == "undo" else store.redo
+    opened, history = await _history(ls)
+    folders = opened.paths()
+    root = opened.primary.root
+    buffers = _open_buffers(ls, folders or {"": root})
+    move = history.undo if kind == "undo" else history.redo
     try:
         transition: Transition = await asyncio.to_thread(move, force=force, buffers=buffers.get)
     except CheckpointConflict as exc:
@@ -69,7 +71,8 @@ async def _move(ls: AgentLanguageServer, kind: str, force: bool) -> UndoResult:
         ) from None
     except CheckpointError as exc:
         raise RequestFailed(f"{kind}: {exc}") from None
-    await EditorApplier(LspEditor(ls), root, sync_any=True).sync(transition.changes)
+    applier = EditorApplier(LspEditor(ls), root, sync_any=True, folders=folders)
+    await applier.sync(transition.changes)
     return UndoResult(
         checkpoint_id=transition.checkpoint_id,
         files=[UndoneFile(path=c.path, exists=c.content is not None) for c in transition.changes],
@@ -77,16 +80,18 @@ async def _move(ls: AgentLanguageServer, kind: str, force: bool) -> UndoResult:
     )
 
 
-def _open_buffers(ls: AgentLanguageServer, root: Path) -> dict[str, bytes]:
-    """The text of every buffer open under `root`, by workspace-relative path, read now on
-    the event loop (the store compares them, with the disk, from its thread)."""
+def _open_buffers(ls: AgentLanguageServer, folders: Mapping[str, Path]) -> dict[str, bytes]:
+    """The text of every buffer open under a folder, by workspace-relative path (qualified
+    by folder name in a multi-root workspace), read now on the event loop (the store
+    compares them, with the disk, from its thread)."""
     found: dict[str, bytes] = {}
     for uri, document in list(ls.workspace.text_documents.items()):
         path = Path(document.path) if uri.startswith("file:") else None
-        if path is None or not path.is_relative_to(root):
-            continue
-        text: str = document.source
-        found[path.relative_to(root).as_posix()] = text.encode("utf-8")
+        for name, root in folders.items():
+            if path is None or not path.is_relative_to(root):
+                continue
+            text: str = document.source
+            found[qualified(name, path.relative_to(root).as_posix())] = text.encode("utf-8")
     return found
 
 
@@ -99,6 +104,7 @@ async def redo(ls: AgentLanguageServer, *args: Any) -> UndoResult:
 
 
 async def checkpoints(ls: AgentLanguageServer, *args: Any) -> list[CheckpointEntry]:
-    _, store = await _store(ls)
-    infos = await asyncio.to_thread(store.list)
-    return [checkpoint_entry(info) for info in infos]
+    opened, history = await _history(ls)
+    infos = await asyncio.to_thread(history.list)
+    names = list(opened.paths())
+    return [checkpoint_entry(info, names) for info in infos]

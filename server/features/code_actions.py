@@ -39,6 +39,7 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 from pygls.uris import to_fs_path
 
+from actions.paths import shown_path as shown
 from server.agent import TurnOutcome
 from server.features.chat import LspSink, editor_turn, open_chat
 from server.features.configuration import settled
@@ -107,7 +108,7 @@ def code_action(ls: AgentLanguageServer, params: types.CodeActionParams) -> list
     path = file_path(uri)
     if path is None:
         return []
-    editable = inside(ls.root(), path)
+    editable = ls.folder_of(path) is not None
     actions: list[ActionData] = []
     if editable and allowed(QUICKFIX, params.context.only):
         actions += [
@@ -175,11 +176,6 @@ def file_path(uri: str) -> Path | None:
     return Path(path) if path else None
 
 
-def inside(root: Path | None, path: Path) -> bool:
-    """Whether the agent may edit `path` (it only edits inside the workspace folder)."""
-    return root is not None and path.resolve().is_relative_to(root.resolve())
-
-
 # What the model is asked -------------------------------------------------------------------
 
 
@@ -236,12 +232,15 @@ def fix_request(data: ActionData, where: str, lines: list[str]) -> Request:
 
 
 def shown_path(ls: AgentLanguageServer, uri: str) -> str:
-    """The file as the model's tools name it (`/src/app.py`), else its full path."""
-    path, root = file_path(uri), ls.root()
+    """The file as the model's tools name it (`/src/app.py`; `/frontend/src/app.py` in a
+    multi-root workspace), else its full path."""
+    path = file_path(uri)
     if path is None:
         return uri
-    if root is not None and inside(root, path):
-        return "/" + path.resolve().relative_to(root.resolve()).as_posix()
+    root = ls.folder_of(path)
+    if root is not None:
+        relative = path.resolve().relative_to(root.resolve()).as_posix()
+        return shown(ls.folder_name(root), relative)
     return str(path)
 
 

@@ -18,6 +18,7 @@ from typing import Any
 from lsprotocol import types
 from pygls.uris import to_fs_path
 
+from actions.roots import folder_names
 from server.features.configuration import settled
 from server.index_summaries import allowed, summarizer
 from server.live_index import LiveIndex, StoreError, open_live
@@ -53,22 +54,23 @@ def schedule_start(ls: AgentLanguageServer) -> None:
 
 async def _start(ls: AgentLanguageServer) -> None:
     try:
-        await live(ls)
+        await lives(ls)
     except RequestFailed as error:
         log.warning("%s", error)
 
 
-async def index_status(ls: AgentLanguageServer) -> dict[str, Any]:
-    """The index part of `agent/status`."""
+async def index_status(ls: AgentLanguageServer, root: Path | None = None) -> dict[str, Any]:
+    """The index part of `agent/status` (of the folder `root`, default the first one)."""
     try:
-        return await (await live(ls)).status()
+        return await (await live(ls, root)).status()
     except RequestFailed as error:
         return {"state": "unavailable", "error": error.message}
 
 
-async def live(ls: AgentLanguageServer) -> LiveIndex:
-    """The running index of the workspace (opened and started on first use)."""
-    root = ls.root()
+async def live(ls: AgentLanguageServer, root: Path | None = None) -> LiveIndex:
+    """The running index of the folder `root` (default: the first workspace folder), opened
+    and started on first use. Every folder of a multi-root workspace has its own."""
+    root = root or ls.root()
     if root is None:
         raise RequestFailed("no workspace folder is open: there is nothing to index")
     await settled(ls)
@@ -77,10 +79,19 @@ async def live(ls: AgentLanguageServer) -> LiveIndex:
     existing = ls.state.indexes.get(key)
     if existing is not None:
         return existing  # type: ignore[no-any-return]
-    for old_key in list(ls.state.indexes):  # another folder or indexUrl: stop the old one
-        await ls.state.indexes.pop(old_key).close()
+    roots = ls.roots()
+    for old_key in list(ls.state.indexes):  # another indexUrl, or a folder gone: stop it
+        if old_key[0] == root or old_key[0] not in roots:
+            await ls.state.indexes.pop(old_key).close()
 
     def notify(payload: IndexUpdated) -> None:
+        name = ls.folder_name(root)
+        if name:  # paths qualified by folder name, as the model sees them
+            payload = IndexUpdated(
+                indexed=[f"{name}/{path}" for path in payload.indexed],
+                removed=[f"{name}/{path}" for path in payload.removed],
+                failed={f"{name}/{path}": why for path, why in payload.failed.items()},
+            )
         ls.protocol.notify(AGENT_INDEX_UPDATED, payload)
 
     async def provider() -> Provider:
@@ -99,25 +110,45 @@ async def live(ls: AgentLanguageServer) -> LiveIndex:
     return index
 
 
-def _relative(ls: AgentLanguageServer, uri: str) -> str | None:
-    root = ls.root()
+async def lives(ls: AgentLanguageServer) -> list[tuple[str, LiveIndex]]:
+    """The index of every workspace folder, by folder name ("" for a single folder); a folder
+    whose index cannot be opened is left out (logged) unless it is the only one."""
+    roots = ls.roots()
+    if not roots:
+        raise RequestFailed("no workspace folder is open: there is nothing to index")
+    names = folder_names(roots) if len(roots) > 1 else [""]
+    found: list[tuple[str, LiveIndex]] = []
+    for name, root in zip(names, roots, strict=True):
+        try:
+            found.append((name, await live(ls, root)))
+        except RequestFailed as error:
+            if len(roots) < 2:
+                raise
+            log.warning("folder %s: %s", name, error)
+    if not found:
+        raise RequestFailed("no workspace folder's index can be opened")
+    return found
+
+
+def _relative(ls: AgentLanguageServer, uri: str) -> tuple[Path, str] | None:
+    """The workspace folder holding `uri` (the innermost one) and the path inside it."""
     path = to_fs_path(uri)
+    root = ls.folder_of(Path(path)) if path else None
     if root is None or not path:
         return None
-    try:
-        return Path(path).resolve().relative_to(root.resolve()).as_posix()
-    except ValueError:
-        return None
+    return root, Path(path).resolve().relative_to(root.resolve()).as_posix()
 
 
 async def _changed(ls: AgentLanguageServer, uris: list[str]) -> None:
-    paths = [path for path in (_relative(ls, uri) for uri in uris) if path]
-    if not paths:
-        return
-    try:
-        await (await live(ls)).changed(paths)
-    except RequestFailed as error:
-        log.warning("%s", error)
+    by_root: dict[Path, list[str]] = {}
+    for found in (_relative(ls, uri) for uri in uris):
+        if found is not None and found[1] != ".":
+            by_root.setdefault(found[0], []).append(found[1])
+    for root, paths in by_root.items():
+        try:
+            await (await live(ls, root)).changed(paths)
+        except RequestFailed as error:
+            log.warning("%s", error)
 
 
 async def on_did_save(ls: AgentLanguageServer, params: types.DidSaveTextDocumentParams) -> None:
@@ -131,7 +162,9 @@ async def on_watched_files(
 
 
 async def reindex(ls: AgentLanguageServer, *args: Any) -> ReindexResult:
-    index = await live(ls)
+    """Bring every folder's index up to date; the counts of all folders together (paths
+    qualified by folder name in a multi-root workspace)."""
+    indexes = await lives(ls)
     options = args[0] if args and isinstance(args[0], dict) else {}
     token = options.get("token") or f"agent-ls-reindex-{uuid.uuid4().hex[:8]}"
     if "token" not in options:
@@ -151,17 +184,30 @@ async def reindex(ls: AgentLanguageServer, *args: Any) -> ReindexResult:
             report = types.WorkDoneProgressReport(message=path, percentage=percentage)
             ls.work_done_progress.report(token, report)
 
-    await index.ready()
-    report = await index.reindex(progress)
-    status = await index.status()
+    documents: dict[str, int] = {}
+    chunks = indexed = unchanged = removed = 0
+    failed: list[IndexFailure] = []
+    for name, index in indexes:
+        await index.ready()
+        report = await index.reindex(progress)
+        status = await index.status()
+        for state, count in status["documents"].items():
+            documents[state] = documents.get(state, 0) + int(count)
+        chunks += int(status["chunks"])
+        indexed, unchanged = indexed + len(report.indexed), unchanged + len(report.unchanged)
+        removed += len(report.removed)
+        failed += [
+            IndexFailure(path=f"{name}/{path}" if name else path, reason=reason)
+            for path, reason in report.failed.items()
+        ]
     if token is not None:
-        message = f"{status['documents']['ready']} documents ready"
+        message = f"{documents.get('ready', 0)} documents ready"
         ls.work_done_progress.end(token, types.WorkDoneProgressEnd(message=message))
     return ReindexResult(
-        documents=dict(status["documents"]),
-        chunks=int(status["chunks"]),
-        indexed=len(report.indexed),
-        unchanged=len(report.unchanged),
-        removed=len(report.removed),
-        failed=[IndexFailure(path=path, reason=reason) for path, reason in report.failed.items()],
+        documents=documents,
+        chunks=chunks,
+        indexed=indexed,
+        unchanged=unchanged,
+        removed=removed,
+        failed=failed,
     )

@@ -21,6 +21,7 @@ from actions.apply import ApplyRefused
 from actions.checkpoints.types import CheckpointError
 from actions.diskio import read_bytes_or_none
 from actions.errors import ActionError
+from actions.paths import qualified
 from actions.review import (
     ReviewBoard,
     ReviewError,
@@ -30,6 +31,7 @@ from actions.review import (
     changed_since_staged,
 )
 from server.editor import EditorApplier, LspEditor
+from server.features.folders import require_workspace
 from server.lsp import AgentLanguageServer, RequestFailed
 from server.protocol import (
     CMD_ACCEPT,
@@ -94,9 +96,10 @@ def _plan(ls: AgentLanguageServer, args: tuple[Any, ...], cls: type[Any]) -> Any
 
 def _current(ls: AgentLanguageServer, root: Path, staged: StagedFile) -> str | None:
     """The file as it is now if disk and open buffer agree; a marker when they differ."""
-    data = read_bytes_or_none(root / staged.path)
+    path = staged.target.absolute  # in whichever folder of the workspace
+    data = read_bytes_or_none(path)
     disk = data.decode("utf-8", errors="surrogateescape") if data is not None else None
-    document = ls.workspace.text_documents.get((root / staged.path).as_uri())
+    document = ls.workspace.text_documents.get(path.as_uri())
     if document is not None and document.source != disk:
         return "\x00buffer differs from disk"
     return disk
@@ -123,10 +126,10 @@ async def accept(ls: AgentLanguageServer, *args: Any) -> Any:
     checkpoint_id = None
     if ready:
         try:
-            config, _ = ls.state.config()
-            folder = await ls.state.folders.get(root, config.allowSecretFiles)
-            applier = EditorApplier(LspEditor(ls), root)
-            checkpoint_id = await apply_staged(folder.store, applier, plan, ready)
+            opened = await require_workspace(ls, "there is no plan to review")
+            history = opened.group() if opened.multi else opened.primary.store
+            applier = EditorApplier(LspEditor(ls), root, folders=opened.paths())
+            checkpoint_id = await apply_staged(history, applier, plan, ready)
         except (ApplyRefused, ActionError, CheckpointError) as exc:
             raise RequestFailed(f"accept: nothing was applied: {exc}") from None
     reasons = [r.reason for r in refused]
@@ -169,14 +172,12 @@ async def staged_content(ls: AgentLanguageServer, *args: Any) -> Any:
 
 def review_actions(ls: AgentLanguageServer, uri: str) -> list[types.CodeAction]:
     """Accept / Reject actions for a file of a pending plan (and its whole plan)."""
-    root = ls.root()
-    path = to_fs_path(uri)
-    if root is None or path is None:
+    root, path = ls.root(), to_fs_path(uri)
+    folder = ls.folder_of(Path(path)) if path else None
+    if root is None or path is None or folder is None:
         return []
-    try:
-        relative = Path(path).resolve().relative_to(root.resolve()).as_posix()
-    except ValueError:
-        return []
+    inner = Path(path).resolve().relative_to(folder.resolve()).as_posix()
+    relative = qualified(ls.folder_name(folder), inner)  # as staged plans name files
     actions = []
     for plan in ls.state.board(root).plans.values():
         staged = plan.files.get(relative)

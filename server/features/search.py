@@ -1,4 +1,5 @@
-"""`agent/search` `{query, k?}`: the best original elements of the workspace's index.
+"""`agent/search` `{query, k?}`: the best original elements of the workspace's index (of
+every folder's index in a multi-root workspace, paths qualified by folder name).
 
 Result: a list of `{path, startLine, endLine, type, headings, content, summary, score}`
 (the records of `agent-ls search --json`), best first. `k` defaults to 8 (1..100).
@@ -11,7 +12,8 @@ from typing import Any
 import attrs
 
 from actions.index import Hit
-from server.features.indexing import live
+from actions.tools.multiroot import MergedIndex
+from server.features.indexing import lives
 from server.lsp import AgentLanguageServer
 from server.protocol import AGENT_SEARCH, SearchHit
 
@@ -37,7 +39,8 @@ def register(server: AgentLanguageServer) -> None:
 
 async def search(ls: AgentLanguageServer, params: Any) -> list[SearchHit]:
     typed = ls.typed(params, SearchParams)
-    index = await live(ls)
+    indexes = await lives(ls)
+    index = indexes[0][1] if len(indexes) == 1 else MergedIndex(indexes)
     hits = await index.search(typed.query, typed.k)
     return [search_hit(hit) for hit in hits]
 

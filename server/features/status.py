@@ -3,22 +3,30 @@
 Params (optional): `{"check": false}` skips the test request (`reachable` is then null).
 Result: `{provider, model, reason, reachable, detail, baseUrl, candidates, index}`, the same
 facts `agent-ls doctor` prints; `index` is the retrieval index: `{state, backend, location,
-documents: {pending, chunked, ready, failed}, chunks, failures: [{path, reason}], watching}`.
+documents: {pending, chunked, ready, failed}, chunks, failures: [{path, reason}], watching}`
+(of the first folder); `folders`: every workspace folder `{name, path, applied, undone,
+index}` (`name`: what paths are qualified by in a multi-root workspace, "" for one folder).
 The test request goes through the server's cached provider, so a local model loaded for it
 stays loaded for the chat that follows.
 """
 
 from __future__ import annotations
 
+import asyncio
+import logging
 from typing import Any
 
 import attrs
 
 from server.features.configuration import settled
+from server.features.folders import open_workspace
 from server.features.indexing import index_status
 from server.lsp import AgentLanguageServer
-from server.protocol import AGENT_STATUS, IndexReport, StatusReport, from_wire
+from server.protocol import AGENT_STATUS, FolderStatus, IndexReport, StatusReport, from_wire
 from server.resolve import explicit_keys, provider_status
+from server.workspace import FolderUnavailable
+
+log = logging.getLogger(__name__)
 
 
 def register(server: AgentLanguageServer) -> None:
@@ -31,4 +39,31 @@ async def status(ls: AgentLanguageServer, params: Any) -> StatusReport:
     explicit = explicit_keys(ls.state.init_options, ls.state.client_settings)
     check = not (isinstance(params, dict) and params.get("check") is False)
     report = await provider_status(config, explicit, provider_for=ls.state.provider, check=check)
-    return attrs.evolve(report, index=from_wire(await index_status(ls), IndexReport))
+    index = from_wire(await index_status(ls), IndexReport)
+    return attrs.evolve(report, index=index, folders=await folder_statuses(ls))
+
+
+async def folder_statuses(ls: AgentLanguageServer) -> list[FolderStatus] | None:
+    """Each workspace folder: its name, undo history and index (None without a folder)."""
+    try:
+        opened = await open_workspace(ls)
+    except FolderUnavailable as error:
+        log.warning("%s", error)
+        return None
+    if opened is None:
+        return None
+    found: list[FolderStatus] = []
+    for root, folder in zip(opened.roots.roots, opened.folders, strict=True):
+        history = await asyncio.to_thread(folder.store.list)
+        applied = sum(1 for info in history if info.state == "applied")
+        index = from_wire(await index_status(ls, folder.root), IndexReport)
+        found.append(
+            FolderStatus(
+                name=root.name,
+                path=str(folder.root),
+                applied=applied,
+                undone=len(history) - applied,
+                index=index,
+            )
+        )
+    return found

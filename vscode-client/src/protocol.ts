@@ -180,6 +180,8 @@ export interface CheckpointInfo {
   sessionId: string;
   files: string[];
   state: "applied" | "undone";
+  /** The folders the plan touched, in a multi-root workspace (its files are qualified by them). */
+  folders?: string[];
 }
 
 /** One step of the provider resolution (`agent/status`). */
@@ -200,6 +202,17 @@ export interface StatusReport {
   baseUrl?: string;
   candidates: Candidate[];
   /** The retrieval index. */
+  index?: IndexReport;
+  /** The workspace folders (absent when none is open). */
+  folders?: FolderStatus[];
+}
+
+/** One workspace folder in `agent/status` (name: "" when it is the only folder). */
+export interface FolderStatus {
+  name: string;
+  path: string;
+  applied: number;
+  undone: number;
   index?: IndexReport;
 }
 

@@ -1,0 +1,147 @@
+"""The built-in tools over a multi-root workspace (see `actions.roots` for path routing).
+
+Each tool routes its ``path`` to one folder and runs that folder's tool, whose output already
+names paths qualified by the folder (``/frontend/src/app.ts``). Without a path (or with the top
+``/``), ``list_files`` and ``search_files`` cover every folder, one after the other, and
+``search_docs`` merges the best passages of every folder's index by score.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from actions.roots import Roots
+from actions.tools import list_files, read_file, search_docs, search_files
+from actions.tools.base import Tool, ToolResult
+from actions.tools.list_files import ListFiles, ListFilesConfig
+from actions.tools.read_file import ReadFile
+from actions.tools.registry import ToolRegistry
+from actions.tools.search_docs import IndexSource, Searchable, SearchDocs
+from actions.tools.search_files import SearchFiles, SearchFilesConfig
+
+if TYPE_CHECKING:  # actions.index imports the tools lazily
+    from actions.index import Hit
+
+
+def multiroot_registry(roots: Roots, index_sources: Mapping[str, IndexSource]) -> ToolRegistry:
+    """The built-in tools over every folder of `roots`; `index_sources`: each folder's
+    retrieval index by folder name."""
+    registry = ToolRegistry()
+    registry.register(_described(list_files.MANIFEST, roots), RoutedListFiles(roots))
+    registry.register(_described(read_file.MANIFEST, roots), ReadFile(roots))
+    registry.register(_described(search_files.MANIFEST, roots), RoutedSearchFiles(roots))
+    registry.register(
+        _described(search_docs.MANIFEST, roots),
+        SearchDocs(merged_index(roots, index_sources)),
+    )
+    return registry
+
+
+def _described(manifest: Tool, roots: Roots) -> Tool:
+    note = (
+        f" The workspace has several folders ({roots.listed()}): every path starts with its "
+        f"folder's name, e.g. /{roots.names[0]}/src/main.py."
+    )
+    return Tool(manifest.name, manifest.description + note, manifest.parameters)
+
+
+class RoutedListFiles:
+    """``list_files`` of one folder, or of every folder (the top ``/``)."""
+
+    name = list_files.NAME
+
+    def __init__(self, roots: Roots, config: ListFilesConfig | None = None) -> None:
+        self.roots = roots
+        self.config = config or ListFilesConfig()
+
+    async def execute(self, args: Mapping[str, Any]) -> ToolResult:
+        routed = self.roots.route(str(args.get("path", "/")), for_write=False)
+        if routed is not None:
+            root, inner = routed
+            return await ListFiles(root.workspace, self.config).execute({"path": inner})
+        share = max(1, self.config.max_entries // len(self.roots.roots))
+        config = dataclasses.replace(self.config, max_entries=share)
+        texts: list[str] = []
+        data: dict[str, Any] = {"paths": [], "total": 0, "truncated": 0, "complete": True}
+        data |= {"secretsWithheld": 0, "folders": self.roots.names}
+        for root in self.roots.roots:
+            result = await ListFiles(root.workspace, config).execute({})
+            texts.append(f"/{root.name}/\n{result.text}")
+            data["paths"] += [f"/{root.name}", *result.data["paths"]]
+            for key in ("total", "truncated", "secretsWithheld"):
+                data[key] += result.data[key]
+            data["complete"] = data["complete"] and result.data["complete"]
+        return ToolResult.success("\n".join(texts), data)
+
+
+class RoutedSearchFiles:
+    """``search_files`` in one folder or file, or in every folder (no path, or ``/``)."""
+
+    name = search_files.NAME
+
+    def __init__(self, roots: Roots, config: SearchFilesConfig | None = None) -> None:
+        self.roots = roots
+        self.config = config or SearchFilesConfig()
+
+    async def execute(self, args: Mapping[str, Any]) -> ToolResult:
+        routed = self.roots.route(str(args.get("path", "/")), for_write=False)
+        if routed is not None:
+            root, inner = routed
+            search = SearchFiles(root.workspace, self.config)
+            return await search.execute({**args, "path": inner})
+        matches: list[dict[str, Any]] = []
+        truncated = False
+        for root in self.roots.roots:
+            folder_args = {key: value for key, value in args.items() if key != "path"}
+            result = await SearchFiles(root.workspace, self.config).execute(folder_args)
+            matches += result.data["matches"]
+            truncated = truncated or bool(result.data["truncated"])
+        return self._render(str(args["pattern"]), matches, truncated)
+
+    def _render(self, pattern: str, matches: list[dict[str, Any]], truncated: bool) -> ToolResult:
+        limit = self.config.max_matches
+        more = truncated or len(matches) > limit
+        kept = matches[:limit]
+        data = {"matches": kept, "truncated": more}
+        if not kept:
+            return ToolResult.success(f"No line matches {pattern!r} in any folder.", data)
+        lines = [f"{m['path']}:{m['line']}: {m['text']}" for m in kept]
+        if more:
+            lines.append(
+                f"(stopped at {limit} matches: narrow the pattern or give 'path' to search "
+                "one folder)"
+            )
+        return ToolResult.success("\n".join(lines), data)
+
+
+def merged_index(roots: Roots, sources: Mapping[str, IndexSource]) -> IndexSource:
+    """One searchable view of every folder's index: hits qualified by their folder's name,
+    the best `k` of all by score."""
+
+    async def source() -> Searchable:
+        opened = [(name, await sources[name]()) for name in roots.names if name in sources]
+        return MergedIndex(opened)
+
+    return source
+
+
+class MergedIndex:
+    """The indexes of several folders searched as one."""
+
+    def __init__(self, indexes: Sequence[tuple[str, Searchable]]) -> None:
+        self.indexes = list(indexes)
+
+    async def search(self, query: str, k: int) -> list[Hit]:
+        hits: list[Hit] = []
+        for name, index in self.indexes:
+            for hit in await index.search(query, k):
+                qualified = f"{name}/{hit.chunk.document}"
+                hits.append(dataclasses.replace(hit, chunk=_renamed(hit.chunk, qualified)))
+        hits.sort(key=lambda hit: -hit.score)
+        return hits[:k]
+
+
+def _renamed(chunk: Any, document: str) -> Any:
+    return dataclasses.replace(chunk, document=document)
