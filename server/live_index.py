@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from actions.checkpoints import default_store_dir
-from actions.index import StoreError, UpdateReport, WorkspaceIndex, open_index
+from actions.index import StoreError, Summarizer, UpdateReport, WorkspaceIndex, open_index
 from actions.index.embedding_worker import EmbedReport
 from actions.index.indexer import ProgressCallback
 from actions.index.model import Hit
@@ -145,10 +145,13 @@ class LiveIndex:
         self.index.close()
 
 
-def open_live(root: Path, url: str, notify: Notify) -> LiveIndex:
-    """Open (not start) the live index of ``root``; ``StoreError`` when it cannot be."""
+def open_live(
+    root: Path, url: str, notify: Notify, summarizer: Summarizer | None = None
+) -> LiveIndex:
+    """Open (not start) the live index of ``root``; ``StoreError`` when it cannot be.
+    ``summarizer``: writes table / long-code summaries (the active provider)."""
     workspace = Workspace(root, extra_denied=[default_store_dir(root)])
-    return LiveIndex(open_index(workspace, url=url), notify)
+    return LiveIndex(open_index(workspace, url=url, summarizer=summarizer), notify)
 
 
 __all__ = ["LiveIndex", "StoreError", "open_live"]

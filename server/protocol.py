@@ -428,6 +428,8 @@ class SearchHit:
     content: str
     summary: str
     score: float
+    start_page: int | None = None  # a PDF's hit: its pages (its lines are those of the PDF's
+    end_page: int | None = None  # markdown conversion, which no editor shows)
 
 
 @attrs.frozen(kw_only=True)

@@ -9,19 +9,27 @@ a time (an asyncio lock), so the watcher and a full re-index can interleave safe
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import stat
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Literal
 
-from actions.index.chunking import apply_summaries, chunk_document
+from actions.index.chunking import apply_summaries, summarized_by_model
 from actions.index.embedding_worker import EmbeddingWorker
 from actions.index.embeddings import Embedder, dense_status
 from actions.index.files import FileSet, IndexConfig
-from actions.index.model import Chunk, DocumentRecord, Hit, IndexStatus
+from actions.index.model import DocumentRecord, Hit, IndexStatus
+from actions.index.planning import (
+    Plan,
+    Planner,
+    failed_plan,
+    plan_document,
+    same_stat,
+    stale,
+)
 from actions.index.store import Store
 from actions.index.summary import Summarizer
 from actions.paths import Workspace
@@ -29,24 +37,6 @@ from actions.paths import Workspace
 log = logging.getLogger(__name__)
 ProgressCallback = Callable[[int, int, str], None]
 MAX_FAILURES_SHOWN = 50
-
-
-@dataclass
-class _Plan:
-    """What one document's update will write."""
-
-    path: str
-    action: Literal["skip", "remove", "unchanged", "touch", "failed", "chunks"]
-    record: DocumentRecord | None = None
-    chunks: list[Chunk] = field(default_factory=list)
-
-
-def _same_stat(known: DocumentRecord | None, info: os.stat_result) -> bool:
-    return (
-        known is not None
-        and known.status in ("ready", "failed")
-        and (known.size, known.mtime_ns) == (info.st_size, info.st_mtime_ns)
-    )
 
 
 @dataclass
@@ -98,13 +88,36 @@ class WorkspaceIndex:
         for gone in sorted(set(known) - wanted):
             await asyncio.to_thread(self.store.remove_document, gone)
             report.removed.append(gone)
-        await asyncio.to_thread(self._mark_pending, paths, known)
-        for done, path in enumerate(paths, 1):
-            report.merge(await self._update(path, known.get(path)))
-            if progress is not None:
-                progress(done, len(paths), path)
+        marked = await asyncio.to_thread(self._mark_pending, paths, known)
+        items = [(path, known.get(path), path in marked) for path in paths]
+        done = 0
+
+        async def written(batch: asyncio.Future[list[Plan]] | None) -> None:
+            nonlocal done
+            for plan in await batch if batch is not None else []:
+                done += 1
+                if progress is not None:
+                    progress(done, len(paths), plan.path)
+
+        writing: asyncio.Future[list[Plan]] | None = None  # batch N is written while N+1
+        batches = Planner(self.files).batches(items)  # is read and chunked (two threads)
+        try:
+            async with contextlib.aclosing(batches):
+                async for plans in batches:
+                    await written(writing)
+                    writing = asyncio.ensure_future(self._write_batch(plans, report))
+            await written(writing)
+        finally:
+            if writing is not None and not writing.done():
+                writing.cancel()
         self._embed_later()
         return report
+
+    async def _write_batch(self, plans: list[Plan], report: UpdateReport) -> list[Plan]:
+        async with self._lock:  # a watcher's update waits for one batch at most
+            await asyncio.gather(*(self._summarize(plan) for plan in plans))
+            report.merge(await asyncio.to_thread(self._write, plans))
+        return plans
 
     async def update_paths(self, paths: Iterable[str]) -> UpdateReport:
         """Re-index these workspace-relative paths (created, changed, renamed or deleted)."""
@@ -144,43 +157,38 @@ class WorkspaceIndex:
 
     async def _update(self, path: str, known: DocumentRecord | None) -> UpdateReport:
         async with self._lock:
-            try:
-                plan = await asyncio.to_thread(self._plan, path, known)
-                if plan.chunks and plan.record is not None and self.summarizer is not None:
-                    chunked = replace(plan.record, status="chunked")
-                    await asyncio.to_thread(self.store.replace_chunks, chunked, plan.chunks)
-                    plan.chunks = await apply_summaries(plan.chunks, self.summarizer)
-                return await asyncio.to_thread(self._apply, plan)
-            except Exception as error:  # one bad document never stops the others
-                log.exception("indexing %s failed", path)
-                reason = f"indexing failed: {error!r}"
-                record = DocumentRecord(path, "failed", reason=reason)
-                await asyncio.to_thread(self.store.replace_chunks, record, [])
-                return UpdateReport(failed={path: reason})
+            plan = await asyncio.to_thread(plan_document, self.files, path, known, False)
+            await self._summarize(plan)
+            return await asyncio.to_thread(self._write, [plan])
 
-    def _plan(self, path: str, known: DocumentRecord | None) -> _Plan:
-        """Everything but the writes: stat, read, check, chunk (runs in a worker thread)."""
-        info = self.files.stat(path)
-        if info is None or stat.S_ISDIR(info.st_mode):
-            return _Plan(path, "remove" if known is not None else "skip")
-        if _same_stat(known, info):
-            return _Plan(path, "unchanged")
-        read = self.files.read(path, info)
-        record = DocumentRecord(path, "ready", read.content_hash, read.size, read.mtime_ns)
-        if read.text is None:
-            return _Plan(path, "failed", replace(record, status="failed", reason=read.reason))
-        if (
-            known is not None
-            and known.status == "ready"
-            and known.content_hash == read.content_hash
-        ):
-            return _Plan(path, "touch", replace(record, chunks=known.chunks))
-        chunks = chunk_document(path, read.text)
-        if self.embedder is not None:
-            chunks = [replace(chunk, embedding_status="pending") for chunk in chunks]
-        return _Plan(path, "chunks", replace(record, chunks=len(chunks)), chunks)
+    async def _summarize(self, plan: Plan) -> None:
+        """Let the summarizer rewrite the summaries of tables and long code (if any)."""
+        if self.summarizer is None or plan.record is None:
+            return
+        if not any(chunk.summary and summarized_by_model(chunk) for chunk in plan.chunks):
+            return
+        try:
+            chunked = replace(plan.record, status="chunked")
+            await asyncio.to_thread(self.store.replace_chunks, chunked, plan.chunks)
+            plan.chunks = await apply_summaries(plan.chunks, self.summarizer)
+        except Exception as error:  # the fallback summaries stay
+            log.warning("summarizing %s failed: %r", plan.path, error)
 
-    def _apply(self, plan: _Plan) -> UpdateReport:
+    def _write(self, plans: list[Plan]) -> UpdateReport:
+        """Write plans in one batch of the store (runs in a worker thread); a file that
+        changed since it was planned is planned again first."""
+        report = UpdateReport()
+        with self.store.batch():
+            for plan in plans:
+                if stale(self.files, plan):
+                    plan = plan_document(self.files, plan.path, None, True)
+                try:
+                    report.merge(self._apply(plan))
+                except Exception as error:
+                    report.merge(self._apply(failed_plan(plan.path, error)))
+        return report
+
+    def _apply(self, plan: Plan) -> UpdateReport:
         """Write one plan to the store (runs in a worker thread)."""
         if plan.action == "skip":
             return UpdateReport()
@@ -193,12 +201,15 @@ class WorkspaceIndex:
         if plan.action == "touch":
             self.store.put_document(plan.record)
             return UpdateReport(unchanged=[plan.path])
-        self.store.replace_chunks(plan.record, plan.chunks)
+        chunks = plan.chunks
+        if self.embedder is not None:  # vectors are filled in the background
+            chunks = [replace(chunk, embedding_status="pending") for chunk in chunks]
+        self.store.replace_chunks(plan.record, chunks)
         if plan.action == "failed":
             return UpdateReport(failed={plan.path: plan.record.reason})
         return UpdateReport(indexed=[plan.path])
 
-    def _mark_pending(self, paths: list[str], known: dict[str, DocumentRecord]) -> None:
+    def _mark_pending(self, paths: list[str], known: dict[str, DocumentRecord]) -> set[str]:
         """Record ``pending`` for every file whose size or time changed (one transaction)."""
         stale = []
         for path in paths:
@@ -206,7 +217,7 @@ class WorkspaceIndex:
             if (
                 info is not None
                 and not stat.S_ISDIR(info.st_mode)
-                and not _same_stat(known.get(path), info)
+                and not same_stat(known.get(path), info)
             ):
                 old = known.get(path)
                 stale.append(
@@ -214,6 +225,7 @@ class WorkspaceIndex:
                 )
         if stale:
             self.store.put_documents(stale)
+        return {record.path for record in stale}
 
     async def search(self, query: str, k: int = 8, *, dense: bool = True) -> list[Hit]:
         """The ``k`` best original elements for ``query`` (hybrid when there is an embedder
@@ -272,3 +284,6 @@ class WorkspaceIndex:
         if self.embeddings is not None:
             self.embeddings.stop()
         self.store.close()
+        close = getattr(self.summarizer, "close", None)  # a model summarizer's cache
+        if close is not None:
+            close()

@@ -38,7 +38,8 @@ class DocumentRecord:
 class Chunk:
     """One searchable unit. ``indexed_text`` is what is matched (heading path + summary, plus
     the text itself for prose and short code); ``content`` is the original element returned to
-    the reader; ``lines`` are 1-based inclusive."""
+    the reader; ``lines`` are 1-based inclusive (for a PDF: lines of its markdown conversion,
+    with ``start_page`` / ``end_page`` saying where the chunk is in the PDF)."""
 
     document: str
     position: int
@@ -51,8 +52,19 @@ class Chunk:
     start_line: int = 1
     end_line: int = 1
     language: str = ""
+    start_page: int = 0  # a PDF's chunk: its first and last page (1-based); 0: not paged
+    end_page: int = 0
     embedding_status: EmbeddingStatus = "none"
     embedding: tuple[float, ...] | None = field(default=None, repr=False)
+
+    @property
+    def pages(self) -> str:
+        """``page 3`` / ``pages 3-4`` for a PDF's chunk, ``""`` otherwise."""
+        if not self.start_page:
+            return ""
+        if self.end_page > self.start_page:
+            return f"pages {self.start_page}-{self.end_page}"
+        return f"page {self.start_page}"
 
 
 @dataclass(frozen=True)
@@ -86,7 +98,7 @@ class Hit:
     def to_json(self) -> dict[str, Any]:
         """The wire record of `agent-ls search --json` and `agent/search`."""
         chunk = self.chunk
-        return {
+        record: dict[str, Any] = {
             "path": chunk.document,
             "startLine": chunk.start_line,
             "endLine": chunk.end_line,
@@ -96,6 +108,9 @@ class Hit:
             "summary": chunk.summary,
             "score": round(self.score, 6),
         }
+        if chunk.start_page:  # a PDF: lines are those of its markdown text, pages say where
+            record["startPage"], record["endPage"] = chunk.start_page, chunk.end_page
+        return record
 
 
 @dataclass(frozen=True)

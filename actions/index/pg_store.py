@@ -72,6 +72,8 @@ CREATE TABLE IF NOT EXISTS {SCHEMA}.chunks (
 );
 ALTER TABLE {SCHEMA}.chunks ADD COLUMN IF NOT EXISTS text_hash TEXT NOT NULL DEFAULT '';
 ALTER TABLE {SCHEMA}.chunks ADD COLUMN IF NOT EXISTS embedding_error TEXT NOT NULL DEFAULT '';
+ALTER TABLE {SCHEMA}.chunks ADD COLUMN IF NOT EXISTS start_page INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE {SCHEMA}.chunks ADD COLUMN IF NOT EXISTS end_page INTEGER NOT NULL DEFAULT 0;
 CREATE INDEX IF NOT EXISTS chunks_document ON {SCHEMA}.chunks (workspace, document, position);
 CREATE INDEX IF NOT EXISTS chunks_pending ON {SCHEMA}.chunks (workspace, id)
     WHERE embedding_status = 'pending';
@@ -84,7 +86,8 @@ _TSV = (
 )
 _CHUNK_COLUMNS = (
     "c.document, c.position, c.type, c.content, c.indexed_text, c.summary, c.is_atomic, "
-    "c.headings, c.start_line, c.end_line, c.language, c.embedding_status"
+    "c.headings, c.start_line, c.end_line, c.language, c.embedding_status, c.start_page,"
+    " c.end_page"
 )
 
 
@@ -222,8 +225,9 @@ class PgStore(PgEmbeddings):
             cur.executemany(
                 f"INSERT INTO {SCHEMA}.chunks (workspace, document, position, type, content,"
                 " indexed_text, summary, is_atomic, headings, start_line, end_line, language,"
-                " embedding_status, embedding, text_hash, length, tsv) VALUES (%s, %s, %s, %s,"
-                f" %s, %s, %s, %s, %s, %s, %s, %s, %s, %s::vector, %s, %s, {_TSV})",
+                " embedding_status, embedding, text_hash, start_page, end_page, length, tsv)"
+                " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s::vector, %s, %s,"
+                f" %s, %s, {_TSV})",
                 list(carried(old, rows)) if old else rows,
             )
             self._upsert(cur, [record])
@@ -257,6 +261,8 @@ class PgStore(PgEmbeddings):
             chunk.embedding_status,
             vector_literal(chunk.embedding),
             text_hash(chunk.indexed_text),
+            chunk.start_page,
+            chunk.end_page,
             sum(len(column) for column in columns),
             *(" ".join(column) for column in columns),
         )
@@ -403,6 +409,11 @@ class PgStore(PgEmbeddings):
             ).fetchone()
         return int(row[0])
 
+    @contextmanager
+    def batch(self) -> Iterator[None]:
+        """Writes stay one transaction each (the server batches nothing worth the locks)."""
+        yield
+
     def close(self) -> None:
         with self._lock:
             self._conn.close()
@@ -426,7 +437,7 @@ def _fuse(rankings: list[list[Any]], k: int) -> list[Hit]:
 
 def _chunk(row: Sequence[Any]) -> Chunk:
     (document, position, kind, content, indexed, summary, atomic, headings, start, end) = row[:10]
-    language, embedding_status = row[10:12]
+    language, embedding_status, start_page, end_page = row[10:14]
     return Chunk(
         document=str(document),
         position=int(position),
@@ -439,5 +450,7 @@ def _chunk(row: Sequence[Any]) -> Chunk:
         start_line=int(start),
         end_line=int(end),
         language=str(language),
+        start_page=int(start_page),
+        end_page=int(end_page),
         embedding_status=embedding_status,
     )

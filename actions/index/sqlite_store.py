@@ -21,6 +21,7 @@ import json
 import re
 import sqlite3
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -71,6 +72,7 @@ COMMON_SHARE = 0.01  # a query word in more than 1% of the chunks (and > COMMON_
 COMMON_MIN = 500
 MAX_TERMS = 6  # the rarest words of a long query decide its ranking
 CAPPED_ROWS = 1000
+BATCH_SECONDS = 0.5  # in a batch (a full build), commit at least this often
 STATS_TTL = 500  # document frequencies are re-read after this many document writes
 
 
@@ -133,6 +135,8 @@ class SqliteStore(SqliteEmbeddings):
         self._total: int | None = None
         self._writes = 0
         self._vectors = VectorCache()
+        self._batching = False
+        self._batch_started = 0.0
 
     @property
     def location(self) -> str:
@@ -144,6 +148,10 @@ class SqliteStore(SqliteEmbeddings):
             for table in ("chunks_vocab", "chunks_fts", "chunks", "documents"):
                 self._db.execute(f"DROP TABLE IF EXISTS {table}")
         self._db.executescript(_SCHEMA)
+        columns = {row[1] for row in self._db.execute("PRAGMA table_info(chunks)")}
+        for page in ("start_page", "end_page"):  # added after version 2 (PDF pages)
+            if page not in columns:
+                self._db.execute(f"ALTER TABLE chunks ADD COLUMN {page} INTEGER NOT NULL DEFAULT 0")
         self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
 
     @contextmanager
@@ -152,6 +160,21 @@ class SqliteStore(SqliteEmbeddings):
             self._writes += 1
             if self._total is not None and self._total < 2 * COMMON_MIN:
                 self._writes = STATS_TTL  # a small index: exact statistics are cheap
+            if self._batching:  # one savepoint per write inside the batch's transaction
+                if not self._db.in_transaction:
+                    self._db.execute("BEGIN IMMEDIATE")
+                    self._batch_started = time.monotonic()
+                self._db.execute("SAVEPOINT write")
+                try:
+                    yield self._db
+                except BaseException:
+                    self._db.execute("ROLLBACK TO write")
+                    self._db.execute("RELEASE write")
+                    raise
+                self._db.execute("RELEASE write")
+                if time.monotonic() - self._batch_started >= BATCH_SECONDS:
+                    self._db.execute("COMMIT")  # other readers see progress this often
+                return
             self._db.execute("BEGIN IMMEDIATE")
             try:
                 yield self._db
@@ -159,6 +182,21 @@ class SqliteStore(SqliteEmbeddings):
                 self._db.execute("ROLLBACK")
                 raise
             self._db.execute("COMMIT")
+
+    @contextmanager
+    def batch(self) -> Iterator[None]:
+        """Group the writes made inside into few transactions (committed every
+        ``BATCH_SECONDS`` and at the end): FTS5 writes one index segment per transaction, so
+        a full build committing each document on its own spends most of its time merging."""
+        with self._lock:
+            self._batching = True
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._batching = False
+                if self._db.in_transaction:
+                    self._db.execute("COMMIT")
 
     def documents(self) -> dict[str, DocumentRecord]:
         with self._lock:
@@ -197,7 +235,8 @@ class SqliteStore(SqliteEmbeddings):
             db.executemany(
                 "INSERT INTO chunks (id, document, position, type, content, indexed_text, "
                 "summary, is_atomic, headings, start_line, end_line, language, "
-                "embedding_status, embedding, text_hash) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                "embedding_status, embedding, text_hash, start_page, end_page) "
+                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 rows,
             )
             db.executemany(
@@ -319,7 +358,7 @@ class SqliteStore(SqliteEmbeddings):
 _CHUNK_COLUMNS = (
     "chunks.document, chunks.position, chunks.type, chunks.content, chunks.indexed_text, "
     "chunks.summary, chunks.is_atomic, chunks.headings, chunks.start_line, chunks.end_line, "
-    "chunks.language, chunks.embedding_status"
+    "chunks.language, chunks.embedding_status, chunks.start_page, chunks.end_page"
 )
 
 
@@ -337,6 +376,8 @@ def _chunk(row: Sequence[object]) -> Chunk:
         end,
         language,
         embedding_status,
+        start_page,
+        end_page,
     ) = row
     return Chunk(
         document=str(document),
@@ -350,6 +391,8 @@ def _chunk(row: Sequence[object]) -> Chunk:
         start_line=int(str(start)),
         end_line=int(str(end)),
         language=str(language),
+        start_page=int(str(start_page)),
+        end_page=int(str(end_page)),
         embedding_status=embedding_status,  # type: ignore[arg-type]
     )
 
@@ -403,4 +446,6 @@ def _row(row_id: int, chunk: Chunk, digest: str, old: dict[str, bytes]) -> tuple
         status,
         blob,
         digest,
+        chunk.start_page,
+        chunk.end_page,
     )

@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import os
 from collections.abc import Sequence
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Protocol
 
@@ -68,6 +69,11 @@ class Store(Protocol):
 
     def replace_chunks(self, record: DocumentRecord, chunks: Sequence[Chunk]) -> None:
         """Atomically replace the chunks of ``record.path`` and store ``record``."""
+        ...
+
+    def batch(self) -> AbstractContextManager[None]:
+        """Group the writes made inside (in this thread, with no await between them) into few
+        transactions; each write stays atomic on its own."""
         ...
 
     def remove_document(self, path: str) -> None:

@@ -9,6 +9,8 @@ With the `embeddings` extra the chunks still without a vector are embedded befor
 returns (only new or changed text: a vector is kept while its chunk's text is unchanged);
 `--no-embed` leaves them pending (BM25 finds them; the server embeds them in the background).
 Exit status 0 when the index was updated (failed documents included), 2 when it cannot be.
+When the environment configures a provider (AGENT_LS_PROVIDER, AGENT_LS_BASE_URL, ...), it
+writes the summaries of tables and long code blocks (server/index_summaries.py).
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from actions.index.embeddings import dense_status
 from actions.index.store import default_index_dir
 from actions.paths import Workspace
 from server.config import from_environment
+from server.index_summaries import cli_summarizer
 
 BAR_WIDTH = 30
 
@@ -50,8 +53,9 @@ def open_workspace_index(args: argparse.Namespace) -> WorkspaceIndex | None:
     root = root.resolve()
     config, _ = from_environment()
     url = getattr(args, "indexUrl", None) or config.indexUrl
+    workspace = Workspace(root, extra_denied=[default_store_dir(root)])
     try:
-        return open_index(Workspace(root, extra_denied=[default_store_dir(root)]), url=url)
+        return open_index(workspace, url=url, summarizer=cli_summarizer(root, config))
     except StoreError as error:
         print(f"agent-ls: {error}", file=sys.stderr)
         return None

@@ -39,10 +39,8 @@ def render(hits: list[Hit]) -> str:
     for rank, hit in enumerate(hits, 1):
         chunk = hit.chunk
         heading = f" — {' > '.join(chunk.headings)}" if chunk.headings else ""
-        lines = [
-            f"{rank}. {chunk.document}:{chunk.start_line}-{chunk.end_line} "
-            f"[{chunk.type}]{heading} (score {hit.score:.2f})"
-        ]
+        where = f" ({chunk.pages})" if chunk.pages else f":{chunk.start_line}-{chunk.end_line}"
+        lines = [f"{rank}. {chunk.document}{where} [{chunk.type}]{heading} (score {hit.score:.2f})"]
         if chunk.summary:
             lines.append(f"   summary: {chunk.summary}")
         body = chunk.content.splitlines()

@@ -274,6 +274,9 @@ export interface SearchHit {
   content: string;
   summary: string;
   score: number;
+  /** Pages of a PDF's hit (its lines are those of the PDF's markdown conversion). */
+  startPage?: number;
+  endPage?: number;
 }
 
 /** `agent.reindex`: the index after the update, and what the update did. */
