@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import itertools
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field, replace
 from typing import Literal, Protocol
@@ -43,6 +42,7 @@ from actions.schema import (
 from actions.tools import Tool, ToolRegistry
 from actions.tools.adapters import ToolAdapter
 from parsing import ActionBlock, Block, StreamParser, TextBlock, ToolCallBlock
+from parsing.blocks import merge_text
 from parsing.malformed import malformed_documents
 from server.history import trim_history
 from server.protocol import (
@@ -232,7 +232,7 @@ async def stream_reply(agent: Agent, messages: list[ChatMessage], turn: Turn) ->
             pieces.append(chunk.text)
             blocks += show_text(turn, parser.feed(chunk.text))
         cut = cut or chunk.finish_reason == "length"
-    blocks = joined_text(blocks + show_text(turn, parser.close()))
+    blocks = merge_text(blocks + show_text(turn, parser.close()))
     if cut:
         mark_last_document_truncated(blocks)
     records = [block_record(b, turn.replies) for b in blocks]
@@ -242,20 +242,6 @@ async def stream_reply(agent: Agent, messages: list[ChatMessage], turn: Turn) ->
     turn.blocks.extend(records)
     turn.replies += 1
     return Reply("".join(pieces), blocks, tuple(calls), cut)
-
-
-def joined_text(blocks: list[Block]) -> list[Block]:
-    """Adjacent text blocks joined into one, each run in one pass: the parser releases text
-    delta by delta, so a reply holds as many text blocks as deltas (parsing.blocks.merge_text
-    joins them pairwise, copying the text so far again for every block)."""
-    joined: list[Block] = []
-    for is_text, group in itertools.groupby(blocks, lambda block: isinstance(block, TextBlock)):
-        run = list(group)
-        if is_text and len(run) > 1:
-            joined.append(TextBlock(run[0].start, run[-1].end, "".join(b.text for b in run)))
-        else:
-            joined += run
-    return joined
 
 
 async def reply_stream(
