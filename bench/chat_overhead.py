@@ -5,7 +5,9 @@ The fake LLM runs in its own process (`python -m tests.fakellm`); a lean raw JSO
 (1 / 100 / 200 deltas of 8 characters) every sample is a pair, in alternating order: the same
 reply streamed straight from the fake LLM with httpx (the reference), and one agent/chat turn.
 Overhead = turn - reference. Prints p50 and p95 of the overhead per run, and min/median/max
-over RUNS runs, against the goal (p50 <= 5 ms at 200 deltas).
+over RUNS runs, against the goal (p50 <= 5 ms at 200 deltas), and the machine's load
+average (the figures are only comparable on a quiet machine). The server stores its
+sessions in the run's temporary folder.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tests.e2e.rawclient import RawClient
 
+ROOT = Path(__file__).resolve().parents[1]
 RUNS = int(os.environ.get("BENCH_RUNS", "3"))
 SAMPLES = int(os.environ.get("BENCH_SAMPLES", "40"))
 DELTAS = (1, 100, 200)
@@ -56,6 +59,7 @@ def start_fakellm(folder: Path) -> tuple[subprocess.Popen[bytes], str]:
             str(port_file),
         ],
         stdout=subprocess.DEVNULL,
+        cwd=ROOT,
     )
     for _ in range(600):
         if port_file.exists():
@@ -114,6 +118,8 @@ async def main() -> None:
         fakellm, base_url = start_fakellm(folder)
         workspace = folder / "ws"
         workspace.mkdir()
+        os.environ["AGENT_LS_SESSIONS_DIR"] = str(folder / "sessions")
+        load_before = os.getloadavg()[0]
         try:
             client = await RawClient.start(cwd=workspace)
             await client.initialize(
@@ -130,7 +136,9 @@ async def main() -> None:
             fakellm.wait(timeout=10)
     print(
         f"agent/chat server overhead (turn - raw fake-LLM stream), "
-        f"{SAMPLES} pairs per run, {RUNS} runs"
+        f"{SAMPLES} pairs per run, {RUNS} runs; "
+        f"load average {load_before:.2f} before, {os.getloadavg()[0]:.2f} after "
+        f"({os.cpu_count()} CPUs)"
     )
     print(f"{'deltas':>6}  {'p50 ms min/median/max':>26}  {'p95 ms min/median/max':>26}")
     for n in DELTAS:

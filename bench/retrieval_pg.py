@@ -49,7 +49,15 @@ def fill(store: Store, chunks: int, vectors: bool) -> retrieval.Zipf:
             text = " ".join(zipf.sample(120))
             vector = tuple(rng.gauss(0, 1) for _ in range(DIMENSIONS)) if vectors else None
             batch.append(
-                Chunk(name, position, "text", text, f"{name}\nDoc {doc}\n{text}", embedding=vector)
+                Chunk(
+                    name,
+                    position,
+                    "text",
+                    text,
+                    f"{name}\nDoc {doc}\n{text}",
+                    embedding_status="ready" if vectors else "none",
+                    embedding=vector,
+                )
             )
         store.replace_chunks(DocumentRecord(name, "ready", str(doc), chunks=per_doc), batch)
     return zipf
@@ -75,7 +83,7 @@ async def compare(url: str, args: argparse.Namespace, tmp: Path) -> None:
     for part in ("s", "p"):
         (tmp / part).mkdir()
     sqlite_scores = await retrieval.quality(tmp / "s")
-    retrieval.new_index = lambda ws, _: WorkspaceIndex(  # the same pipeline on PostgreSQL
+    retrieval.new_index = lambda ws, *_: WorkspaceIndex(  # the same pipeline on PostgreSQL
         Workspace(ws), PgStore(url, "bench-" + workspace_key(ws))
     )
     pg_scores = await retrieval.quality(tmp / "p")

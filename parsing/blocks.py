@@ -78,12 +78,20 @@ Block = TextBlock | ActionBlock | ToolCallBlock
 
 
 def merge_text(blocks: list[Block]) -> list[Block]:
-    """Adjacent text blocks joined into one (the streaming parser may split text)."""
+    """Adjacent text blocks joined into one, each run in one pass (the streaming parser
+    releases text delta by delta, so a streamed reply holds about one text block per delta;
+    joining pairwise would copy the text so far again for every block)."""
     merged: list[Block] = []
-    for block in blocks:
-        previous = merged[-1] if merged else None
-        if isinstance(block, TextBlock) and isinstance(previous, TextBlock):
-            merged[-1] = TextBlock(previous.start, block.end, previous.text + block.text)
-        else:
+    run: list[TextBlock] = []
+    for block in [*blocks, None]:
+        if isinstance(block, TextBlock):
+            run.append(block)
+            continue
+        if len(run) == 1:
+            merged.append(run[0])
+        elif run:
+            merged.append(TextBlock(run[0].start, run[-1].end, "".join(b.text for b in run)))
+        run = []
+        if block is not None:
             merged.append(block)
     return merged

@@ -56,42 +56,51 @@ def is_action_document(value: Any) -> bool:
     )
 
 
-def classify(snippet: Snippet, text: str) -> Block:
-    """The block a snippet becomes (``text`` is the whole reply)."""
-    source, s = text[snippet.start : snippet.end], snippet
+def classify(snippet: Snippet, text: str, base: int = 0) -> Block:
+    """The block a snippet becomes (``text`` is the whole reply, or the part of it that
+    starts at offset ``base``: the block's span is then shifted by ``base``)."""
+    s = snippet
+    source, start, end = text[s.start : s.end], s.start + base, s.end + base
     if is_action_document(s.value):
         return ActionBlock(
-            s.start, s.end, source, s.value, s.repaired, s.truncated, s.suspect, s.origin
+            start, end, source, s.value, s.repaired, s.truncated, s.suspect, s.origin
         )
     call = tool_call_of(s.value)
     if call is not None:
         return ToolCallBlock(
-            s.start, s.end, source, call[0], call[1], s.repaired, s.truncated, s.suspect, s.origin
+            start, end, source, call[0], call[1], s.repaired, s.truncated, s.suspect, s.origin
         )
-    return TextBlock(snippet.start, snippet.end, source)
+    return TextBlock(start, end, source)
 
 
-def blocks_of(items: Iterable[Item], text: str, *, merge: bool = True) -> list[Block]:
-    """Turn scanned items into blocks; adjacent text merged when ``merge``."""
+def blocks_of(
+    items: Iterable[Item], text: str, *, merge: bool = True, base: int = 0
+) -> list[Block]:
+    """Turn scanned items into blocks; adjacent text merged when ``merge``. ``base``: the
+    offset of ``text`` in the reply (the stream's retained tail), added to every span."""
     blocks: list[Block] = []
     run_start = -1  # start of the text run being merged, -1 when none
     run_end = 0
     for item in items:
-        block = None if isinstance(item, TextSpan) else classify(item, text)
+        block = None if isinstance(item, TextSpan) else classify(item, text, base)
         if block is None or isinstance(block, TextBlock):
             if run_start < 0 or not merge:
                 if run_start >= 0:
-                    blocks.append(TextBlock(run_start, run_end, text[run_start:run_end]))
+                    blocks.append(_text(text, run_start, run_end, base))
                 run_start = item.start
             run_end = item.end
             continue
         if run_start >= 0:
-            blocks.append(TextBlock(run_start, run_end, text[run_start:run_end]))
+            blocks.append(_text(text, run_start, run_end, base))
             run_start = -1
         blocks.append(block)
     if run_start >= 0:
-        blocks.append(TextBlock(run_start, run_end, text[run_start:run_end]))
+        blocks.append(_text(text, run_start, run_end, base))
     return blocks
+
+
+def _text(text: str, start: int, end: int, base: int) -> TextBlock:
+    return TextBlock(start + base, end + base, text[start:end])
 
 
 def parse_reply(text: str) -> list[Block]:

@@ -58,6 +58,11 @@ def _strict(text: str, i: int, *, streaming: bool = False) -> tuple[Any, int] | 
     window bookkeeping it was slower than json's C scanner.)
     """
     n, width = len(text), 4096
+    if text[i] == "{":  # no quoted key: the decoder fails right there (its error costs more)
+        j = _JSON_WS.match(text, i + 1).end()  # type: ignore[union-attr]
+        if text[j : j + 1] not in ('"', "}") and j - i < 4000 and n - j > 6:
+            at = text[j]
+            return at in _LOSSLESS_FIRST or at < " "
     while True:
         stop = min(n, i + width)
         window = text if i == 0 and stop == n else text[i:stop]
@@ -77,6 +82,7 @@ def _strict(text: str, i: int, *, streaming: bool = False) -> tuple[Any, int] | 
 
 
 _LOSSLESS_FIRST = frozenset("]}/TFN\\")
+_JSON_WS = re.compile(r"[ \t\n\r]*+")
 _PARTIAL_TOKEN = re.compile(r'(?:"[^"\\]*+(?:\\[\s\S][^"\\]*+)*+\\?+|[\w.+-]*+)\Z')
 """What a cut-off value may end with at the error: an open string, a literal or number."""
 
@@ -122,6 +128,15 @@ _OBJECT_PREFIX = re.compile(
     r"""\{\s*+(?>"[^"\\]*+(?:\\[\s\S][^"\\]*+)*+"?|'[^'\\]*+(?:\\[\s\S][^'\\]*+)*+'?"""
     rf"""|[A-Za-z_$][\w$.-]*+)?+(?>\s+|{_COMMENT_PREFIX}|/)*+\\?+"""
 )
+# An object in prose that the tolerant pass surely rejects, decided at C speed: flat members
+# (a plain key, ``:``, a one-line value holding no bracket, quote, comment or backslash, then
+# ``,``) followed by what cannot start a key (``{a: b, {``). Strict JSON and the lossless
+# pass fail there too (nothing they fix), and no decision needs text past that character.
+_FLAT_REJECT = re.compile(
+    r"""\{\s*+(?:(?:[A-Za-z_$][\w$.-]*+|"[^"\\\n]*+"|'[^'\\\n]*+')\s*+:\s*+"""
+    r"""[^\s,{}\[\]"'/`~<\\][^\n,{}\[\]"'/`~<\\]*+\s*+,\s*+)++"""
+    r"""(?=[^\s\w"'}\]/\\.+\-$\x00-\x1f])"""
+)
 _STRUCTURE = re.compile(r'["\\\[\]{}]')
 
 
@@ -161,6 +176,8 @@ def match_bare_at(text: str, i: int, eof: bool) -> Match:
             if prefix is not None and prefix.end() == len(text):
                 return PENDING
         return NoMatch()
+    if text[i] == "{" and _FLAT_REJECT.match(text, i) is not None:
+        return NoMatch()  # what the tolerant pass answers there, without its cost
     strict = _strict(text, i, streaming=not eof)
     if strict is None:
         return PENDING  # a valid prefix: still streaming in

@@ -25,7 +25,14 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from parsing.json_scan import WS_COMMENTS, NeedMore, Source, decode_segment, run_pattern
+from parsing.json_scan import (
+    WS_COMMENTS,
+    NeedMore,
+    Source,
+    decode_segment,
+    run_pattern,
+    split_at_quotes,
+)
 
 MAX_DEPTH: Final = 200
 """Deeper nesting is not decoded (the region is left as text)."""
@@ -43,12 +50,32 @@ _LITERALS: Final[dict[str, Any]] = {
 # Possessive repetitions (``*+``): a failed match never backtracks (linear, see json_snippets).
 _IDENT_KEY = re.compile(r"[A-Za-z_$][\w$.-]*+(?=\s*+:)")
 _IDENT_PARTIAL = re.compile(r"[A-Za-z_$][\w$.-]*+\s*+")
-_KEY_AHEAD = re.compile(
-    r"(?>\"(?:[^\"\\\n]|\\.)*+\"|'(?:[^'\\\n]|\\.)*+'|[A-Za-z_$][\w$.-]*+)\s*+:"
-)
-_KEY_PARTIAL = re.compile(
-    r"(?>\"(?:[^\"\\\n]|\\.)*+\"?|'(?:[^'\\\n]|\\.)*+'?|[A-Za-z_$][\w$.-]*+)\s*+\Z"
-)
+_KEY_AHEAD_RE = r"(?>\"(?:[^\"\\\n]|\\.)*+\"|'(?:[^'\\\n]|\\.)*+'|[A-Za-z_$][\w$.-]*+)\s*+:"
+_KEY_PARTIAL_RE = r"(?>\"(?:[^\"\\\n]|\\.)*+\"?|'(?:[^'\\\n]|\\.)*+'?|[A-Za-z_$][\w$.-]*+)\s*+\Z"
+_KEY_AHEAD = re.compile(_KEY_AHEAD_RE)
+_KEY_PARTIAL = re.compile(_KEY_PARTIAL_RE)
+# What follows a quote inside a value that `_Parser._quote_ends` surely answers False to,
+# whatever the open brackets (ctx "a": array element, "o": object value): a character that
+# never follows a string's end (after optional whitespace), or a comma then what cannot
+# start the next element / key. Marker characters, comments, closers and the end of the text
+# are left to `_quote_ends`. Such quotes are kept as characters inside the regex engine.
+_NO_KEY = rf"(?!{_KEY_AHEAD_RE}|{_KEY_PARTIAL_RE})"
+_NEVER_ENDS = {
+    ("a", False): r"\s*+(?:[^\s,}\]:/`~<]|,\s*+[^\s\"'{\[\]\-0-9tfnTFN`~<])",
+    ("o", False): rf"\s*+(?:[^\s,}}\]:/\"'`~<]|,\s*+(?=[^\s}}`~<]){_NO_KEY}|(?=[\"']){_NO_KEY})",
+    # lines of code in an object value (``code_in_values``): a quote before ``:`` is kept too
+    ("o", True): rf"\s*+(?:[^\s,}}\]/\"'`~<]|,\s*+(?=[^\s}}`~<]){_NO_KEY}|(?=[\"']){_NO_KEY})",
+}
+_NEVER_ENDS["a", True] = _NEVER_ENDS["a", False]
+_VALUE_RUNS = {
+    (quote, ctx, code): re.compile(
+        rf"[^{quote}\\]*+(?:(?:\\[\s\S]|{quote}(?={never}))[^{quote}\\]*+)*+"
+    )
+    for quote in "\"'"
+    for (ctx, code), never in _NEVER_ENDS.items()
+}
+"""A value's body up to its next quote that may end it (the quotes passed over are kept)."""
+_NEVER = {key: re.compile(never) for key, never in _NEVER_ENDS.items()}
 _UNQUOTED_STOP = re.compile(r"[,{}\[\]\n`~<]")
 _VALUE_START: Final = frozenset("\"'{[-0123456789tfnTFN")
 _MAY_FOLLOW_END: Final = frozenset(" \t\r\n\f\v,}]:/\"'`~<")
@@ -59,7 +86,7 @@ _CLOSER: Final = {"{": "}", "[": "]"}
 _KEY, _COLON, _VALUE, _AFTER = range(4)  # order of `_Parser.run`'s steps
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # not frozen (speed): see regions.py
 class Decoded:
     """A decoded value and the half-open index range ``[start, end)`` it was read from."""
 
@@ -71,7 +98,7 @@ class Decoded:
     fixes: frozenset[str] = frozenset()
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # not frozen (speed): see regions.py
 class Rejected:
     """Not decodable at ``start``: failed at ``pos`` with brackets open at ``open_starts``."""
 
@@ -81,7 +108,7 @@ class Rejected:
     too_deep: bool = False
 
 
-@dataclass
+@dataclass(slots=True)
 class _Frame:
     kind: str
     start: int
@@ -139,7 +166,7 @@ def parse_tolerant(
     return Rejected(start, start)
 
 
-@dataclass
+@dataclass(slots=True)
 class _Parser:
     src: Source
     start: int
@@ -361,10 +388,24 @@ class _Parser:
         cut = self.cuts.get(i, -1)
         segments: list[str] = []  # raw bodies between the inner quotes kept as characters
         code = self.code_in_values and self._holds_lines(i)  # see `_quote_ends`
+        # a value's quotes that cannot end it are passed over at C speed (`_kept_quotes`); a
+        # key ends at its first quote, and a retried string goes quote by quote
+        fast = ctx != "k" and cut < 0
         run = run_pattern(quote).match
         j = i + 1
         while True:
             k = run(text, j).end()  # type: ignore[union-attr]
+            # (a closer right after the quote: `_quote_ends` decides, as below)
+            if fast and k < src.n and text[k] == quote and text[k + 1 : k + 2] not in "}]":
+                k = self._kept_quotes(segments, j, k, ctx, code)
+                if k < 0:  # the text ends inside the string: read it quote by quote
+                    fast = False
+                    continue
+                if self._quote_ends(k, ctx, code):
+                    return self._joined(segments, quote), k + 1
+                self.fixes.add("inner_quotes")
+                j = k + 1
+                continue
             if 0 <= cut <= k:
                 head = self._joined(segments, quote, tail=True)
                 self.fixes.add("missing_quote")
@@ -378,6 +419,22 @@ class _Parser:
                 return self._joined(segments, quote), k + 1
             self.fixes.add("inner_quotes")
             j = k + 1
+
+    def _kept_quotes(self, segments: list[str], j: int, k: int, ctx: str, code: bool) -> int:
+        """The body from ``j`` reaches a quote at ``k``: when no string can end there, pass
+        it and the following such quotes in one regex run and add the body's segments.
+        Returns the next quote that may end the string, or -1 (the text ends first)."""
+        text, quote = self.src.text, self.src.text[k]
+        if _NEVER[ctx, code].match(text, k + 1) is None:
+            segments.append(text[j:k])
+            return k
+        end = _VALUE_RUNS[quote, ctx, code].match(text, k + 1).end()  # type: ignore[union-attr]
+        if end >= self.src.n or text[end] != quote:
+            return -1
+        segments.append(text[j:k])
+        segments += split_at_quotes(text[k + 1 : end], quote)
+        self.fixes.add("inner_quotes")
+        return end
 
     def _joined(self, segments: list[str], quote: str, tail: bool = False) -> str:
         """Decode raw string bodies separated by a kept ``quote`` (one C-speed decoding for

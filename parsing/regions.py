@@ -9,6 +9,11 @@ A parser tried at index ``i`` of a reply answers with one of:
   the first ``close`` marker at or after ``search_from`` (or at the end of the reply);
 - `NoMatch`: nothing here; ``skip`` lists later candidate positions known to fail too;
 - `PENDING`: the answer depends on text not received yet (streaming only).
+
+These value objects (and `json_tolerant.Decoded`, `snippets.TextSpan`) are plain slots
+dataclasses, never mutated once built: one or more is built per candidate on the hot path,
+and a frozen dataclass's ``__init__`` (one ``object.__setattr__`` per field) costs about
+five times as much.
 """
 
 from __future__ import annotations
@@ -20,7 +25,7 @@ from typing import Any, Final
 from parsing.blocks import Origin
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Snippet:
     """One JSON value found in a reply.
 
@@ -47,13 +52,13 @@ class Snippet:
         return not self.complete
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # not frozen: see regions.py
 class Found:
     snippets: tuple[Snippet, ...]
     end: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # not frozen: see regions.py
 class Opaque:
     search_from: int
     close: str | None
@@ -65,7 +70,7 @@ class Opaque:
     (`fences.closing_line`), never at a run of fence characters inside a line."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # not frozen: see regions.py
 class NoMatch:
     skip: tuple[int, ...] = ()
     resume: int = -1

@@ -45,6 +45,10 @@ _CANDIDATE = re.compile(
     r"|(?<![\w\])])\[(?=\s{0,256}+[-\d\"'{\[\]tfnTFN])"
 )
 _MARKER_CHARS = "<`~{["
+_MARKER = re.compile(r"[<`~{\[]")
+_SHORT = 256
+"""Below this many characters one character-class search finds the next marker character
+faster than a ``str.find`` per marker character (which wins on long prose: memchr)."""
 # The tail of a streamed text that may still become a candidate: every way `_CANDIDATE` can
 # run off the end of the text (``{mode`` becomes one when ``:`` follows).
 _HOLD = re.compile(
@@ -53,7 +57,7 @@ _HOLD = re.compile(
 )
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # not frozen (speed): see regions.py
 class TextSpan:
     """A run of text ``[start, end)`` between snippets."""
 
@@ -94,11 +98,24 @@ class _Finder:
 
     def __init__(self, text: str) -> None:
         self.text = text
-        self.next_at = dict.fromkeys(_MARKER_CHARS, -1)
+        self.next_at: dict[str, int] | None = None  # built on the first long search
 
     def next_candidate(self, pos: int) -> re.Match[str] | None:
         text, next_at = self.text, self.next_at
         misses = 0
+        if len(text) - pos <= _SHORT:  # the stream's usual look: a short tail
+            marker, match = _MARKER.search, _CANDIDATE.match
+            while misses <= 8:
+                hit = marker(text, pos)
+                if hit is None:
+                    return None
+                m = match(text, hit.start())
+                if m is not None:
+                    return m
+                pos = hit.start() + 1
+                misses += 1
+        if next_at is None:
+            next_at = self.next_at = dict.fromkeys(_MARKER_CHARS, -1)
         while True:
             if misses > 8:  # dense marker characters that are not candidates ("{{{{"):
                 return _CANDIDATE.search(text, pos)  # the regex engine's own loop is faster
@@ -191,7 +208,7 @@ def scan_items(text: str, state: ScanState, eof: bool) -> Iterator[Item]:
             state.line = res.line
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # not frozen (speed): see regions.py
 class _OpaqueStep:
     span: TextSpan | None
     more: bool

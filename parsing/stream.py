@@ -22,14 +22,14 @@ overall whatever its chunking (one-character deltas included). The price: a snip
 
 from __future__ import annotations
 
-import dataclasses
 import re
 
 from parsing.blocks import Block, TextBlock
 from parsing.classify import blocks_of
-from parsing.snippets import ScanState, scan
+from parsing.snippets import ScanState, scan_items
 
-_TRACK = re.compile(r"[\"\\{}\[\]`~<>]")
+_OTHER = re.compile(r"[`~<>]")
+_BRACKET = re.compile(r"[{}\[\]]")
 _IN_STRING = re.compile(r'[^"\\]*+')
 _MARKERS = re.compile(r"[<`~{\[]")
 """Characters that can start a snippet or a region (see `snippets._CANDIDATE`)."""
@@ -47,7 +47,8 @@ class _Tracker:
 
     def feed(self, chunk: str) -> bool:
         """Scan ``chunk``; True if something outside a string may close the candidate.
-        String bodies are skipped by a regular expression (C speed)."""
+        String bodies are skipped by a regular expression, and a stretch between strings
+        that only opens or only closes brackets is counted at C speed."""
         hit, n = False, len(chunk)
         at = 1 if self.escaped else 0
         self.escaped = False
@@ -63,22 +64,44 @@ class _Tracker:
                 self.in_string = False
                 at += 1
                 continue
-            m = _TRACK.search(chunk, at)
-            if m is None:
+            quote = chunk.find('"', at)
+            stop = n if quote < 0 else quote
+            hit = self._outside(chunk, at, stop) or hit
+            if quote < 0:
                 break
-            at, c = m.end(), m.group()
-            if c == '"':
-                self.in_string = True
-            elif c in "{[":
+            self.in_string, at = True, quote + 1
+        return hit
+
+    def _outside(self, chunk: str, at: int, stop: int) -> bool:
+        """``chunk[at:stop]`` lies outside strings: track its brackets."""
+        if stop - at == 1:  # as between the strings of {"a":"b"}
+            c = chunk[at]
+            if c in "{[":
                 self.depth += 1
-            elif c in "}]":
-                # only the closer that brings the depth down to 0 may end the candidate: past
-                # it (mismatched closers) every later closer would trigger a costly look,
-                # and the doubling rule of `StreamParser.feed` bounds the delay anyway
+                return False
+            if c in "}]":
+                self.depth -= 1
+                return self.depth == 0
+            return c in "`~<>"
+        hit = _OTHER.search(chunk, at, stop) is not None
+        opens = chunk.count("{", at, stop) + chunk.count("[", at, stop)
+        closes = chunk.count("}", at, stop) + chunk.count("]", at, stop)
+        if not closes:
+            self.depth += opens
+            return hit
+        if not opens:
+            # only the closer that brings the depth down to 0 may end the candidate: past
+            # it (mismatched closers) every later closer would trigger a costly look,
+            # and the doubling rule of `StreamParser.feed` bounds the delay anyway
+            reaches = self.depth >= 1 and self.depth - closes <= 0
+            self.depth -= closes
+            return hit or reaches
+        for m in _BRACKET.finditer(chunk, at, stop):
+            if m.group() in "{[":
+                self.depth += 1
+            else:
                 self.depth -= 1
                 hit = hit or self.depth == 0
-            elif c != "\\":
-                hit = True
         return hit
 
 
@@ -148,10 +171,7 @@ class StreamParser:
             self._text += "".join(self._new)
             self._new.clear()
         text, state, base = self._text, self._state, self._base
-        blocks = [
-            dataclasses.replace(b, start=b.start + base, end=b.end + base)
-            for b in blocks_of(scan(text, state, eof), text, merge=False)
-        ]
+        blocks = blocks_of(scan_items(text, state, eof), text, base=base)
         keep_from = max(0, state.pos - 1)  # one character of context for the next candidate
         if keep_from:
             self._text = text[keep_from:]

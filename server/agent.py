@@ -9,6 +9,7 @@ The same code serves the LSP handler and the CLI; they differ in their sink and 
 from __future__ import annotations
 
 import asyncio
+import functools
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field, replace
 from typing import Literal, Protocol
@@ -38,7 +39,7 @@ from actions.schema import (
     ToolCallAction,
     ToolCallSpec,
 )
-from actions.tools import ToolRegistry
+from actions.tools import Tool, ToolRegistry
 from actions.tools.adapters import ToolAdapter
 from parsing import ActionBlock, Block, StreamParser, TextBlock, ToolCallBlock
 from parsing.blocks import merge_text
@@ -163,9 +164,7 @@ async def run_turn(
     """Run one turn; the session keeps the exchange only when the turn completes."""
     async with chat.lock:
         manifests = agent.registry.manifests()
-        prompt = agent.adapter.system_prompt(
-            manifests, workspace_name=agent.workspace_name, folders=agent.folders
-        )
+        prompt = system_prompt(agent.adapter, tuple(manifests), agent.workspace_name, agent.folders)
         system = ChatMessage("system", prompt)
         past = chat.messages
         if agent.history_chars is not None:
@@ -195,6 +194,18 @@ async def run_turn(
         if plan is not None and plan.skipped:
             sink.emit(PlanProgress(**attrs.asdict(plan)))  # ended early: what was skipped
         return TurnOutcome("".join(turn.texts), turn.blocks, plan, checkpoint_id)
+
+
+@functools.lru_cache(maxsize=32)
+def system_prompt(
+    adapter: ToolAdapter,
+    manifests: tuple[Tool, ...],
+    workspace_name: str,
+    folders: tuple[str, ...] = (),
+) -> str:
+    """The system prompt, rendered once per set of tools, workspace and folders (manifests
+    and the adapter are immutable; every turn of a session sends the same prompt)."""
+    return adapter.system_prompt(manifests, workspace_name=workspace_name, folders=folders)
 
 
 @dataclass(frozen=True)

@@ -4,6 +4,9 @@ Sessions live under `$XDG_CACHE_HOME/agent-ls/sessions/<workspace key>/<id>.json
 key as the checkpoint store), written atomically after every completed turn, readable by
 the user only. The LSP server (`agent/chat` with an old `sessionId`, `agent/sessions`), the
 ACP front end (`session/load`, `session/list`) and the CLI (`agent-ls sessions`) share them.
+The LSP server does its store work on one thread (`in_store_order`, `save_in_background`):
+a turn's answer does not wait for the disk, and the listings, deletions and restores that
+follow run after every save queued before them.
 
 `trim_history` keeps a conversation within the model's context budget: the oldest tool
 results are shortened first, then the oldest whole exchanges are dropped; the messages of
@@ -12,19 +15,26 @@ the turn in progress (its plan included) are never touched.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import functools
 import hashlib
 import json
+import logging
 import os
 import re
 import tempfile
 import time
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from server.providers.base import ChatMessage, NativeToolCall
 
+log = logging.getLogger(__name__)
+T = TypeVar("T")
 SESSIONS_ENV = "AGENT_LS_SESSIONS_DIR"
 SESSION_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 ELIDED = "[older tool output removed to fit the context window]"
@@ -57,8 +67,15 @@ def default_sessions_dir(workspace: Path | None) -> Path:
         cache = os.environ.get("XDG_CACHE_HOME", "")
         cache_root = Path(cache) if os.path.isabs(cache) else Path.home() / ".cache"
         root = cache_root / "agent-ls" / "sessions"
+    return root / _workspace_key(workspace)
+
+
+@functools.lru_cache(maxsize=64)
+def _workspace_key(workspace: Path | None) -> str:
+    """The folder name of a workspace's sessions (its real path, hashed; the server asks
+    for it at every turn, and resolving symlinks costs a system call per path part)."""
     target = os.path.realpath(workspace) if workspace is not None else "(no folder)"
-    return root / hashlib.sha256(os.fsencode(target)).hexdigest()[:20]
+    return hashlib.sha256(os.fsencode(target)).hexdigest()[:20]
 
 
 def _message_json(message: ChatMessage) -> dict[str, Any]:
@@ -156,6 +173,32 @@ class SessionStore:
             self._path(session_id).unlink()
         except FileNotFoundError:
             raise UnknownSession(session_id) from None
+
+
+# One thread does every store operation of the process, in the order they were asked for.
+# Its queued work is finished before the interpreter exits (concurrent.futures joins it).
+_STORE_THREAD = ThreadPoolExecutor(max_workers=1, thread_name_prefix="agent-ls sessions")
+
+
+async def in_store_order(work: Callable[..., T], *args: Any) -> T:
+    """`work(*args)` on the store thread, after every store operation asked for before."""
+    loop = asyncio.get_running_loop()
+    return await loop.run_in_executor(_STORE_THREAD, functools.partial(work, *args))
+
+
+def save_in_background(store: SessionStore, session_id: str, messages: list[ChatMessage]) -> None:
+    """Save the conversation on the store thread without waiting for it (a failure is
+    logged). Later `in_store_order` operations see it saved."""
+    future = _STORE_THREAD.submit(store.save, session_id, list(messages))
+    future.add_done_callback(functools.partial(_log_failed_save, session_id, store.directory))
+
+
+def _log_failed_save(session_id: str, directory: Path, future: Future[None]) -> None:
+    error = None if future.cancelled() else future.exception()
+    if error is not None:
+        log.warning(
+            "the conversation %s could not be saved in %s: %s", session_id, directory, error
+        )
 
 
 def message_size(message: ChatMessage) -> int:

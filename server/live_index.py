@@ -6,6 +6,9 @@ brought up to date in the background; from then on ``watchfiles`` and the editor
 (``AGENT_LS_INDEX_WATCH=0`` turns the watcher off, e.g. on a network file system). After
 every update that changed something the server sends ``agent/indexUpdated``
 ``{indexed, removed, failed: {path: reason}}`` so a client (or a test) knows the index caught up.
+With the ``embeddings`` extra, new and changed chunks are embedded in the background (BM25
+finds them at once); when the embedder caught up it sends ``agent/indexUpdated`` with
+``embedded`` / ``embeddingFailed`` counts.
 """
 
 from __future__ import annotations
@@ -19,7 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from actions.checkpoints import default_store_dir
-from actions.index import StoreError, UpdateReport, WorkspaceIndex, open_index
+from actions.index import StoreError, Summarizer, UpdateReport, WorkspaceIndex, open_index
+from actions.index.embedding_worker import EmbedReport
 from actions.index.indexer import ProgressCallback
 from actions.index.model import Hit
 from actions.index.watcher import watch
@@ -45,6 +49,8 @@ class LiveIndex:
         self.watching = asyncio.Event()
         self._stop = asyncio.Event()
         self._tasks: list[asyncio.Task[Any]] = []
+        if index.embeddings is not None:
+            index.embeddings.on_idle = self._embedded
 
     def start(self, *, watch_files: bool | None = None) -> None:
         if watch_files is None:
@@ -63,6 +69,10 @@ class LiveIndex:
             return
         self.state = "ready"
         self._announce(report)
+        try:
+            await self.index.warm()
+        except Exception:  # a search will try again and report it
+            log.exception("loading the vectors failed")
 
     async def _watch(self) -> None:
         try:
@@ -104,6 +114,18 @@ class LiveIndex:
             report["error"] = self.error
         return report
 
+    def _embedded(self, report: EmbedReport) -> None:
+        """The background embedder caught up: hybrid search now covers those chunks."""
+        self.notify(
+            IndexUpdated(
+                indexed=[],
+                removed=[],
+                failed={},
+                embedded=report.embedded,
+                embedding_failed=report.failed,
+            )
+        )
+
     def _announce(self, report: UpdateReport) -> None:
         if report.changed:
             self.notify(
@@ -123,10 +145,13 @@ class LiveIndex:
         self.index.close()
 
 
-def open_live(root: Path, url: str, notify: Notify) -> LiveIndex:
-    """Open (not start) the live index of ``root``; ``StoreError`` when it cannot be."""
+def open_live(
+    root: Path, url: str, notify: Notify, summarizer: Summarizer | None = None
+) -> LiveIndex:
+    """Open (not start) the live index of ``root``; ``StoreError`` when it cannot be.
+    ``summarizer``: writes table / long-code summaries (the active provider)."""
     workspace = Workspace(root, extra_denied=[default_store_dir(root)])
-    return LiveIndex(open_index(workspace, url=url), notify)
+    return LiveIndex(open_index(workspace, url=url, summarizer=summarizer), notify)
 
 
 __all__ = ["LiveIndex", "StoreError", "open_live"]

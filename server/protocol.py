@@ -379,6 +379,24 @@ class IndexFailure:
 
 
 @attrs.frozen(kw_only=True)
+class EmbeddingReport:
+    """Dense search in `agent/status` / `agent-ls doctor`: `enabled` with the `model` and its
+    chunks by embedding status (`pending` are being embedded in the background), or off with
+    the `reason` and a `hint` how to turn it on."""
+
+    enabled: bool
+    model: str | None = None
+    none: int | None = None
+    pending: int | None = None
+    ready: int | None = None
+    failed: int | None = None
+    failures: list[IndexFailure] | None = None
+    reason: str | None = None
+    hint: str | None = None
+    error: str | None = None
+
+
+@attrs.frozen(kw_only=True)
 class IndexReport:
     """The retrieval index in `agent/status` and `agent-ls doctor --json`: its `state`
     (building, ready, incomplete, not built, unavailable), and when it exists, where it lives
@@ -388,6 +406,7 @@ class IndexReport:
     backend: str | None = None
     location: str | None = None
     dense: bool | None = None
+    embeddings: EmbeddingReport | None = None
     documents: dict[str, int] | None = None
     chunks: int | None = None
     failures: list[IndexFailure] | None = None
@@ -409,6 +428,8 @@ class SearchHit:
     content: str
     summary: str
     score: float
+    start_page: int | None = None  # a PDF's hit: its pages (its lines are those of the PDF's
+    end_page: int | None = None  # markdown conversion, which no editor shows)
 
 
 @attrs.frozen(kw_only=True)
@@ -425,11 +446,15 @@ class ReindexResult:
 
 @attrs.frozen(kw_only=True)
 class IndexUpdated:
-    """`agent/indexUpdated`: what an index update changed (failed: path -> reason)."""
+    """`agent/indexUpdated`: what an index update changed (failed: path -> reason). Also sent
+    when the background embedder caught up: `embedded` chunks got their dense vector (hybrid
+    search now uses them), `embeddingFailed` could not be embedded (see `agent/status`)."""
 
     indexed: list[str]
     removed: list[str]
     failed: dict[str, str]
+    embedded: int | None = None
+    embedding_failed: int | None = None
 
 
 @attrs.frozen(kw_only=True)

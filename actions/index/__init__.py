@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+from actions.index.embeddings import Embedder, load_embedder
 from actions.index.files import IndexConfig
 from actions.index.indexer import UpdateReport, WorkspaceIndex
 from actions.index.model import Chunk, DocumentRecord, Hit, IndexStatus
@@ -34,6 +35,10 @@ def open_index(
     url: str = "",
     config: IndexConfig | None = None,
     summarizer: Summarizer | None = None,
+    dense: bool = True,
 ) -> WorkspaceIndex:
-    """The index of ``workspace`` (``url``: ``indexUrl``; empty = the embedded store)."""
-    return WorkspaceIndex(workspace, open_store(workspace.root, url), config, summarizer)
+    """The index of ``workspace`` (``url``: ``indexUrl``; empty = the embedded store), with
+    dense vectors when ``dense`` and the ``embeddings`` extra is installed."""
+    embedder: Embedder | None = load_embedder() if dense else None
+    store = open_store(workspace.root, url)
+    return WorkspaceIndex(workspace, store, config, summarizer, embedder)

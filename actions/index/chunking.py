@@ -8,11 +8,13 @@ chunk's ``content`` is always the original element.
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 from dataclasses import replace
 from pathlib import PurePosixPath
 
 from actions.index.model import Chunk, ChunkType
+from actions.index.pdf import PdfText
 from actions.index.summary import Summarizer, fallback_summary, needs_summary
 from parsing.markdown_elements import Element, chunk_elements, parse_elements, split_lines
 from parsing.source_chunks import LANGUAGES, chunk_source, line_windows
@@ -29,9 +31,10 @@ def kind_of(path: str) -> str:
     return LANGUAGES.get(suffix, "text")
 
 
-def chunk_document(path: str, text: str) -> list[Chunk]:
-    """The chunks of ``path`` whose content is ``text``, in document order."""
-    kind = kind_of(path)
+def chunk_document(path: str, text: str, kind: str = "") -> list[Chunk]:
+    """The chunks of ``path`` whose content is ``text``, in document order (``kind``: as
+    ``kind_of`` names them; by default ``kind_of(path)``)."""
+    kind = kind or kind_of(path)
     if kind == "markdown":
         elements = parse_elements(text)
         captions = _captions(elements)
@@ -54,6 +57,16 @@ def chunk_document(path: str, text: str) -> list[Chunk]:
     return [
         _chunk(path, position, element, caption)
         for position, (element, caption) in enumerate(pairs)
+    ]
+
+
+def pdf_chunks(path: str, converted: PdfText) -> list[Chunk]:
+    """The chunks of a PDF's markdown conversion, each with the pages it spans."""
+    chunks = chunk_document(path, converted.markdown, kind="markdown")
+    return [
+        replace(chunk, start_page=first, end_page=last)
+        for chunk in chunks
+        for first, last in [converted.page_span(chunk.start_line, chunk.end_line)]
     ]
 
 
@@ -95,13 +108,24 @@ def indexed_text(path: str, headings: tuple[str, ...], small: str) -> str:
     return "\n".join([path, " > ".join(headings), small])
 
 
+def summarized_by_model(chunk: Chunk) -> bool:
+    """Tables anywhere, long code blocks of documents (markdown, PDF); a long definition of
+    a source file keeps its deterministic summary (its names and code say enough, and a
+    repository has thousands)."""
+    if chunk.type == "table":
+        return True
+    return chunk.start_page > 0 or kind_of(chunk.document) == "markdown"
+
+
 async def apply_summaries(chunks: list[Chunk], summarizer: Summarizer) -> list[Chunk]:
-    """Replace fallback summaries with the summarizer's sentence where it gives one."""
-    result: list[Chunk] = []
-    for chunk in chunks:
-        if not chunk.summary:
-            result.append(chunk)
-            continue
+    """Replace fallback summaries with the summarizer's sentence where it gives one (asked
+    together: the summarizer bounds how many at once). The fallback's words stay indexed
+    after the sentence (its caption and header row still find the table); the sentence is
+    the chunk's ``summary``."""
+
+    async def one(chunk: Chunk) -> Chunk:
+        if not chunk.summary or not summarized_by_model(chunk):
+            return chunk
         element = Element(
             chunk.type,
             chunk.content,
@@ -111,11 +135,11 @@ async def apply_summaries(chunks: list[Chunk], summarizer: Summarizer) -> list[C
             chunk.language,
             chunk.is_atomic,
         )
-        sentence = await summarizer.summarize(element, "")
+        sentence = await summarizer.summarize(element, "", chunk.document)
         if not sentence or not sentence.strip():
-            result.append(chunk)
-            continue
+            return chunk
         summary = " ".join(sentence.split())
-        text = indexed_text(chunk.document, chunk.headings, summary)
-        result.append(replace(chunk, summary=summary, indexed_text=text))
-    return result
+        text = indexed_text(chunk.document, chunk.headings, f"{summary}\n{chunk.summary}")
+        return replace(chunk, summary=summary, indexed_text=text)
+
+    return list(await asyncio.gather(*(one(chunk) for chunk in chunks)))

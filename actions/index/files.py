@@ -4,7 +4,8 @@ Covered: the files ``list_files`` would list (.gitignore honoured, ``.git``, the
 store and noise folders such as ``node_modules`` skipped), minus the secret deny list
 (secret files are never read, not even recorded). A covered file that cannot be indexed —
 too large, binary, not UTF-8, unreadable, refused (a symlink out of the workspace), gone while
-being read — is recorded ``failed`` with that reason.
+being read, a PDF without the ``pdf`` extra — is recorded ``failed`` with that reason. PDFs
+are read as bytes and converted to markdown by the indexer (``actions.index.pdf``).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from actions.errors import PathRefused
+from actions.index.pdf import PDF_HINT, available
 from actions.paths import Workspace
 from actions.tools.file_listing import IgnoreRules, git_files, walk_files
 from actions.tools.list_files import ListFilesConfig
@@ -34,7 +36,6 @@ SKIPPED_SUFFIXES = frozenset(
         ".bmp",
         ".tiff",
         ".svgz",
-        ".pdf",
         ".zip",
         ".gz",
         ".tgz",
@@ -90,6 +91,8 @@ SKIPPED_SUFFIXES = frozenset(
 @dataclass(frozen=True)
 class IndexConfig:
     max_file_bytes: int = 4 * 2**20
+    max_pdf_bytes: int = 64 * 2**20  # PDFs are converted to markdown (the `pdf` extra)
+    batch_documents: int = 200  # a full build writes this many documents per transaction
     scan_limit: int = 200_000
     git_timeout: float = 60.0
     skip_dirs: frozenset[str] = field(default_factory=lambda: ListFilesConfig().skip_dirs)
@@ -104,6 +107,7 @@ class FileRead:
     text: str | None = None
     content_hash: str = ""
     reason: str = ""
+    pdf: bytes | None = None  # a PDF's bytes, converted after the content-hash check
 
 
 class FileSet:
@@ -173,19 +177,24 @@ class FileSet:
             return FileRead(size, mtime, reason=f"refused: {refused.reason}")
         if not stat.S_ISREG(info.st_mode):
             return FileRead(size, mtime, reason="not a regular file")
-        if size > self.config.max_file_bytes:
-            limit = self.config.max_file_bytes
+        is_pdf = relative.lower().endswith(".pdf")
+        if is_pdf and not available():
+            return FileRead(size, mtime, reason=PDF_HINT)
+        limit = self.config.max_pdf_bytes if is_pdf else self.config.max_file_bytes
+        if size > limit:
             return FileRead(size, mtime, reason=f"too large ({size} bytes > {limit} limit)")
         try:
             with open(resolved.absolute, "rb") as handle:
-                data = handle.read(self.config.max_file_bytes + 1)
+                data = handle.read(limit + 1)
         except FileNotFoundError:
             return FileRead(size, mtime, reason="deleted while being indexed")
         except OSError as error:
             return FileRead(size, mtime, reason=f"unreadable ({error.strerror or error})")
-        if len(data) > self.config.max_file_bytes:
+        if len(data) > limit:
             return FileRead(size, mtime, reason="grew too large while being indexed")
         digest = hashlib.sha256(data).hexdigest()
+        if is_pdf:
+            return FileRead(len(data), mtime, "", digest, pdf=data)
         if b"\0" in data[:BINARY_SNIFF_BYTES]:
             return FileRead(size, mtime, content_hash=digest, reason="binary (NUL bytes)")
         try:

@@ -9,17 +9,27 @@ a time (an asyncio lock), so the watcher and a full re-index can interleave safe
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import stat
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Literal
 
-from actions.index.chunking import apply_summaries, chunk_document
+from actions.index.chunking import apply_summaries, summarized_by_model
+from actions.index.embedding_worker import EmbeddingWorker
+from actions.index.embeddings import Embedder, dense_status
 from actions.index.files import FileSet, IndexConfig
-from actions.index.model import Chunk, DocumentRecord, Hit, IndexStatus
+from actions.index.model import DocumentRecord, Hit, IndexStatus
+from actions.index.planning import (
+    Plan,
+    Planner,
+    failed_plan,
+    plan_document,
+    same_stat,
+    stale,
+)
 from actions.index.store import Store
 from actions.index.summary import Summarizer
 from actions.paths import Workspace
@@ -27,24 +37,6 @@ from actions.paths import Workspace
 log = logging.getLogger(__name__)
 ProgressCallback = Callable[[int, int, str], None]
 MAX_FAILURES_SHOWN = 50
-
-
-@dataclass
-class _Plan:
-    """What one document's update will write."""
-
-    path: str
-    action: Literal["skip", "remove", "unchanged", "touch", "failed", "chunks"]
-    record: DocumentRecord | None = None
-    chunks: list[Chunk] = field(default_factory=list)
-
-
-def _same_stat(known: DocumentRecord | None, info: os.stat_result) -> bool:
-    return (
-        known is not None
-        and known.status in ("ready", "failed")
-        and (known.size, known.mtime_ns) == (info.st_size, info.st_mtime_ns)
-    )
 
 
 @dataclass
@@ -76,11 +68,15 @@ class WorkspaceIndex:
         store: Store,
         config: IndexConfig | None = None,
         summarizer: Summarizer | None = None,
+        embedder: Embedder | None = None,
     ) -> None:
         self.workspace = workspace
         self.store = store
         self.files = FileSet(workspace, config or IndexConfig())
         self.summarizer = summarizer
+        self.embedder = embedder  # None: BM25 only
+        self.embeddings = EmbeddingWorker(store, embedder) if embedder else None
+        self.embed_in_background = True  # False: pending chunks wait for another process
         self._lock = asyncio.Lock()
 
     async def update_all(self, progress: ProgressCallback | None = None) -> UpdateReport:
@@ -92,12 +88,36 @@ class WorkspaceIndex:
         for gone in sorted(set(known) - wanted):
             await asyncio.to_thread(self.store.remove_document, gone)
             report.removed.append(gone)
-        await asyncio.to_thread(self._mark_pending, paths, known)
-        for done, path in enumerate(paths, 1):
-            report.merge(await self._update(path, known.get(path)))
-            if progress is not None:
-                progress(done, len(paths), path)
+        marked = await asyncio.to_thread(self._mark_pending, paths, known)
+        items = [(path, known.get(path), path in marked) for path in paths]
+        done = 0
+
+        async def written(batch: asyncio.Future[list[Plan]] | None) -> None:
+            nonlocal done
+            for plan in await batch if batch is not None else []:
+                done += 1
+                if progress is not None:
+                    progress(done, len(paths), plan.path)
+
+        writing: asyncio.Future[list[Plan]] | None = None  # batch N is written while N+1
+        batches = Planner(self.files).batches(items)  # is read and chunked (two threads)
+        try:
+            async with contextlib.aclosing(batches):
+                async for plans in batches:
+                    await written(writing)
+                    writing = asyncio.ensure_future(self._write_batch(plans, report))
+            await written(writing)
+        finally:
+            if writing is not None and not writing.done():
+                writing.cancel()
+        self._embed_later()
         return report
+
+    async def _write_batch(self, plans: list[Plan], report: UpdateReport) -> list[Plan]:
+        async with self._lock:  # a watcher's update waits for one batch at most
+            await asyncio.gather(*(self._summarize(plan) for plan in plans))
+            report.merge(await asyncio.to_thread(self._write, plans))
+        return plans
 
     async def update_paths(self, paths: Iterable[str]) -> UpdateReport:
         """Re-index these workspace-relative paths (created, changed, renamed or deleted)."""
@@ -115,7 +135,13 @@ class WorkspaceIndex:
                     report.removed.append(path)
                 continue
             report.merge(await self._update(path, known.get(path)))
+        self._embed_later()
         return report
+
+    def _embed_later(self) -> None:
+        """Vectors are filled in the background: BM25 already finds the new chunks."""
+        if self.embeddings is not None and self.embed_in_background:
+            self.embeddings.kick()
 
     def _files_below(self, paths: Iterable[str]) -> set[str]:
         found: set[str] = set()
@@ -131,41 +157,38 @@ class WorkspaceIndex:
 
     async def _update(self, path: str, known: DocumentRecord | None) -> UpdateReport:
         async with self._lock:
-            try:
-                plan = await asyncio.to_thread(self._plan, path, known)
-                if plan.chunks and plan.record is not None and self.summarizer is not None:
-                    chunked = replace(plan.record, status="chunked")
-                    await asyncio.to_thread(self.store.replace_chunks, chunked, plan.chunks)
-                    plan.chunks = await apply_summaries(plan.chunks, self.summarizer)
-                return await asyncio.to_thread(self._apply, plan)
-            except Exception as error:  # one bad document never stops the others
-                log.exception("indexing %s failed", path)
-                reason = f"indexing failed: {error!r}"
-                record = DocumentRecord(path, "failed", reason=reason)
-                await asyncio.to_thread(self.store.replace_chunks, record, [])
-                return UpdateReport(failed={path: reason})
+            plan = await asyncio.to_thread(plan_document, self.files, path, known, False)
+            await self._summarize(plan)
+            return await asyncio.to_thread(self._write, [plan])
 
-    def _plan(self, path: str, known: DocumentRecord | None) -> _Plan:
-        """Everything but the writes: stat, read, check, chunk (runs in a worker thread)."""
-        info = self.files.stat(path)
-        if info is None or stat.S_ISDIR(info.st_mode):
-            return _Plan(path, "remove" if known is not None else "skip")
-        if _same_stat(known, info):
-            return _Plan(path, "unchanged")
-        read = self.files.read(path, info)
-        record = DocumentRecord(path, "ready", read.content_hash, read.size, read.mtime_ns)
-        if read.text is None:
-            return _Plan(path, "failed", replace(record, status="failed", reason=read.reason))
-        if (
-            known is not None
-            and known.status == "ready"
-            and known.content_hash == read.content_hash
-        ):
-            return _Plan(path, "touch", replace(record, chunks=known.chunks))
-        chunks = chunk_document(path, read.text)
-        return _Plan(path, "chunks", replace(record, chunks=len(chunks)), chunks)
+    async def _summarize(self, plan: Plan) -> None:
+        """Let the summarizer rewrite the summaries of tables and long code (if any)."""
+        if self.summarizer is None or plan.record is None:
+            return
+        if not any(chunk.summary and summarized_by_model(chunk) for chunk in plan.chunks):
+            return
+        try:
+            chunked = replace(plan.record, status="chunked")
+            await asyncio.to_thread(self.store.replace_chunks, chunked, plan.chunks)
+            plan.chunks = await apply_summaries(plan.chunks, self.summarizer)
+        except Exception as error:  # the fallback summaries stay
+            log.warning("summarizing %s failed: %r", plan.path, error)
 
-    def _apply(self, plan: _Plan) -> UpdateReport:
+    def _write(self, plans: list[Plan]) -> UpdateReport:
+        """Write plans in one batch of the store (runs in a worker thread); a file that
+        changed since it was planned is planned again first."""
+        report = UpdateReport()
+        with self.store.batch():
+            for plan in plans:
+                if stale(self.files, plan):
+                    plan = plan_document(self.files, plan.path, None, True)
+                try:
+                    report.merge(self._apply(plan))
+                except Exception as error:
+                    report.merge(self._apply(failed_plan(plan.path, error)))
+        return report
+
+    def _apply(self, plan: Plan) -> UpdateReport:
         """Write one plan to the store (runs in a worker thread)."""
         if plan.action == "skip":
             return UpdateReport()
@@ -178,12 +201,15 @@ class WorkspaceIndex:
         if plan.action == "touch":
             self.store.put_document(plan.record)
             return UpdateReport(unchanged=[plan.path])
-        self.store.replace_chunks(plan.record, plan.chunks)
+        chunks = plan.chunks
+        if self.embedder is not None:  # vectors are filled in the background
+            chunks = [replace(chunk, embedding_status="pending") for chunk in chunks]
+        self.store.replace_chunks(plan.record, chunks)
         if plan.action == "failed":
             return UpdateReport(failed={plan.path: plan.record.reason})
         return UpdateReport(indexed=[plan.path])
 
-    def _mark_pending(self, paths: list[str], known: dict[str, DocumentRecord]) -> None:
+    def _mark_pending(self, paths: list[str], known: dict[str, DocumentRecord]) -> set[str]:
         """Record ``pending`` for every file whose size or time changed (one transaction)."""
         stale = []
         for path in paths:
@@ -191,7 +217,7 @@ class WorkspaceIndex:
             if (
                 info is not None
                 and not stat.S_ISDIR(info.st_mode)
-                and not _same_stat(known.get(path), info)
+                and not same_stat(known.get(path), info)
             ):
                 old = known.get(path)
                 stale.append(
@@ -199,10 +225,29 @@ class WorkspaceIndex:
                 )
         if stale:
             self.store.put_documents(stale)
+        return {record.path for record in stale}
 
-    async def search(self, query: str, k: int = 8) -> list[Hit]:
-        """The ``k`` best original elements for ``query``."""
-        return await asyncio.to_thread(self.store.search, query, k)
+    async def search(self, query: str, k: int = 8, *, dense: bool = True) -> list[Hit]:
+        """The ``k`` best original elements for ``query`` (hybrid when there is an embedder
+        and ``dense``; BM25 alone else)."""
+        return await asyncio.to_thread(self.search_now, query, k, dense=dense)
+
+    def search_now(self, query: str, k: int = 8, *, dense: bool = True) -> list[Hit]:
+        """``search`` in the calling thread."""
+        vector = None
+        if dense and self.embedder is not None and query.strip():
+            try:
+                (vector,) = self.embedder.embed([query])
+            except Exception:  # the model failing never costs the lexical results
+                log.exception("embedding the query failed: BM25 only")
+        return self.store.search(query, k, vector=vector)
+
+    async def warm(self) -> None:
+        """Load what the first hybrid search would (the embedded store's vector matrix: seconds
+        at 100k chunks), so that a user's first search does not wait for it."""
+        if self.embedder is not None:
+            probe = (1.0,) + (0.0,) * (self.embedder.dimension - 1)
+            await asyncio.to_thread(self.store.search, "", 1, vector=probe)
 
     async def status(self) -> IndexStatus:
         def collect() -> IndexStatus:
@@ -214,9 +259,31 @@ class WorkspaceIndex:
                 failures=sorted(failures, key=lambda doc: doc.path)[:MAX_FAILURES_SHOWN],
                 backend=self.store.backend,
                 location=self.store.location,
+                dense=self.embedder is not None,
+                embeddings=self._embedding_status(),
             )
 
         return await asyncio.to_thread(collect)
 
+    def _embedding_status(self) -> dict[str, object]:
+        """Dense search: on (model, chunks by embedding status) or off (why, how to turn on)."""
+        if self.embedder is None:
+            off = dense_status()
+            reason = off.reason or "no embedder was given to this index"
+            return {"enabled": False, "reason": reason, "hint": off.hint}
+        report: dict[str, object] = {"enabled": True, "model": self.embedder.model_id}
+        report.update(self.store.embedding_counts())
+        failures = self.store.embedding_failures(MAX_FAILURES_SHOWN)
+        if failures:
+            report["failures"] = [{"path": p, "reason": r} for p, r in failures]
+        if self.embeddings is not None and self.embeddings.error:
+            report["error"] = self.embeddings.error
+        return report
+
     def close(self) -> None:
+        if self.embeddings is not None:
+            self.embeddings.stop()
         self.store.close()
+        close = getattr(self.summarizer, "close", None)  # a model summarizer's cache
+        if close is not None:
+            close()

@@ -14,8 +14,10 @@ common query words. ``ts_rank_cd`` (cover density, no document frequencies) was 
 instead and ranks worse: hit@5 0.74 against 0.90 on bench/retrieval_pg.py's questions.
 
 Dense vectors go in a ``vector`` column (any dimension; an HNSW index per dimension in use is
-created on first write). ``search(..., vector=...)`` fuses the lexical ranking and the nearest
-neighbours by reciprocal rank fusion.
+created on first write or first stored embedding). ``search(..., vector=...)`` fuses the
+lexical ranking and the nearest neighbours (HNSW, cosine) by reciprocal rank fusion; the
+embedding lifecycle (pending -> ready / failed, vectors kept by text hash) is in
+pg_embeddings.py.
 
 The password of the URL never appears in ``location`` nor in an error message.
 """
@@ -30,7 +32,9 @@ from contextlib import contextmanager
 from typing import Any
 from urllib.parse import parse_qsl, unquote, urlencode, urlsplit
 
+from actions.index.embeddings import MIN_SIMILARITY, rrf, text_hash
 from actions.index.model import STATUSES, Chunk, DocumentRecord, Hit, StoreError
+from actions.index.pg_embeddings import PgEmbeddings, carried, vector_literal
 from actions.index.sqlite_store import (
     CAPPED_ROWS,
     COMMON_MIN,
@@ -66,7 +70,13 @@ CREATE TABLE IF NOT EXISTS {SCHEMA}.chunks (
     language TEXT NOT NULL, embedding_status TEXT NOT NULL, embedding vector,
     tsv TSVECTOR NOT NULL, length INTEGER NOT NULL DEFAULT 0
 );
+ALTER TABLE {SCHEMA}.chunks ADD COLUMN IF NOT EXISTS text_hash TEXT NOT NULL DEFAULT '';
+ALTER TABLE {SCHEMA}.chunks ADD COLUMN IF NOT EXISTS embedding_error TEXT NOT NULL DEFAULT '';
+ALTER TABLE {SCHEMA}.chunks ADD COLUMN IF NOT EXISTS start_page INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE {SCHEMA}.chunks ADD COLUMN IF NOT EXISTS end_page INTEGER NOT NULL DEFAULT 0;
 CREATE INDEX IF NOT EXISTS chunks_document ON {SCHEMA}.chunks (workspace, document, position);
+CREATE INDEX IF NOT EXISTS chunks_pending ON {SCHEMA}.chunks (workspace, id)
+    WHERE embedding_status = 'pending';
 CREATE INDEX IF NOT EXISTS chunks_tsv ON {SCHEMA}.chunks USING GIN (tsv);
 INSERT INTO {SCHEMA}.meta VALUES ('schema_version', '{SCHEMA_VERSION}') ON CONFLICT DO NOTHING;
 """
@@ -76,7 +86,8 @@ _TSV = (
 )
 _CHUNK_COLUMNS = (
     "c.document, c.position, c.type, c.content, c.indexed_text, c.summary, c.is_atomic, "
-    "c.headings, c.start_line, c.end_line, c.language, c.embedding_status"
+    "c.headings, c.start_line, c.end_line, c.language, c.embedding_status, c.start_page,"
+    " c.end_page"
 )
 
 
@@ -97,7 +108,7 @@ def _secrets(url: str) -> list[str]:
     return sorted(set(found), key=len, reverse=True)
 
 
-class PgStore:
+class PgStore(PgEmbeddings):
     """``Store`` of one workspace (``workspace``: its key) in a PostgreSQL database."""
 
     backend = "postgresql"
@@ -200,6 +211,13 @@ class PgStore:
         with self._cursor(f"storing the chunks of {record.path} failed", write=True) as cur:
             for size in sizes - self._dimensions:
                 self._vector_index(cur, size)
+            old = dict(  # vectors of the old chunks: unchanged text keeps its vector
+                cur.execute(
+                    f"SELECT text_hash, embedding::text FROM {SCHEMA}.chunks WHERE workspace = %s"
+                    " AND document = %s AND embedding_status = 'ready'",
+                    (self.workspace, record.path),
+                ).fetchall()
+            )
             cur.execute(
                 f"DELETE FROM {SCHEMA}.chunks WHERE workspace = %s AND document = %s",
                 (self.workspace, record.path),
@@ -207,9 +225,10 @@ class PgStore:
             cur.executemany(
                 f"INSERT INTO {SCHEMA}.chunks (workspace, document, position, type, content,"
                 " indexed_text, summary, is_atomic, headings, start_line, end_line, language,"
-                " embedding_status, embedding, length, tsv) VALUES (%s, %s, %s, %s, %s, %s, %s,"
-                f" %s, %s, %s, %s, %s, %s, %s::vector, %s, {_TSV})",
-                rows,
+                " embedding_status, embedding, text_hash, start_page, end_page, length, tsv)"
+                " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s::vector, %s, %s,"
+                f" %s, %s, {_TSV})",
+                list(carried(old, rows)) if old else rows,
             )
             self._upsert(cur, [record])
         self._dimensions |= sizes
@@ -226,9 +245,6 @@ class PgStore:
         headings, _, small = rest.partition("\n")
         body = chunk.content if chunk.summary else ""
         columns = (_words(f"{path} {headings}"), _words(small), _words(body))
-        vector = None
-        if chunk.embedding:
-            vector = "[" + ",".join(repr(float(x)) for x in chunk.embedding) + "]"
         return (
             self.workspace,
             chunk.document,
@@ -243,7 +259,10 @@ class PgStore:
             chunk.end_line,
             chunk.language,
             chunk.embedding_status,
-            vector,
+            vector_literal(chunk.embedding),
+            text_hash(chunk.indexed_text),
+            chunk.start_page,
+            chunk.end_page,
             sum(len(column) for column in columns),
             *(" ".join(column) for column in columns),
         )
@@ -317,15 +336,15 @@ class PgStore:
 
     def search(self, query: str, k: int, *, vector: Sequence[float] | None = None) -> list[Hit]:
         words = query_terms(query.replace("_", " "))
-        if k <= 0 or (not words and not vector):
+        if k <= 0 or (not words and vector is None):
             return []
-        depth = max(k, FUSION_DEPTH) if vector else k
+        depth = max(k, FUSION_DEPTH) if vector is not None else k
         with self._cursor("search failed") as cur:
             chosen, idf, capped = self._weighted(cur, words) if words else ([], [], False)
             lexical = self._lexical(cur, chosen, idf, depth, capped) if chosen else []
-            if not vector:
+            if vector is None:
                 return [Hit(_chunk(row[:-1]), float(row[-1])) for row in lexical]
-            dense = self._nearest(cur, vector, depth)
+            dense = [row for row in self._nearest(cur, vector, depth) if row[-1] >= MIN_SIMILARITY]
         return _fuse([lexical, dense], k)
 
     def _lexical(
@@ -361,7 +380,7 @@ class PgStore:
 
     def _nearest(self, cur: Any, vector: Sequence[float], k: int) -> list[Any]:
         size = len(vector)
-        literal = "[" + ",".join(repr(float(x)) for x in vector) + "]"
+        literal = vector_literal(vector)
         if self._iterative:
             cur.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
         rows: list[Any] = cur.execute(
@@ -390,6 +409,11 @@ class PgStore:
             ).fetchone()
         return int(row[0])
 
+    @contextmanager
+    def batch(self) -> Iterator[None]:
+        """Writes stay one transaction each (the server batches nothing worth the locks)."""
+        yield
+
     def close(self) -> None:
         with self._lock:
             self._conn.close()
@@ -406,20 +430,14 @@ def _words(text: str) -> list[str]:
 
 def _fuse(rankings: list[list[Any]], k: int) -> list[Hit]:
     """Reciprocal rank fusion of rankings of chunk rows (identified by document, position)."""
-    scores: dict[tuple[str, int], float] = {}
-    rows: dict[tuple[str, int], Any] = {}
-    for ranking in rankings:
-        for rank, row in enumerate(ranking, start=1):
-            key = (row[0], row[1])
-            scores[key] = scores.get(key, 0.0) + 1.0 / (RRF_K + rank)
-            rows.setdefault(key, row)
-    best = sorted(scores, key=lambda key: -scores[key])[:k]
-    return [Hit(_chunk(rows[key][:-1]), scores[key]) for key in best]
+    rows = {(row[0], row[1]): row for ranking in rankings for row in reversed(ranking)}
+    keys = [[(row[0], row[1]) for row in ranking] for ranking in rankings]
+    return [Hit(_chunk(rows[key][:-1]), score) for key, score in rrf(keys, k, RRF_K)]
 
 
 def _chunk(row: Sequence[Any]) -> Chunk:
     (document, position, kind, content, indexed, summary, atomic, headings, start, end) = row[:10]
-    language, embedding_status = row[10:12]
+    language, embedding_status, start_page, end_page = row[10:14]
     return Chunk(
         document=str(document),
         position=int(position),
@@ -432,5 +450,7 @@ def _chunk(row: Sequence[Any]) -> Chunk:
         start_line=int(start),
         end_line=int(end),
         language=str(language),
+        start_page=int(start_page),
+        end_page=int(end_page),
         embedding_status=embedding_status,
     )

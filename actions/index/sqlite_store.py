@@ -21,61 +21,30 @@ import json
 import re
 import sqlite3
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
-from actions.index.model import STATUSES, Chunk, DocumentRecord, Hit, StoreError
+from actions.index.embeddings import MIN_SIMILARITY, rrf, text_hash
+from actions.index.model import (
+    STATUSES,
+    Chunk,
+    DocumentRecord,
+    Hit,
+    StoreError,
+)
+from actions.index.sqlite_vectors import SqliteEmbeddings, VectorCache, pack
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
+FUSION_DEPTH = 50  # how many of each ranking take part in the hybrid fusion (at least k)
 WEIGHTS = (2.0, 1.0, 0.5)
 _WORD = re.compile(r"\w+", re.UNICODE)
 STOP_WORDS = frozenset(
-    [
-        "a",
-        "an",
-        "and",
-        "are",
-        "as",
-        "at",
-        "be",
-        "by",
-        "can",
-        "do",
-        "does",
-        "for",
-        "from",
-        "how",
-        "i",
-        "if",
-        "in",
-        "is",
-        "it",
-        "its",
-        "of",
-        "on",
-        "or",
-        "so",
-        "that",
-        "the",
-        "their",
-        "then",
-        "there",
-        "these",
-        "this",
-        "to",
-        "was",
-        "what",
-        "when",
-        "where",
-        "which",
-        "who",
-        "why",
-        "will",
-        "with",
-        "you",
-        "your",
-    ]
+    _WORD.findall(
+        "a an and are as at be by can do does for from how i if in is it its of on or so that"
+        " the their then there these this to was what when where which who why will with you your"
+    )
 )
 
 _SCHEMA = """
@@ -89,9 +58,11 @@ CREATE TABLE IF NOT EXISTS chunks (
     type TEXT NOT NULL, content TEXT NOT NULL, indexed_text TEXT NOT NULL,
     summary TEXT NOT NULL, is_atomic INTEGER NOT NULL, headings TEXT NOT NULL,
     start_line INTEGER NOT NULL, end_line INTEGER NOT NULL, language TEXT NOT NULL,
-    embedding_status TEXT NOT NULL, embedding BLOB
+    embedding_status TEXT NOT NULL, embedding BLOB,
+    text_hash TEXT NOT NULL DEFAULT '', embedding_error TEXT NOT NULL DEFAULT ''
 );
 CREATE INDEX IF NOT EXISTS chunks_document ON chunks(document, position);
+CREATE INDEX IF NOT EXISTS chunks_pending ON chunks(id) WHERE embedding_status = 'pending';
 CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
     head, small, body, tokenize = 'unicode61'
 );
@@ -101,6 +72,7 @@ COMMON_SHARE = 0.01  # a query word in more than 1% of the chunks (and > COMMON_
 COMMON_MIN = 500
 MAX_TERMS = 6  # the rarest words of a long query decide its ranking
 CAPPED_ROWS = 1000
+BATCH_SECONDS = 0.5  # in a batch (a full build), commit at least this often
 STATS_TTL = 500  # document frequencies are re-read after this many document writes
 
 
@@ -140,7 +112,7 @@ def fts_columns(chunk: Chunk) -> tuple[str, str, str]:
     return head, " ".join(terms(small)), " ".join(terms(body))
 
 
-class SqliteStore:
+class SqliteStore(SqliteEmbeddings):
     """``Store`` on one SQLite file (created with its folder on first use)."""
 
     backend = "sqlite"
@@ -162,6 +134,9 @@ class SqliteStore:
         self._frequencies: dict[str, int] = {}  # document frequency of query words, cached
         self._total: int | None = None
         self._writes = 0
+        self._vectors = VectorCache()
+        self._batching = False
+        self._batch_started = 0.0
 
     @property
     def location(self) -> str:
@@ -173,6 +148,10 @@ class SqliteStore:
             for table in ("chunks_vocab", "chunks_fts", "chunks", "documents"):
                 self._db.execute(f"DROP TABLE IF EXISTS {table}")
         self._db.executescript(_SCHEMA)
+        columns = {row[1] for row in self._db.execute("PRAGMA table_info(chunks)")}
+        for page in ("start_page", "end_page"):  # added after version 2 (PDF pages)
+            if page not in columns:
+                self._db.execute(f"ALTER TABLE chunks ADD COLUMN {page} INTEGER NOT NULL DEFAULT 0")
         self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
 
     @contextmanager
@@ -181,6 +160,21 @@ class SqliteStore:
             self._writes += 1
             if self._total is not None and self._total < 2 * COMMON_MIN:
                 self._writes = STATS_TTL  # a small index: exact statistics are cheap
+            if self._batching:  # one savepoint per write inside the batch's transaction
+                if not self._db.in_transaction:
+                    self._db.execute("BEGIN IMMEDIATE")
+                    self._batch_started = time.monotonic()
+                self._db.execute("SAVEPOINT write")
+                try:
+                    yield self._db
+                except BaseException:
+                    self._db.execute("ROLLBACK TO write")
+                    self._db.execute("RELEASE write")
+                    raise
+                self._db.execute("RELEASE write")
+                if time.monotonic() - self._batch_started >= BATCH_SECONDS:
+                    self._db.execute("COMMIT")  # other readers see progress this often
+                return
             self._db.execute("BEGIN IMMEDIATE")
             try:
                 yield self._db
@@ -188,6 +182,21 @@ class SqliteStore:
                 self._db.execute("ROLLBACK")
                 raise
             self._db.execute("COMMIT")
+
+    @contextmanager
+    def batch(self) -> Iterator[None]:
+        """Group the writes made inside into few transactions (committed every
+        ``BATCH_SECONDS`` and at the end): FTS5 writes one index segment per transaction, so
+        a full build committing each document on its own spends most of its time merging."""
+        with self._lock:
+            self._batching = True
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._batching = False
+                if self._db.in_transaction:
+                    self._db.execute("COMMIT")
 
     def documents(self) -> dict[str, DocumentRecord]:
         with self._lock:
@@ -207,43 +216,43 @@ class SqliteStore:
 
     def replace_chunks(self, record: DocumentRecord, chunks: Sequence[Chunk]) -> None:
         columns = [fts_columns(chunk) for chunk in chunks]  # outside the lock: pure work
+        hashes = [text_hash(chunk.indexed_text) for chunk in chunks]
         with self._transaction() as db:
-            _delete_chunks(db, record.path)
+            old = dict(  # vectors of the old chunks: unchanged text keeps its vector
+                db.execute(
+                    "SELECT text_hash, embedding FROM chunks WHERE document = ?"
+                    " AND embedding_status = 'ready'",
+                    (record.path,),
+                ).fetchall()
+            )
+            _delete_chunks(db, record.path, self._vectors)
             (last,) = db.execute("SELECT coalesce(max(id), 0) FROM chunks").fetchone()
             ids = range(last + 1, last + 1 + len(chunks))
+            rows = [
+                _row(row_id, chunk, digest, old)
+                for row_id, chunk, digest in zip(ids, chunks, hashes, strict=True)
+            ]
             db.executemany(
                 "INSERT INTO chunks (id, document, position, type, content, indexed_text, "
                 "summary, is_atomic, headings, start_line, end_line, language, "
-                "embedding_status, embedding) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                [
-                    (
-                        row_id,
-                        chunk.document,
-                        chunk.position,
-                        chunk.type,
-                        chunk.content,
-                        chunk.indexed_text,
-                        chunk.summary,
-                        int(chunk.is_atomic),
-                        json.dumps(list(chunk.headings), ensure_ascii=False),
-                        chunk.start_line,
-                        chunk.end_line,
-                        chunk.language,
-                        chunk.embedding_status,
-                        _pack(chunk.embedding),
-                    )
-                    for row_id, chunk in zip(ids, chunks, strict=True)
-                ],
+                "embedding_status, embedding, text_hash, start_page, end_page) "
+                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                rows,
             )
             db.executemany(
                 "INSERT INTO chunks_fts (rowid, head, small, body) VALUES (?,?,?,?)",
                 [(row_id, *fts) for row_id, fts in zip(ids, columns, strict=True)],
             )
             _upsert(db, record)
+            self._vectors.added(
+                (row_id, row[13])
+                for row_id, row in zip(ids, rows, strict=True)
+                if row[12] == "ready"
+            )
 
     def remove_document(self, path: str) -> None:
         with self._transaction() as db:
-            _delete_chunks(db, path)
+            _delete_chunks(db, path, self._vectors)
             db.execute("DELETE FROM documents WHERE path = ?", (path,))
 
     def chunks_of(self, path: str) -> list[Chunk]:
@@ -277,9 +286,34 @@ class SqliteStore:
         return selective[:MAX_TERMS] or known[:2]
 
     def search(self, query: str, k: int, *, vector: Sequence[float] | None = None) -> list[Hit]:
+        """BM25 alone, or (``vector`` given) BM25 and cosine fused by reciprocal rank fusion."""
         words = self._selective(query_terms(query))
-        if not words or k <= 0:
+        if k <= 0 or (not words and vector is None):
             return []
+        depth = k if vector is None else max(k, FUSION_DEPTH)
+        lexical = self._lexical(words, depth) if words else []
+        if vector is None:
+            return [Hit(_chunk(row[:-2]), -float(str(row[-1]))) for row in lexical]
+        with self._lock:
+            try:
+                nearest = self._vectors.nearest(self._db, vector, depth, MIN_SIMILARITY)
+            except sqlite3.Error as error:
+                raise StoreError(f"search failed: {error}") from None
+        fused = rrf([[row[-2] for row in lexical], nearest], k)
+        rows = {row[-2]: row[:-2] for row in lexical}
+        missing = [row_id for row_id, _ in fused if row_id not in rows]
+        if missing:
+            with self._lock:
+                found = self._db.execute(
+                    f"SELECT {_CHUNK_COLUMNS}, chunks.id FROM chunks"
+                    f" WHERE id IN ({','.join('?' * len(missing))})",
+                    missing,
+                ).fetchall()
+            rows.update((row[-1], row[:-1]) for row in found)
+        return [Hit(_chunk(rows[key]), score) for key, score in fused if key in rows]
+
+    def _lexical(self, words: list[str], k: int) -> list[tuple[object, ...]]:
+        """The ``k`` best chunk rows by BM25, each ending with its row id and its rank."""
         match = fts_query(words)
         weights = ", ".join(str(weight) for weight in WEIGHTS)
         window, arguments = "", [match]
@@ -291,17 +325,17 @@ class SqliteStore:
             )
             arguments.append(match)
         sql = (  # rank in the FTS index alone, then fetch only the k winners
-            f"SELECT {_CHUNK_COLUMNS}, best.rank FROM ("
+            f"SELECT {_CHUNK_COLUMNS}, chunks.id, best.rank FROM ("
             f"SELECT rowid, bm25(chunks_fts, {weights}) AS rank FROM chunks_fts "
             f"WHERE chunks_fts MATCH ?{window} ORDER BY rank LIMIT ?"
             ") AS best JOIN chunks ON chunks.id = best.rowid ORDER BY best.rank"
         )
         with self._lock:
             try:
-                rows = self._db.execute(sql, (*arguments, k)).fetchall()
+                rows: list[tuple[object, ...]] = self._db.execute(sql, (*arguments, k)).fetchall()
             except sqlite3.OperationalError as error:
                 raise StoreError(f"search failed: {error}") from None
-        return [Hit(_chunk(row[:-1]), -float(row[-1])) for row in rows]
+        return rows
 
     def counts(self) -> dict[str, int]:
         with self._lock:
@@ -324,7 +358,7 @@ class SqliteStore:
 _CHUNK_COLUMNS = (
     "chunks.document, chunks.position, chunks.type, chunks.content, chunks.indexed_text, "
     "chunks.summary, chunks.is_atomic, chunks.headings, chunks.start_line, chunks.end_line, "
-    "chunks.language, chunks.embedding_status"
+    "chunks.language, chunks.embedding_status, chunks.start_page, chunks.end_page"
 )
 
 
@@ -342,6 +376,8 @@ def _chunk(row: Sequence[object]) -> Chunk:
         end,
         language,
         embedding_status,
+        start_page,
+        end_page,
     ) = row
     return Chunk(
         document=str(document),
@@ -355,6 +391,8 @@ def _chunk(row: Sequence[object]) -> Chunk:
         start_line=int(str(start)),
         end_line=int(str(end)),
         language=str(language),
+        start_page=int(str(start_page)),
+        end_page=int(str(end_page)),
         embedding_status=embedding_status,  # type: ignore[arg-type]
     )
 
@@ -377,7 +415,9 @@ def _upsert(db: sqlite3.Connection, record: DocumentRecord) -> None:
     )
 
 
-def _delete_chunks(db: sqlite3.Connection, path: str) -> None:
+def _delete_chunks(db: sqlite3.Connection, path: str, vectors: VectorCache) -> None:
+    ids = db.execute("SELECT id FROM chunks WHERE document = ?", (path,)).fetchall()
+    vectors.removed(row_id for (row_id,) in ids)
     db.execute(
         "DELETE FROM chunks_fts WHERE rowid IN (SELECT id FROM chunks WHERE document = ?)",
         (path,),
@@ -385,9 +425,27 @@ def _delete_chunks(db: sqlite3.Connection, path: str) -> None:
     db.execute("DELETE FROM chunks WHERE document = ?", (path,))
 
 
-def _pack(vector: tuple[float, ...] | None) -> bytes | None:
-    if vector is None:
-        return None
-    import array
-
-    return array.array("f", vector).tobytes()
+def _row(row_id: int, chunk: Chunk, digest: str, old: dict[str, bytes]) -> tuple[object, ...]:
+    """The chunks row of ``chunk``; a pending chunk whose text had a vector gets it back."""
+    status, blob = chunk.embedding_status, pack(chunk.embedding)
+    if status == "pending" and digest in old:
+        status, blob = "ready", old[digest]
+    return (
+        row_id,
+        chunk.document,
+        chunk.position,
+        chunk.type,
+        chunk.content,
+        chunk.indexed_text,
+        chunk.summary,
+        int(chunk.is_atomic),
+        json.dumps(list(chunk.headings), ensure_ascii=False),
+        chunk.start_line,
+        chunk.end_line,
+        chunk.language,
+        status,
+        blob,
+        digest,
+        chunk.start_page,
+        chunk.end_page,
+    )

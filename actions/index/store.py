@@ -15,10 +15,18 @@ from __future__ import annotations
 import hashlib
 import os
 from collections.abc import Sequence
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Protocol
 
-from actions.index.model import Chunk, DocumentRecord, Hit, StoreError
+from actions.index.model import (
+    Chunk,
+    DocumentRecord,
+    EmbeddingResult,
+    Hit,
+    PendingEmbedding,
+    StoreError,
+)
 
 __all__ = [
     "INDEX_DIR_ENV",
@@ -63,6 +71,11 @@ class Store(Protocol):
         """Atomically replace the chunks of ``record.path`` and store ``record``."""
         ...
 
+    def batch(self) -> AbstractContextManager[None]:
+        """Group the writes made inside (in this thread, with no await between them) into few
+        transactions; each write stays atomic on its own."""
+        ...
+
     def remove_document(self, path: str) -> None:
         """Forget a document and its chunks (no error when unknown)."""
         ...
@@ -72,7 +85,9 @@ class Store(Protocol):
         ...
 
     def search(self, query: str, k: int, *, vector: Sequence[float] | None = None) -> list[Hit]:
-        """The ``k`` best chunks for ``query`` (lexical; fused with ``vector`` when given)."""
+        """The ``k`` best chunks for ``query``: BM25, or with ``vector`` (a query embedding)
+        BM25 and cosine similarity fused by reciprocal rank fusion (chunks without a vector
+        take part through BM25 only; dense-only hits need ``MIN_SIMILARITY``)."""
         ...
 
     def counts(self) -> dict[str, int]:
@@ -80,6 +95,27 @@ class Store(Protocol):
         ...
 
     def chunk_count(self) -> int: ...
+
+    def queue_embeddings(self) -> int:
+        """Mark chunks written without an embedder (``none``) ``pending``; how many."""
+        ...
+
+    def pending_embeddings(self, limit: int) -> list[PendingEmbedding]:
+        """Up to ``limit`` chunks waiting for their vector, oldest first."""
+        ...
+
+    def store_embeddings(self, results: Sequence[EmbeddingResult]) -> int:
+        """Store vectors (``ready``) or failures (``failed`` + reason) of chunks that still have
+        the embedded text (same ``text_hash``, still ``pending``); how many were stored."""
+        ...
+
+    def embedding_counts(self) -> dict[str, int]:
+        """Chunks by embedding status (every status present, zero included)."""
+        ...
+
+    def embedding_failures(self, limit: int) -> list[tuple[str, str]]:
+        """``(document, reason)`` of chunks whose embedding failed."""
+        ...
 
     def close(self) -> None: ...
 

@@ -24,9 +24,10 @@ _DEFINED = re.compile(
 
 
 class Summarizer(Protocol):
-    """Writes one sentence describing a table or code block, or ``None`` when it cannot."""
+    """Writes one sentence describing a table or code block, or ``None`` when it cannot
+    (``caption``: the short paragraph above it, if any; ``document``: the file's path)."""
 
-    async def summarize(self, element: Element, caption: str) -> str | None: ...
+    async def summarize(self, element: Element, caption: str, document: str = "") -> str | None: ...
 
 
 def needs_summary(element: Element) -> bool:

@@ -84,7 +84,7 @@ class SearchDocs:
 
     def _render(self, rank: int, hit: Hit) -> str:
         chunk = hit.chunk
-        where = f"/{chunk.document} lines {chunk.start_line}-{chunk.end_line}"
+        where = f"/{chunk.document} {chunk.pages or f'lines {chunk.start_line}-{chunk.end_line}'}"
         heading = f" — {' > '.join(chunk.headings)}" if chunk.headings else ""
         lines = [f"{rank}. {where} ({chunk.type}){heading}"]
         if chunk.summary:
@@ -92,7 +92,8 @@ class SearchDocs:
         content = chunk.content
         if len(content) > self.max_hit_chars:
             content = content[: self.max_hit_chars]
-            lines.append(f"(cut at {self.max_hit_chars} chars: read_file the range for all)")
+            more = "search more precisely" if chunk.pages else "read_file the range"
+            lines.append(f"(cut at {self.max_hit_chars} chars: {more} for all)")
         fence = "`" * max(3, _longest_run(content) + 1)
         lines += [fence, content, fence]
         return "\n".join(lines)

@@ -3,8 +3,14 @@
 Incremental: unchanged files are not read again, deleted ones leave the index. A progress
 bar goes to stderr (when it is a terminal). Prints the counts of documents by status and
 every failed document with its reason (`--json`: `{location, documents: {pending, chunked,
-ready, failed}, chunks, indexed, unchanged, removed, failures: [{path, reason}]}`).
+ready, failed}, chunks, indexed, unchanged, removed, failures: [{path, reason}], embedded,
+embeddings: {enabled, model, none, pending, ready, failed} | {enabled: false, reason, hint}}`).
+With the `embeddings` extra the chunks still without a vector are embedded before the command
+returns (only new or changed text: a vector is kept while its chunk's text is unchanged);
+`--no-embed` leaves them pending (BM25 finds them; the server embeds them in the background).
 Exit status 0 when the index was updated (failed documents included), 2 when it cannot be.
+When the environment configures a provider (AGENT_LS_PROVIDER, AGENT_LS_BASE_URL, ...), it
+writes the summaries of tables and long code blocks (server/index_summaries.py).
 """
 
 from __future__ import annotations
@@ -18,9 +24,11 @@ from typing import Any, TextIO
 
 from actions.checkpoints import default_store_dir
 from actions.index import StoreError, UpdateReport, WorkspaceIndex, open_index
+from actions.index.embeddings import dense_status
 from actions.index.store import default_index_dir
 from actions.paths import Workspace
 from server.config import from_environment
+from server.index_summaries import cli_summarizer
 
 BAR_WIDTH = 30
 
@@ -30,6 +38,9 @@ def register(sub: Any) -> None:
     parser.add_argument("--workspace", default=".", help="workspace folder (default: .)")
     parser.add_argument("--index-url", dest="indexUrl", help="index store URL (postgresql://...)")
     parser.add_argument("--json", action="store_true", help="print the counts as JSON")
+    parser.add_argument(
+        "--no-embed", action="store_true", help="do not wait for dense vectors (left pending)"
+    )
     parser.set_defaults(func=run)
 
 
@@ -42,8 +53,9 @@ def open_workspace_index(args: argparse.Namespace) -> WorkspaceIndex | None:
     root = root.resolve()
     config, _ = from_environment()
     url = getattr(args, "indexUrl", None) or config.indexUrl
+    workspace = Workspace(root, extra_denied=[default_store_dir(root)])
     try:
-        return open_index(Workspace(root, extra_denied=[default_store_dir(root)]), url=url)
+        return open_index(workspace, url=url, summarizer=cli_summarizer(root, config))
     except StoreError as error:
         print(f"agent-ls: {error}", file=sys.stderr)
         return None
@@ -52,7 +64,12 @@ def open_workspace_index(args: argparse.Namespace) -> WorkspaceIndex | None:
 def index_report(root: Path, url: str) -> dict[str, Any]:
     """The index part of `agent-ls doctor`: state, counts and failures, never building it."""
     if not url and not (default_index_dir(root) / "index.sqlite3").exists():
-        return {"state": "not built", "hint": f"run: agent-ls index --workspace {root}"}
+        dense = dense_status()
+        embeddings = {"enabled": dense.enabled, "model": dense.model or None}
+        if not dense.enabled:
+            embeddings = {"enabled": False, "reason": dense.reason, "hint": dense.hint}
+        hint = f"run: agent-ls index --workspace {root}"
+        return {"state": "not built", "hint": hint, "embeddings": embeddings}
     try:
         index = open_index(Workspace(root), url=url)
     except StoreError as error:
@@ -69,9 +86,22 @@ def render_index(report: dict[str, Any]) -> str:
     """One line for a terminal."""
     if "documents" not in report:
         detail = report.get("error") or report.get("hint", "")
-        return f"index:     {report['state']} ({detail})"
+        line = f"index:     {report['state']} ({detail})"
+        return line + ("\n" + render_dense(report["embeddings"]) if "embeddings" in report else "")
     counts = ", ".join(f"{n} {name}" for name, n in report["documents"].items() if n)
-    return f"index:     {counts or 'empty'}; {report['chunks']} chunks ({report['location']})"
+    line = f"index:     {counts or 'empty'}; {report['chunks']} chunks ({report['location']})"
+    return line + "\n" + render_dense(report.get("embeddings") or {})
+
+
+def render_dense(dense: dict[str, Any]) -> str:
+    """Whether search is hybrid, and how far the background embedding is; or how to turn on."""
+    if not dense.get("enabled"):
+        reason = dense.get("reason") or "off"
+        hint = f"; to turn it on: {dense['hint']}" if dense.get("hint") else ""
+        return f"dense:     off, BM25 only ({reason}{hint})"
+    names = {"ready": "ready", "pending": "pending", "failed": "failed", "none": "not queued yet"}
+    counts = ", ".join(f"{dense[key]} {name}" for key, name in names.items() if dense.get(key))
+    return f"dense:     on, hybrid BM25 + {dense.get('model')} ({counts or 'no chunk yet'})"
 
 
 class ProgressBar:
@@ -111,6 +141,8 @@ async def summary(index: WorkspaceIndex, report: UpdateReport) -> dict[str, Any]
         "unchanged": len(report.unchanged),
         "removed": len(report.removed),
         "failures": failures,
+        "embedded": index.embeddings.total.embedded if index.embeddings else 0,
+        "embeddings": status.embeddings,
     }
 
 
@@ -124,6 +156,9 @@ def render(result: dict[str, Any]) -> str:
         f"{result['removed']} removed",
     ]
     lines += [f"failed:    {f['path']}: {f['reason']}" for f in result["failures"]]
+    lines.append(render_dense(result["embeddings"]))
+    if result["embedded"]:
+        lines.append(f"embedded:  {result['embedded']} chunks this run")
     return "\n".join(lines)
 
 
@@ -133,13 +168,17 @@ def run(args: argparse.Namespace) -> int:
         return 2
 
     async def build() -> dict[str, Any]:
-        report = await index.update_all(ProgressBar(sys.stderr))
+        bar = ProgressBar(sys.stderr)
+        index.embed_in_background = False
+        report = await index.update_all(bar)
+        if index.embeddings is not None and not args.no_embed:
+            await index.embeddings.drain(lambda done, total: bar(done, total, "embedding"))
         return await summary(index, report)
 
     try:
         result = asyncio.run(build())
     except KeyboardInterrupt:
-        print("\nagent-ls: interrupted (what was indexed is kept)", file=sys.stderr)
+        print("\nagent-ls: interrupted (what was indexed and embedded is kept)", file=sys.stderr)
         return 130
     except StoreError as error:
         print(f"agent-ls: {error}", file=sys.stderr)

@@ -1,6 +1,9 @@
 """`agent-ls search --workspace DIR [--k N] [--json] "query"`: query the retrieval index.
 
-The index is brought up to date first (incremental: only changed files are re-chunked).
+The index is brought up to date first (incremental: only changed files are re-chunked; new
+chunks are found by BM25 at once, their vectors are left to `agent-ls index` or the server).
+Hybrid ranking (BM25 + dense vectors) when the `embeddings` extra is installed and
+`AGENT_LS_EMBEDDINGS` is not `0`.
 `--json` prints a JSON array of `{path, startLine, endLine, type, headings, content, summary,
 score}`, best first, where `content` is the original element (a whole table, code block...).
 """
@@ -36,10 +39,8 @@ def render(hits: list[Hit]) -> str:
     for rank, hit in enumerate(hits, 1):
         chunk = hit.chunk
         heading = f" — {' > '.join(chunk.headings)}" if chunk.headings else ""
-        lines = [
-            f"{rank}. {chunk.document}:{chunk.start_line}-{chunk.end_line} "
-            f"[{chunk.type}]{heading} (score {hit.score:.2f})"
-        ]
+        where = f" ({chunk.pages})" if chunk.pages else f":{chunk.start_line}-{chunk.end_line}"
+        lines = [f"{rank}. {chunk.document}{where} [{chunk.type}]{heading} (score {hit.score:.2f})"]
         if chunk.summary:
             lines.append(f"   summary: {chunk.summary}")
         body = chunk.content.splitlines()
@@ -62,6 +63,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
 
     async def query() -> list[Hit]:
+        index.embed_in_background = False  # a one-shot search never waits for the model
         await index.update_all()
         return await index.search(args.query, args.k)
 

@@ -22,7 +22,7 @@ from server.features.configuration import settled
 from server.features.folders import OpenWorkspace, open_workspace
 from server.features.indexing import live
 from server.features.review import review_plan, review_progress
-from server.history import SessionStore, UnknownSession
+from server.history import SessionStore, UnknownSession, in_store_order, save_in_background
 from server.lsp import AgentLanguageServer, RequestFailed
 from server.protocol import (
     AGENT_CHAT,
@@ -169,7 +169,7 @@ async def editor_turn(
         if staged is not None and staged.files:
             outcome = staged_outcome(ls, root, staged, outcome, sink)
         ending = "done"
-        await asyncio.to_thread(SessionStore(root).save, session.id, session.messages)
+        save_after_answer(root, session)
     except (ProviderError, AgentError) as exc:
         ending = "failed"
         if isinstance(exc, ProviderError):
@@ -181,6 +181,24 @@ async def editor_turn(
     finally:
         sink.end(ending)
     return outcome
+
+
+def save_after_answer(root: Path | None, session: ChatSession) -> None:
+    """Store the conversation once the request's answer is on its way (the handler's task
+    is done: pygls' callback, registered first, has queued the response): the answer does
+    not wait for the disk, and the store thread does not compete with sending it. Listings
+    and restores that follow run after the save (server/history.py: in_store_order)."""
+    session_id, messages = session.id, list(session.messages)
+
+    def save() -> None:
+        save_in_background(SessionStore(root), session_id, messages)
+
+    task = asyncio.current_task()
+    if task is None:
+        save()
+        return
+    loop = asyncio.get_running_loop()
+    task.add_done_callback(lambda _: loop.call_soon(save))
 
 
 def index_sources(
@@ -209,8 +227,10 @@ def staged_outcome(
 async def open_chat(ls: AgentLanguageServer, session_id: str | None) -> ChatSession:
     """The chat session `session_id` (restored from the workspace's stored conversations
     after a restart), a new one when None; an unknown id is InvalidParams."""
+    if session_id is None or session_id in ls.state.chats:
+        return ls.state.chat(session_id)  # no disk access
     history = SessionStore(ls.root())
     try:
-        return await asyncio.to_thread(ls.state.chat, session_id, history)
+        return await in_store_order(ls.state.chat, session_id, history)
     except UnknownSession as exc:
         raise JsonRpcInvalidParams(f"invalid params: sessionId: {exc}") from None

@@ -20,6 +20,7 @@ from pygls.uris import to_fs_path
 
 from actions.roots import folder_names
 from server.features.configuration import settled
+from server.index_summaries import allowed, summarizer
 from server.live_index import LiveIndex, StoreError, open_live
 from server.lsp import AgentLanguageServer, RequestFailed
 from server.protocol import (
@@ -29,6 +30,7 @@ from server.protocol import (
     IndexUpdated,
     ReindexResult,
 )
+from server.providers.base import Provider
 
 log = logging.getLogger(__name__)
 
@@ -92,8 +94,15 @@ async def live(ls: AgentLanguageServer, root: Path | None = None) -> LiveIndex:
             )
         ls.protocol.notify(AGENT_INDEX_UPDATED, payload)
 
+    async def provider() -> Provider:
+        chosen = await ls.state.resolved_provider(root)
+        if ls.state.resolution is not None:
+            allowed(ls.state.resolution[1])
+        return chosen
+
+    model = f"{config.provider}:{config.baseUrl}:{config.model}"
     try:
-        index = open_live(root, config.indexUrl, notify)
+        index = open_live(root, config.indexUrl, notify, summarizer(root, model, provider))
     except StoreError as error:
         raise RequestFailed(f"the index cannot be opened: {error}") from None
     ls.state.indexes[key] = index

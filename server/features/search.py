@@ -56,4 +56,6 @@ def search_hit(hit: Hit) -> SearchHit:
         content=chunk.content,
         summary=chunk.summary,
         score=round(hit.score, 6),
+        start_page=chunk.start_page or None,
+        end_page=chunk.end_page or None,
     )

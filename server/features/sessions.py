@@ -4,13 +4,12 @@ removes one first (an unknown id is InvalidParams). A listed id continues with `
 
 from __future__ import annotations
 
-import asyncio
 from datetime import UTC, datetime
 from typing import Any
 
 from pygls.exceptions import JsonRpcInvalidParams
 
-from server.history import SessionInfo, SessionStore, UnknownSession
+from server.history import SessionInfo, SessionStore, UnknownSession, in_store_order
 from server.lsp import AgentLanguageServer
 from server.protocol import AGENT_SESSIONS, SessionEntry, SessionsParams
 
@@ -29,9 +28,9 @@ async def sessions(ls: AgentLanguageServer, params: Any) -> list[SessionEntry]:
     store = SessionStore(ls.root())
     if request.delete is not None:
         try:
-            await asyncio.to_thread(store.delete, request.delete)
+            await in_store_order(store.delete, request.delete)
         except UnknownSession as exc:
             raise JsonRpcInvalidParams(f"invalid params: delete: {exc}") from None
         ls.state.chats.pop(request.delete, None)
-    infos = await asyncio.to_thread(store.list)
+    infos = await in_store_order(store.list)
     return [session_entry(info) for info in infos]

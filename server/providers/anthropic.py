@@ -16,13 +16,15 @@ from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from typing_extensions import TypedDict
+
 from actions.tools import Tool
 from server.config import API_KEY_ENV, Config, clean_api_key
 from server.providers.base import ChatMessage, NativeToolCall, StreamChunk, tool_arguments
 from server.providers.defaults import provider_base_url, provider_model
 from server.providers.http import HttpStreamProvider
 from server.providers.retry import RetryableFailure
-from server.providers.wire import WireModel, parse_event
+from server.providers.wire import event_adapter, parse_event
 
 log = logging.getLogger(__name__)
 
@@ -96,11 +98,11 @@ class AnthropicProvider(HttpStreamProvider):
         async for line in lines:
             if not line.startswith("data:"):
                 continue
-            event = parse_event(Event, line[5:].strip(), self.name)
+            event = parse_event(EVENT, line[5:].strip(), self.name)
             if event is None:
                 continue
-            if event.type == "error":
-                raise self._stream_error(event.error)
+            if event.get("type") == "error":
+                raise self._stream_error(event.get("error"))
             chunk = state.handle(event)
             if chunk is not None:
                 yield chunk
@@ -117,29 +119,32 @@ class AnthropicProvider(HttpStreamProvider):
         return self.error(None, detail)
 
 
-class ContentBlock(WireModel):
-    type: str | None = None
-    id: str | None = None
-    name: str | None = None
+class ContentBlock(TypedDict, total=False):
+    type: str | None
+    id: str | None
+    name: str | None
 
 
-class Delta(WireModel):
+class Delta(TypedDict, total=False):
     """`content_block_delta` (text / partial_json) or `message_delta` (stop_reason)."""
 
-    type: str | None = None
-    text: str | None = None
-    partial_json: str | None = None
-    stop_reason: str | None = None
+    type: str | None
+    text: str | None
+    partial_json: str | None
+    stop_reason: str | None
 
 
-class Event(WireModel):
+class Event(TypedDict, total=False):
     """One Messages-API stream event."""
 
-    type: str | None = None
-    index: int | None = None
-    content_block: ContentBlock | None = None
-    delta: Delta | None = None
-    error: Any = None
+    type: str | None
+    index: int | None
+    content_block: ContentBlock | None
+    delta: Delta | None
+    error: Any
+
+
+EVENT = event_adapter(Event)
 
 
 @dataclass
@@ -158,19 +163,20 @@ class _StreamState:
     stopped: bool = False
 
     def handle(self, event: Event) -> StreamChunk | None:
-        kind, index = event.type, event.index
+        kind, index = event.get("type"), event.get("index")
         if kind == "content_block_start":
-            block = event.content_block or ContentBlock()
-            if block.type == "tool_use" and index is not None:
-                self.tool_blocks[index] = _Block(block.id or "", block.name or "")
+            block = event.get("content_block") or {}
+            if block.get("type") == "tool_use" and index is not None:
+                self.tool_blocks[index] = _Block(block.get("id") or "", block.get("name") or "")
         elif kind == "content_block_delta":
-            delta = event.delta or Delta()
-            if delta.type == "text_delta" and delta.text:
-                return StreamChunk(text=delta.text)
-            if delta.type == "input_json_delta" and index in self.tool_blocks:
-                self.tool_blocks[index].pieces.append(delta.partial_json or "")
+            delta = event.get("delta") or {}
+            text = delta.get("text")
+            if delta.get("type") == "text_delta" and text:
+                return StreamChunk(text=text)
+            if delta.get("type") == "input_json_delta" and index in self.tool_blocks:
+                self.tool_blocks[index].pieces.append(delta.get("partial_json") or "")
         elif kind == "message_delta":
-            reason = (event.delta or Delta()).stop_reason
+            reason = (event.get("delta") or {}).get("stop_reason")
             self.stop_reason = reason or self.stop_reason
         elif kind == "message_stop":
             self.stopped = True

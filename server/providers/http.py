@@ -4,6 +4,11 @@ error building with the secrets redacted, status handling and the retry loop of 
 A subclass names its URL, headers and body and turns the response lines into chunks
 (`events`); transport errors, timeouts and retryable statuses become RetryableFailure here.
 
+The body is cut into lines here (`body_lines`), straight from the decoded bytes: one
+generator instead of httpx's text and line layers (a streamed reply is hundreds of small
+chunks, each paying every layer), and only CR / LF / CRLF end a line (a U+2028 inside a JSON
+string is text, not a line break as str.splitlines would have it).
+
 Connections are reused: after the provider's end-of-reply event, the rest of the body (the
 last chunk of the chunked encoding, a trailing `[DONE]`) is read, so the connection goes back
 to the pool instead of being closed. A body still open after that (a server that never ends
@@ -13,7 +18,9 @@ its response) is dropped after DRAIN_TIMEOUT; the reply was complete anyway.
 from __future__ import annotations
 
 import asyncio
+import codecs
 import logging
+import re
 from collections.abc import AsyncIterator, Callable, Mapping
 from typing import Any
 
@@ -37,6 +44,7 @@ log = logging.getLogger(__name__)
 
 DRAIN_TIMEOUT = 1.0  # seconds to read what follows the end-of-reply event
 DRAIN_LINES = 64
+_LINE_END = re.compile(r"\r\n|\r|\n")
 
 
 class HttpStreamProvider:
@@ -96,7 +104,7 @@ class HttpStreamProvider:
                 replying = True
                 if response.status_code != 200:
                     await self._raise_for_status(response)
-                lines = response.aiter_lines()
+                lines = body_lines(body_chunks(response))
                 try:
                     async for chunk in self.events(lines):
                         yield chunk
@@ -171,6 +179,33 @@ class HttpStreamProvider:
     def rejected(self, status: int, detail: str) -> Exception:
         """The error for a non-retryable status (subclasses may recognise special cases)."""
         return self.error(status, detail)
+
+
+def body_chunks(response: httpx.Response) -> AsyncIterator[bytes]:
+    """The body's bytes as they arrive: raw unless the server compressed them."""
+    if response.headers.get("content-encoding", "identity").strip().lower() == "identity":
+        return response.aiter_raw()
+    return response.aiter_bytes()
+
+
+async def body_lines(chunks: AsyncIterator[bytes]) -> AsyncIterator[str]:
+    """The lines of a streamed body (SSE or NDJSON) as they arrive, without their ending
+    (LF, CRLF or a lone CR); UTF-8 (invalid bytes replaced), a character or a CRLF split
+    between chunks joined. A last line without an ending is yielded when the body ends."""
+    decode = codecs.getincrementaldecoder("utf-8")("replace").decode
+    pending = ""
+    async for chunk in chunks:
+        text = pending + decode(chunk)
+        held = ""
+        if text.endswith("\r"):  # perhaps the first half of a CRLF: wait for the next byte
+            text, held = text[:-1], "\r"
+        lines = _LINE_END.split(text) if "\r" in text else text.split("\n")
+        pending = lines.pop() + held
+        for line in lines:
+            yield line
+    lines = _LINE_END.split(pending + decode(b"", True))
+    for line in lines[:-1] if not lines[-1] else lines:
+        yield line
 
 
 async def _drain(lines: AsyncIterator[str]) -> None:

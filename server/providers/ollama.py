@@ -12,16 +12,17 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import AsyncIterator, Sequence
-from typing import Any
+from typing import Any, Required
 
 import httpx
+from typing_extensions import TypedDict
 
 from actions.tools import Tool
 from server.config import Config
 from server.providers.base import ChatMessage, NativeToolCall, ProviderError, StreamChunk
 from server.providers.defaults import DEFAULT_MODEL_NAME, provider_base_url
 from server.providers.http import HttpStreamProvider
-from server.providers.wire import WireModel, parse_event
+from server.providers.wire import event_adapter, parse_event
 
 log = logging.getLogger(__name__)
 
@@ -99,50 +100,55 @@ class OllamaProvider(HttpStreamProvider):
         async for line in lines:
             if not line.strip():
                 continue
-            event = parse_event(Event, line, self.name)
+            event = parse_event(EVENT, line, self.name)
             if event is None:
                 continue
-            if event.error:
-                raise self.error(200, str(event.error)[:200])
-            message = event.message or Message()
-            for item in message.tool_calls or []:
+            if event.get("error"):
+                raise self.error(200, str(event.get("error"))[:200])
+            message = event.get("message") or {}
+            for item in message.get("tool_calls") or []:
                 calls.append(_call(item, len(calls)))
-            if message.content:
-                yield StreamChunk(text=message.content)
-            if event.done:
-                reason = event.done_reason
+            content = message.get("content")
+            if content:
+                yield StreamChunk(text=content)
+            if event.get("done"):
+                reason = event.get("done_reason")
                 finish = "length" if reason == "length" else "tool_calls" if calls else "stop"
                 yield StreamChunk(finish_reason=finish, tool_calls=tuple(calls))
                 return
         raise self.ended_early()
 
 
-class Function(WireModel):
-    name: str = ""
-    arguments: dict[str, Any] | str | None = None
+class Function(TypedDict, total=False):
+    name: str
+    arguments: dict[str, Any] | str | None
 
 
-class ToolCall(WireModel):
-    id: str | None = None
-    function: Function
+class ToolCall(TypedDict, total=False):
+    id: str | None
+    function: Required[Function]
 
 
-class Message(WireModel):
-    content: str | None = None
-    tool_calls: list[ToolCall] | None = None
+class Message(TypedDict, total=False):
+    content: str | None
+    tool_calls: list[ToolCall] | None
 
 
-class Event(WireModel):
+class Event(TypedDict, total=False):
     """One NDJSON line of `/api/chat`."""
 
-    message: Message | None = None
-    done: bool = False
-    done_reason: str | None = None
-    error: Any = None
+    message: Message | None
+    done: bool
+    done_reason: str | None
+    error: Any
+
+
+EVENT = event_adapter(Event)
 
 
 def _call(item: ToolCall, number: int) -> NativeToolCall:
-    arguments = item.function.arguments or {}
+    function = item["function"]
+    arguments = function.get("arguments") or {}
     if isinstance(arguments, str):
         try:
             arguments = json.loads(arguments)
@@ -150,7 +156,7 @@ def _call(item: ToolCall, number: int) -> NativeToolCall:
             arguments = {"_invalid_json": arguments}
     if not isinstance(arguments, dict):
         arguments = {"_invalid_json": json.dumps(arguments)}
-    return NativeToolCall(item.id or f"call_{number}", item.function.name, arguments)
+    return NativeToolCall(item.get("id") or f"call_{number}", function.get("name", ""), arguments)
 
 
 def wire_messages(messages: Sequence[ChatMessage]) -> list[dict[str, Any]]:

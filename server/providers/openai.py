@@ -14,12 +14,14 @@ from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from typing_extensions import TypedDict
+
 from actions.tools import Tool
 from server.config import Config
 from server.providers.base import ChatMessage, NativeToolCall, StreamChunk, tool_arguments
 from server.providers.http import HttpStreamProvider
 from server.providers.retry import error_message
-from server.providers.wire import WireModel, parse_event
+from server.providers.wire import event_adapter, parse_event
 
 log = logging.getLogger(__name__)
 
@@ -71,16 +73,16 @@ class OpenAIProvider(HttpStreamProvider):
             payload = line[5:].strip()
             if payload == "[DONE]":
                 return
-            event = parse_event(ChunkEvent, payload, self.name)
+            event = parse_event(CHUNK_EVENT, payload, self.name)
             if event is None:
                 continue
-            if event.error is not None:
-                raise self.error(200, error_message(json.dumps({"error": event.error})) or "")
-            for choice in event.choices or []:
-                delta = choice.delta or Delta()
-                calls.add(delta.tool_calls or [])
-                text = delta.content or ""
-                reason = choice.finish_reason
+            if event.get("error") is not None:
+                raise self.error(200, error_message(json.dumps({"error": event["error"]})) or "")
+            for choice in event.get("choices") or []:
+                delta = choice.get("delta") or {}
+                calls.add(delta.get("tool_calls") or [])
+                text = delta.get("content") or ""
+                reason = choice.get("finish_reason")
                 if text or reason:
                     done = calls.complete() if reason else ()
                     yield StreamChunk(text=text, finish_reason=reason, tool_calls=done)
@@ -89,32 +91,35 @@ class OpenAIProvider(HttpStreamProvider):
             raise self.ended_early()
 
 
-class FunctionDelta(WireModel):
-    name: str | None = None
-    arguments: str | None = None
+class FunctionDelta(TypedDict, total=False):
+    name: str | None
+    arguments: str | None
 
 
-class ToolCallDelta(WireModel):
-    index: int | None = None
-    id: str | None = None
-    function: FunctionDelta | None = None
+class ToolCallDelta(TypedDict, total=False):
+    index: int | None
+    id: str | None
+    function: FunctionDelta | None
 
 
-class Delta(WireModel):
-    content: str | None = None
-    tool_calls: list[ToolCallDelta] | None = None
+class Delta(TypedDict, total=False):
+    content: str | None
+    tool_calls: list[ToolCallDelta] | None
 
 
-class Choice(WireModel):
-    delta: Delta | None = None
-    finish_reason: str | None = None
+class Choice(TypedDict, total=False):
+    delta: Delta | None
+    finish_reason: str | None
 
 
-class ChunkEvent(WireModel):
+class ChunkEvent(TypedDict, total=False):
     """One `chat.completion.chunk` (or an `{"error": ...}` event)."""
 
-    choices: list[Choice] | None = None
-    error: Any = None
+    choices: list[Choice] | None
+    error: Any
+
+
+CHUNK_EVENT = event_adapter(ChunkEvent)
 
 
 def wire_message(message: ChatMessage) -> dict[str, Any]:
@@ -149,11 +154,11 @@ class _CallAssembler:
 
     def add(self, pieces: list[ToolCallDelta]) -> None:
         for piece in pieces:
-            call = self.calls.setdefault(piece.index or 0, _PartialCall())
-            call.id = piece.id or call.id
-            function = piece.function or FunctionDelta()
-            call.name = function.name or call.name
-            call.arguments.append(function.arguments or "")
+            call = self.calls.setdefault(piece.get("index") or 0, _PartialCall())
+            call.id = piece.get("id") or call.id
+            function = piece.get("function") or {}
+            call.name = function.get("name") or call.name
+            call.arguments.append(function.get("arguments") or "")
 
     def complete(self) -> tuple[NativeToolCall, ...]:
         done = []

@@ -1,9 +1,14 @@
-"""Typed stream events: each provider validates every event of its wire format with a
-pydantic model, so a malformed event (`"content": 5`, `"choices": "x"`, nesting deeper than
-the parser allows) becomes a ProviderError naming the field, never a crash in the server.
+"""Typed stream events: each provider validates every event of its wire format against
+TypedDicts with pydantic (`event_adapter`), so a malformed event (`"content": 5`,
+`"choices": "x"`, nesting deeper than the parser allows) becomes a ProviderError naming the
+field, never a crash in the server.
 
 A line that is not JSON at all is skipped with a warning (servers interleave comments and
 keep-alives); JSON of the wrong shape is an error: the server does not speak the format.
+
+TypedDicts, not models: pydantic-core checks them while it parses and hands back plain dicts,
+a few µs less per event than building model objects (a reply streams hundreds of events).
+Unknown fields are dropped; a field absent from the event is absent from the dict.
 """
 
 from __future__ import annotations
@@ -14,20 +19,19 @@ from typing import Any, TypeVar
 import pydantic
 
 log = logging.getLogger(__name__)
-Event = TypeVar("Event", bound=pydantic.BaseModel)
+Event = TypeVar("Event")
 
 
-class WireModel(pydantic.BaseModel):
-    """A wire object: unknown fields are ignored, known ones must have their type."""
+def event_adapter(event_type: type[Event]) -> pydantic.TypeAdapter[Event]:
+    """The validator of one wire event type (a TypedDict, `total=False`)."""
+    return pydantic.TypeAdapter(event_type)
 
-    model_config = pydantic.ConfigDict(extra="ignore", frozen=True)
 
-
-def parse_event(model: type[Event], payload: str, provider: str) -> Event | None:
+def parse_event(adapter: pydantic.TypeAdapter[Event], payload: str, provider: str) -> Event | None:
     """The event in `payload`; None for a line that is not JSON (logged, skipped).
     Raises pydantic.ValidationError for JSON that is not a valid event."""
     try:
-        return model.model_validate_json(payload)
+        return adapter.validate_json(payload)
     except pydantic.ValidationError as exc:
         first = exc.errors(include_url=False)[0]
         if first["type"] == "json_invalid" and "recursion limit" not in first["msg"]:

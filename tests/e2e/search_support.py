@@ -58,7 +58,9 @@ async def running_server(
     settings: dict[str, Any] | None = None,
     editor: str = "visual-studio-code",
     env: dict[str, str] | None = None,
+    prefix: tuple[str, ...] = (),
 ) -> AsyncIterator[tuple[LanguageClient, IndexEvents]]:
+    """A server on ``workspace`` (``prefix``: a command the server runs under, e.g. setpriv)."""
     client = make_test_lsp_client()
     events = IndexEvents()
 
@@ -66,7 +68,9 @@ async def running_server(
         await events.add(params)
 
     client.feature(AGENT_INDEX_UPDATED)(on_index_updated)
-    await client.start_io(sys.executable, "-m", "server", env={**os.environ, **(env or {})})
+    await client.start_io(
+        *prefix, sys.executable, "-m", "server", env={**os.environ, **(env or {})}
+    )
     await client.initialize_session(
         types.InitializeParams(
             capabilities=client_capabilities(editor),

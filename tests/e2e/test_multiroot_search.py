@@ -63,12 +63,14 @@ async def test_every_folder_is_indexed_and_searched_with_qualified_paths(
     async with two_folders(roots, settings_for(fakellm)) as (client, events):
         await events.wait_for(events.indexed("front/docs/fruit.md"))
         await events.wait_for(events.indexed("back/notes.md"))
-        assert [hit["path"] for hit in await search(client, "kumquat")] == ["front/docs/fruit.md"]
-        assert [hit["path"] for hit in await search(client, "mango")] == ["back/notes.md"]
+        # the best hit (with the embeddings extra, a similar passage of the other folder may
+        # follow: "mango" is close to the kumquat's fruit page by meaning)
+        assert (await search(client, "kumquat"))[0]["path"] == "front/docs/fruit.md"
+        assert (await search(client, "mango"))[0]["path"] == "back/notes.md"
 
         (roots[1] / "lychee.md").write_text("# Lychee\n\nThe lychee is sweet.\n")
         await events.wait_for(events.indexed("back/lychee.md"))
-        assert [hit["path"] for hit in await search(client, "lychee")] == ["back/lychee.md"]
+        assert (await search(client, "lychee"))[0]["path"] == "back/lychee.md"
 
         fakellm.set_script(
             {

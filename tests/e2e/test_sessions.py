@@ -81,6 +81,27 @@ async def test_a_session_continues_after_a_restart(tmp_path: Path) -> None:
     assert sent[-1] == ("user", "And its population?")
 
 
+async def test_an_answered_turn_is_listed_at_once(tmp_path: Path) -> None:
+    """The conversation is stored after the answer is sent, yet a listing or a deletion
+    asked for right after the answer sees it (and a deleted one stays deleted)."""
+    root = tmp_path / "ws"
+    root.mkdir()
+    with FakeLLM({"replies": ["one", "two", "three"]}) as llm:
+        async with server(root, llm) as client:
+            made = [await request(client, "agent/chat", {"message": f"turn {n}"}) for n in (1, 2)]
+            listed = await request(client, "agent/sessions", {})
+            assert sorted(entry["id"] for entry in listed) == sorted(m.sessionId for m in made)
+            again = await request(
+                client, "agent/chat", {"message": "turn 3", "sessionId": made[0].sessionId}
+            )
+            remaining = await request(client, "agent/sessions", {"delete": again.sessionId})
+            assert [entry["id"] for entry in remaining] == [made[1].sessionId]
+            assert [entry["turns"] for entry in remaining] == [1]
+        async with server(root, llm) as client:
+            listed = await request(client, "agent/sessions", {})
+            assert [entry["id"] for entry in listed] == [made[1].sessionId]
+
+
 async def test_unknown_session_is_invalid_params_and_delete_forgets(tmp_path: Path) -> None:
     root = tmp_path / "ws"
     root.mkdir()

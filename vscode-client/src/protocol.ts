@@ -235,12 +235,27 @@ export interface IndexFailure {
   reason: string;
 }
 
+/** Dense search in `agent/status`: on (model, chunks by embedding status) or off (why, how). */
+export interface EmbeddingReport {
+  enabled: boolean;
+  model?: string;
+  none?: number;
+  pending?: number;
+  ready?: number;
+  failed?: number;
+  failures?: IndexFailure[];
+  reason?: string;
+  hint?: string;
+  error?: string;
+}
+
 /** The retrieval index in `agent/status`. */
 export interface IndexReport {
   state: string;
   backend?: string;
   location?: string;
   dense?: boolean;
+  embeddings?: EmbeddingReport;
   documents?: Record<string, number>;
   chunks?: number;
   failures?: IndexFailure[];
@@ -259,6 +274,9 @@ export interface SearchHit {
   content: string;
   summary: string;
   score: number;
+  /** Pages of a PDF's hit (its lines are those of the PDF's markdown conversion). */
+  startPage?: number;
+  endPage?: number;
 }
 
 /** `agent.reindex`: the index after the update, and what the update did. */
@@ -276,6 +294,8 @@ export interface IndexUpdated {
   indexed: string[];
   removed: string[];
   failed: Record<string, string>;
+  embedded?: number;
+  embeddingFailed?: number;
 }
 
 type Json = Record<string, unknown>;

@@ -146,3 +146,24 @@ async def test_a_git_workspace_uses_git_rules(ws: Path) -> None:
     assert "notes.txt" not in report.indexed
     assert "docs/guide.md" in report.indexed
     index.close()
+
+
+async def test_a_file_deleted_mid_index_fails_with_a_reason_and_the_rest_is_indexed(
+    ws: Path,
+) -> None:
+    (ws / "zz-last.md").write_text("Deleted before its turn.\n")
+    index = index_of(ws, batch_documents=1)  # progress after each document
+
+    def delete_the_last(done: int, total: int, path: str) -> None:
+        if done == 1:
+            (ws / "zz-last.md").unlink()
+
+    report = await index.update_all(delete_the_last)
+    assert report.failed == {"zz-last.md": "deleted while being indexed"}
+    assert sorted(report.indexed) == ["docs/guide.md", "notes.txt", "src/tool.py"]
+    status = await index.status()
+    assert status.counts == {"pending": 0, "chunked": 0, "ready": 3, "failed": 1}
+    again = await index.update_all()
+    assert again.removed == ["zz-last.md"]  # the next build forgets it
+    assert (await index.status()).counts["failed"] == 0
+    index.close()

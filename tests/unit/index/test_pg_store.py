@@ -1,5 +1,6 @@
-"""What only the PostgreSQL backend does: many workspaces in one database, dense vectors fused
-with the lexical ranking, URLs and errors that never show the password (a real server)."""
+"""What only the PostgreSQL backend does: many workspaces in one database, URLs and errors that
+never show the password (a real server). Dense vectors and hybrid ranking are in the shared
+store contract (test_store_vectors.py, run against SQLite and this server)."""
 
 from __future__ import annotations
 
@@ -31,7 +32,7 @@ def text(path: str, position: int, content: str, vector: tuple[float, ...] | Non
         type="text",
         content=content,
         indexed_text=f"{path}\n\n{content}",
-        embedding_status="done" if vector else "none",
+        embedding_status="ready" if vector else "none",
         embedding=vector,
     )
 
@@ -68,34 +69,6 @@ def test_workspaces_in_one_database_do_not_see_each_other(pg_url: str, tmp_path:
     assert first.chunk_count() == 0
     first.close()
     second.close()
-
-
-def test_dense_vectors_are_fused_with_the_lexical_ranking(pg_url: str, tmp_path: Path) -> None:
-    store = PgStore(pg_url, workspace_key(tmp_path))
-    store.replace_chunks(
-        ready("a.md", 3),
-        [
-            text("a.md", 0, "how to rotate credentials", (1.0, 0.0, 0.0)),
-            text("a.md", 1, "changing your secret keys regularly", (0.9, 0.1, 0.0)),
-            text("a.md", 2, "rotate the image by ninety degrees", (0.0, 0.0, 1.0)),
-        ],
-    )
-    lexical = [hit.chunk.position for hit in store.search("rotate credentials", 3)]
-    assert lexical == [0, 2]  # words only: the image rotation matches, the synonym does not
-    hybrid = store.search("rotate credentials", 3, vector=(1.0, 0.05, 0.0))
-    # reciprocal rank fusion: first in both rankings first; the synonym found by its vector
-    assert [hit.chunk.position for hit in hybrid] == [0, 2, 1]
-    assert hybrid[0].score > hybrid[1].score > hybrid[2].score
-    top_two = store.search("credentials", 2, vector=(0.95, 0.1, 0.0))
-    assert [hit.chunk.content for hit in top_two] == [
-        "how to rotate credentials",
-        "changing your secret keys regularly",
-    ]
-    only_dense = store.search("zzz", 2, vector=(0.0, 0.1, 1.0))
-    assert [hit.chunk.position for hit in only_dense] == [2, 1]
-    other_size = store.search("zzz", 2, vector=(1.0, 0.0))  # no vector of that size: no match
-    assert other_size == []
-    store.close()
 
 
 def test_a_wrong_database_says_so_without_the_password(pg_url: str, tmp_path: Path) -> None:

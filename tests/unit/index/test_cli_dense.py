@@ -1,0 +1,134 @@
+"""Dense vectors through `agent-ls index` / `agent-ls search` as a user runs them (real
+processes, the real MiniLM model of the `embeddings` extra, SQLite and PostgreSQL): a
+paraphrase sharing no word with its answer is found by hybrid search and not by BM25 alone;
+a re-run embeds nothing unchanged; an edit re-embeds only the chunk that changed."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from actions.index.embeddings import dense_status
+
+pytestmark = pytest.mark.skipif(
+    not dense_status().enabled, reason="needs the embeddings extra (part of the test extra)"
+)
+
+OPS = """# Operations
+
+## Certificates
+
+Our TLS certificates expire every ninety days. Renew them with certbot before the deadline,
+then reload nginx so the new chain is served.
+
+## Backups
+
+The database is dumped nightly with pg_dump and the archive goes to object storage.
+
+## Paging
+
+When the on-call phone rings, acknowledge the alert within five minutes.
+"""
+KITCHEN = "# Kitchen notes\n\nBake the bread at 220 degrees for forty minutes, with steam.\n"
+TRAVEL = "# Travel\n\nBook trains early: fares rise as the departure date approaches.\n"
+# No word in common with the passage that answers it (stop words aside).
+PARAPHRASE = "how often must ssl certs be refreshed"
+
+
+def agent_ls(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "server", *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, **env},
+        check=False,
+    )
+
+
+def index(root: Path, **env: str) -> dict[str, Any]:
+    result = agent_ls("index", "--workspace", str(root), "--json", **env)
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)  # type: ignore[no-any-return]
+
+
+def search(root: Path, query: str, **env: str) -> list[dict[str, Any]]:
+    result = agent_ls("search", "--workspace", str(root), "--k", "3", "--json", query, **env)
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)  # type: ignore[no-any-return]
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def store_env(request: pytest.FixtureRequest) -> dict[str, str]:
+    if request.param == "sqlite":
+        return {"AGENT_LS_INDEX_URL": ""}
+    return {"AGENT_LS_INDEX_URL": str(request.getfixturevalue("pg_url"))}
+
+
+def test_a_paraphrase_is_found_by_hybrid_search_not_by_bm25(
+    tmp_path: Path, store_env: dict[str, str]
+) -> None:
+    (tmp_path / "ops.md").write_text(OPS)
+    (tmp_path / "kitchen.md").write_text(KITCHEN)
+    (tmp_path / "travel.md").write_text(TRAVEL)
+    built = index(tmp_path, **store_env)
+    assert built["embeddings"]["enabled"] is True
+    assert built["embeddings"]["model"] == "all-MiniLM-L6-v2-onnx-int8"
+    assert built["embedded"] == built["chunks"] == built["embeddings"]["ready"] == 5
+    assert built["embeddings"]["pending"] == 0
+
+    bm25 = search(tmp_path, PARAPHRASE, AGENT_LS_EMBEDDINGS="0", **store_env)
+    assert not any("certbot" in hit["content"] for hit in bm25)
+    hybrid = search(tmp_path, PARAPHRASE, **store_env)
+    assert hybrid[0]["path"] == "ops.md"
+    assert hybrid[0]["headings"] == ["Operations", "Certificates"]
+    assert hybrid[0]["content"].startswith("Our TLS certificates expire every ninety days.")
+    assert (hybrid[0]["startLine"], hybrid[0]["endLine"]) == (5, 6)
+    # unrelated queries find nothing by their vector: no noise for a word no file holds
+    assert search(tmp_path, "zebra", **store_env) == []
+
+
+def test_unchanged_chunks_are_never_embedded_again(
+    tmp_path: Path, store_env: dict[str, str]
+) -> None:
+    (tmp_path / "ops.md").write_text(OPS)
+    (tmp_path / "kitchen.md").write_text(KITCHEN)
+    assert index(tmp_path, **store_env)["embedded"] == 4
+    again = index(tmp_path, **store_env)  # a restart: nothing changed
+    assert (again["indexed"], again["embedded"], again["embeddings"]["ready"]) == (0, 0, 4)
+    edited = OPS.replace("nightly with pg_dump", "every hour with pg_dump")
+    (tmp_path / "ops.md").write_text(edited)
+    after = index(tmp_path, **store_env)  # one section of three changed: one new vector
+    assert (after["indexed"], after["embedded"], after["embeddings"]["ready"]) == (1, 1, 4)
+    hits = search(tmp_path, "copies of postgres data each evening", **store_env)
+    assert "every hour with pg_dump" in hits[0]["content"]
+
+
+def test_no_embed_leaves_chunks_pending_for_later(tmp_path: Path) -> None:
+    (tmp_path / "kitchen.md").write_text(KITCHEN)
+    result = agent_ls("index", "--workspace", str(tmp_path), "--json", "--no-embed")
+    report = json.loads(result.stdout)
+    assert (report["embedded"], report["embeddings"]["pending"]) == (0, 1)
+    assert search(tmp_path, "bread")[0]["path"] == "kitchen.md"  # BM25 finds it already
+    assert index(tmp_path)["embedded"] == 1
+
+
+def test_dense_search_can_be_turned_off_and_says_how_to_turn_it_on(tmp_path: Path) -> None:
+    (tmp_path / "kitchen.md").write_text(KITCHEN)
+    report = index(tmp_path, AGENT_LS_EMBEDDINGS="0")
+    assert report["embeddings"] == {
+        "enabled": False,
+        "reason": "turned off by AGENT_LS_EMBEDDINGS=0",
+        "hint": "unset AGENT_LS_EMBEDDINGS",
+    }
+    assert report["embedded"] == 0
+    text = agent_ls("doctor", "--no-check", "--workspace", str(tmp_path), AGENT_LS_EMBEDDINGS="0")
+    assert "dense:     off, BM25 only (turned off by AGENT_LS_EMBEDDINGS=0" in text.stdout
+    on = agent_ls("doctor", "--no-check", "--workspace", str(tmp_path))
+    assert "dense:     on, hybrid BM25 + all-MiniLM-L6-v2-onnx-int8 (1 not queued yet)" in on.stdout

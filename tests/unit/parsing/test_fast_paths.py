@@ -1,0 +1,139 @@
+"""The C-speed shortcuts of the tolerant parser answer exactly what the slow path answers.
+
+Each shortcut claims "the Python decision here is surely X": the value-run regular expression
+passes over a string's quotes that `_quote_ends` would keep as characters; `_FLAT_REJECT`
+rejects objects that the strict, lossless and tolerant passes all reject; `_strict` answers an
+object without a quoted first key without running the decoder. These properties check each
+claim against the decision it replaces, on generated JSON-like text full of quotes, commas,
+colons and brackets.
+"""
+
+from __future__ import annotations
+
+import json
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from parsing.json_scan import Source, run_pattern, split_at_quotes
+from parsing.json_snippets import _FLAT_REJECT, _LOSSLESS_FIRST, _strict, decode_at
+from parsing.json_tolerant import _VALUE_RUNS, Rejected, _Frame, _Parser
+
+FAST = settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
+
+_ATOMS = [
+    *"\"',:{}[]/ \n\tab1-_.$<`~\\",
+    ", ", ": ", '", "', "', '", '": ', '"k":', "key: ", "true", "None", "//c\n", "/*c*/",
+    "\\\"", "\\n", "é", "\x01", "```", "</tool_call>",
+]  # fmt: skip
+body = st.lists(st.sampled_from(_ATOMS), max_size=40).map("".join)
+
+
+def _parser(text: str, kinds: str, marker: str | None, eof: bool) -> _Parser:
+    parser = _Parser(Source(text, eof, marker), 0, {})
+    parser.stack = [_Frame(kind, 0, {} if kind == "{" else []) for kind in kinds]
+    return parser
+
+
+@FAST
+@given(
+    body,
+    st.sampled_from(['"', "'"]),
+    st.sampled_from(["o", "a"]),
+    st.sampled_from(["", "{", "[", "{["]),
+    st.sampled_from([None, "```", "</tool_call>"]),
+    st.booleans(),
+    st.booleans(),
+)
+def test_quotes_passed_over_never_end_the_string(
+    rest: str, quote: str, ctx: str, outer: str, marker: str | None, eof: bool, code: bool
+) -> None:
+    """Every quote the value run passes over is one `_quote_ends` keeps as a character,
+    whatever brackets are open (and that decision never needs more text)."""
+    text = quote + rest
+    end = _VALUE_RUNS[quote, ctx, code].match(text, 1).end()  # type: ignore[union-attr]
+    plain = run_pattern(quote).match
+    parser = _parser(text, outer + ("{" if ctx == "o" else "["), marker, eof)
+    k = plain(text, 1).end()  # type: ignore[union-attr]
+    while k < end:
+        assert text[k] == quote
+        assert parser._quote_ends(k, ctx, code) is False, (text, k)
+        k = plain(text, k + 1).end()  # type: ignore[union-attr]
+
+
+@FAST
+@given(body, st.sampled_from(['"', "'"]))
+def test_split_at_quotes_cuts_at_unescaped_quotes_only(rest: str, quote: str) -> None:
+    if (len(rest) - len(rest.rstrip("\\"))) % 2:
+        rest += "\\"  # a body never ends inside an escape
+    segments = split_at_quotes(rest, quote)
+    assert quote.join(segments) == rest
+    for segment in segments:
+        assert run_pattern(quote).match(segment).end() == len(segment)  # type: ignore[union-attr]
+
+
+flat = st.lists(
+    st.sampled_from(
+        [
+            "{",
+            "a",
+            ": ",
+            "b",
+            ", ",
+            '"k"',
+            "'k'",
+            "1",
+            "True",
+            "\n",
+            " ",
+            "(",
+            ";",
+            "[",
+            "5",
+            "-",
+            "x y",
+            "/",
+            "}",
+            "<",
+            ":",
+            ",",
+            ".",
+            "$",
+            "\\",
+            "\x01",
+            "é",
+            "{a: b, ",
+            '"',
+            "'",
+        ]
+    ),
+    min_size=1,
+    max_size=30,
+).map(lambda parts: "{" + "".join(parts))
+
+
+@FAST
+@given(flat, st.booleans())
+def test_flat_reject_is_what_every_pass_answers(text: str, eof: bool) -> None:
+    if _FLAT_REJECT.match(text) is None:
+        return
+    read = decode_at(text, 0, eof=eof)  # strict, lossless and tolerant passes (no NeedMore)
+    assert isinstance(read, Rejected)
+    assert read.open_starts == (0,)
+    assert not read.too_deep
+
+
+@FAST
+@given(st.sampled_from(["", " ", "\n\t ", "\r"]), body)
+def test_strict_answers_a_missing_quoted_key_as_the_decoder(ws: str, rest: str) -> None:
+    text = "{" + ws + rest
+    try:
+        json.JSONDecoder().raw_decode(text)
+        expected: object = "decoded"
+    except json.JSONDecodeError as exc:
+        at = text[exc.pos : exc.pos + 1]
+        expected = at != "" and (at in _LOSSLESS_FIRST or at < " ")
+    except (ValueError, RecursionError):
+        expected = True
+    got = _strict(text, 0)
+    assert (got if isinstance(got, bool) else "decoded") == expected
