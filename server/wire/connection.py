@@ -29,6 +29,7 @@ from server.wire.messages import (
     check_message,
     describe_error,
 )
+from server.wire.quirks import tolerated
 
 if TYPE_CHECKING:
     from pygls.protocol import JsonRPCProtocol
@@ -148,7 +149,7 @@ class Connection:
         fallback = JsonRPCRequestMessage if message.kind == "request" else JsonRPCNotification
         cls = protocol.get_message_type(message.method) or fallback
         try:
-            return protocol._converter.structure(data, cls)
+            return protocol._converter.structure(tolerated(message.method, data), cls)
         except (cattrs.BaseValidationError, TypeError, ValueError, AttributeError, KeyError) as exc:
             detail = describe_error(exc)
             return Refusal(

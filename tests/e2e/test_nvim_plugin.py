@@ -118,29 +118,14 @@ def bump(folder: str) -> dict[str, Any]:
     }
 
 
-def multiroot_neovims() -> list[Any]:
-    """`neovims()`; Neovim 0.7's add_workspace_folder() sends `removed: [{}]`, which the
-    server still refuses as invalid params (the folder never joins): expected to fail there
-    until the server accepts it."""
-    known_bug = pytest.mark.xfail(
-        strict=True,
-        reason="the server drops Neovim 0.7's didChangeWorkspaceFolders (removed: [{}])",
-    )
-    return [
-        pytest.param(*param.values, id=param.id, marks=[*param.marks, known_bug])
-        if param.id == "nvim-system"
-        else param
-        for param in neovims()
-    ]
-
-
-@pytest.mark.parametrize("nvim", multiroot_neovims())
+@pytest.mark.parametrize("nvim", neovims())
 def test_checkpoint_quickfix_points_into_each_workspace_folder(
     fakellm: FakeLLM, tmp_path: Path, nvim: str
 ) -> None:
     """Two folders with the same `src/app.py`: after add_workspace_folder() and a plan over
     both, every :AgentCheckpoints entry opens its own folder's file (not one relative to the
-    current directory, which is the first folder)."""
+    current directory, which is the first folder). Neovim 0.7 announces the added folder with
+    `removed: [{}]`, which the server tolerates (server/wire/quirks.py)."""
     front = git_repo(tmp_path / "front", {"src/app.py": "print('front')\n"})
     back = git_repo(tmp_path / "back", {"src/app.py": "print('back')\n"})
     fakellm.set_script(
