@@ -188,9 +188,7 @@ class AgentLsAcp:
         try:
             command = text.strip().split()
             if command[0].lstrip("/") in COMMANDS and command[0].startswith("/"):
-                reply = await checkpoint_command(
-                    self.state.folders, session.root, command[0][1:], command[1:]
-                )
+                reply = await self._checkpoints(session, command[0][1:], command[1:])
                 sink.send(update_agent_message_text(reply))
                 return PromptResponse(stop_reason="end_turn")
             return await self._turn(session, text, sink)
@@ -266,7 +264,15 @@ class AgentLsAcp:
             raise RequestError.method_not_found(f"_{method}")
         session = self._session(str(params.get("sessionId", "")))
         args = ["force"] if params.get("force") else []
-        return {"text": await checkpoint_command(self.state.folders, session.root, name, args)}
+        return {"text": await self._checkpoints(session, name, args)}
+
+    async def _checkpoints(self, session: AcpSession, name: str, args: list[str]) -> str:
+        """/undo, /redo, /checkpoints on the store the session's turns record into (the same
+        folder context: the `allowSecretFiles` setting included)."""
+        config, _ = self.state.config()
+        return await checkpoint_command(
+            self.state.folders, session.root, name, args, config.allowSecretFiles
+        )
 
     async def ext_notification(self, method: str, params: dict[str, Any]) -> None:
         return None

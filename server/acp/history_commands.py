@@ -4,16 +4,19 @@ server and the CLI, answered as text the client shows in the conversation."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from pathlib import Path
 
 from actions.checkpoints import CheckpointError
 from server.workspace import Folders, FolderUnavailable
 
 
-async def checkpoint_command(folders: Folders, root: Path, name: str, args: list[str]) -> str:
+async def checkpoint_command(
+    folders: Folders, root: Path, name: str, args: list[str], secret_allow: Sequence[str] = ()
+) -> str:
     force = "force" in args or "--force" in args
     try:
-        store = (await folders.get(root)).store
+        store = (await folders.get(root, secret_allow)).store
         if name == "checkpoints":
             infos = await asyncio.to_thread(store.list)
             if not infos:
