@@ -7,8 +7,8 @@ modules: the workspace of bench/retrieval.py), commits it, then times, each run 
 store (`AGENT_LS_INDEX_DIR` in a temporary folder):
 - `agent-ls index --workspace REPO --json --no-embed` of this tree (a new process, as a user
   runs it): the time until every file is searchable (BM25). With the `embeddings` extra the
-  dense vectors follow in the background (about 27 chunks/s on a quiet 2-core machine: bench/retrieval.py
-  prints the throughput), so they are not part of this figure;
+  dense vectors follow in the background (about 27 chunks/s on a quiet 2-core machine:
+  bench/retrieval.py prints the throughput), so they are not part of this figure;
 - the same again on the built index (nothing changed: the incremental path);
 - reference: a new Python process reading and hashing every committed file (the floor: what
   any indexer has to do before chunking anything);
