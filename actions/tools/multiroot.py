@@ -19,7 +19,7 @@ from actions.tools.list_files import ListFiles, ListFilesConfig
 from actions.tools.read_file import ReadFile
 from actions.tools.registry import ToolRegistry
 from actions.tools.search_docs import IndexSource, Searchable, SearchDocs
-from actions.tools.search_files import SearchFiles, SearchFilesConfig
+from actions.tools.search_files import SearchFiles, SearchFilesConfig, render_matches
 
 if TYPE_CHECKING:  # actions.index imports the tools lazily
     from actions.index import Hit
@@ -103,17 +103,8 @@ class RoutedSearchFiles:
     def _render(self, pattern: str, matches: list[dict[str, Any]], truncated: bool) -> ToolResult:
         limit = self.config.max_matches
         more = truncated or len(matches) > limit
-        kept = matches[:limit]
-        data = {"matches": kept, "truncated": more}
-        if not kept:
-            return ToolResult.success(f"No line matches {pattern!r} in any folder.", data)
-        lines = [f"{m['path']}:{m['line']}: {m['text']}" for m in kept]
-        if more:
-            lines.append(
-                f"(stopped at {limit} matches: narrow the pattern or give 'path' to search "
-                "one folder)"
-            )
-        return ToolResult.success("\n".join(lines), data)
+        nothing = f"No line matches {pattern!r} in any folder."
+        return render_matches(matches[:limit], more, limit, nothing)
 
 
 def merged_index(roots: Roots, sources: Mapping[str, IndexSource]) -> IndexSource:

@@ -140,19 +140,23 @@ class SearchFiles:
         return line if len(line) <= limit else line[:limit] + "…"
 
     def _render(self, raw: str, matches: list[Match], more: bool) -> ToolResult:
-        data = {
-            "matches": [
-                {"path": self.workspace.shown(m.path), "line": m.line, "text": m.text}
-                for m in matches
-            ],
-            "truncated": more,
-        }
-        if not matches:
-            return ToolResult.success(f"No line matches {raw!r}.", data)
-        lines = [f"{self.workspace.shown(m.path)}:{m.line}: {m.text}" for m in matches]
-        if more:
-            lines.append(
-                f"(stopped at {self.config.max_matches} matches: narrow the pattern or give "
-                "'path' to search one folder)"
-            )
-        return ToolResult.success("\n".join(lines), data)
+        shown = [
+            {"path": self.workspace.shown(m.path), "line": m.line, "text": m.text} for m in matches
+        ]
+        return render_matches(shown, more, self.config.max_matches, f"No line matches {raw!r}.")
+
+
+def render_matches(
+    matches: list[dict[str, Any]], more: bool, limit: int, nothing: str
+) -> ToolResult:
+    """The tool's answer: one ``path:line: text`` per match (``nothing`` when there is
+    none), and how to narrow the search when it stopped at ``limit`` matches."""
+    data = {"matches": matches, "truncated": more}
+    if not matches:
+        return ToolResult.success(nothing, data)
+    lines = [f"{m['path']}:{m['line']}: {m['text']}" for m in matches]
+    if more:
+        lines.append(
+            f"(stopped at {limit} matches: narrow the pattern or give 'path' to search one folder)"
+        )
+    return ToolResult.success("\n".join(lines), data)
