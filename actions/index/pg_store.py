@@ -15,7 +15,7 @@ instead and ranks worse: hit@5 0.74 against 0.90 on bench/retrieval_pg.py's ques
 
 Dense vectors go in a ``vector`` column (any dimension; an HNSW index per dimension in use is
 created on first write or first stored embedding). ``search(..., vector=...)`` fuses the
-lexical ranking and the nearest neighbours (HNSW, cosine) by reciprocal rank fusion; the
+lexical ranking and the nearest neighbours (HNSW, cosine) by relative score fusion; the
 embedding lifecycle (pending -> ready / failed, vectors kept by text hash) is in
 pg_embeddings.py.
 
@@ -32,7 +32,7 @@ from contextlib import contextmanager
 from typing import Any
 from urllib.parse import parse_qsl, unquote, urlencode, urlsplit
 
-from actions.index.embeddings import MIN_SIMILARITY, rrf, text_hash
+from actions.index.embeddings import MIN_SIMILARITY, fuse, text_hash
 from actions.index.model import STATUSES, Chunk, DocumentRecord, Hit, StoreError
 from actions.index.pg_embeddings import PgEmbeddings, carried, vector_literal
 from actions.index.sqlite_store import (
@@ -47,7 +47,6 @@ from actions.index.sqlite_store import (
 SCHEMA = "agent_ls"
 SCHEMA_VERSION = "1"
 BM25_K1, BM25_B = 1.2, 0.75  # FTS5's
-RRF_K = 60  # reciprocal rank fusion: score = sum of 1 / (RRF_K + rank)
 FUSION_DEPTH = 50  # how many of each ranking take part in the fusion (at least k)
 CONNECT_TIMEOUT = 10
 STATS_TTL = 500  # document frequencies are re-read after this many document writes
@@ -429,10 +428,11 @@ def _words(text: str) -> list[str]:
 
 
 def _fuse(rankings: list[list[Any]], k: int) -> list[Hit]:
-    """Reciprocal rank fusion of rankings of chunk rows (identified by document, position)."""
+    """Relative score fusion (``embeddings.fuse``) of rankings of chunk rows ending with
+    their score (identified by document, position)."""
     rows = {(row[0], row[1]): row for ranking in rankings for row in reversed(ranking)}
-    keys = [[(row[0], row[1]) for row in ranking] for ranking in rankings]
-    return [Hit(_chunk(rows[key][:-1]), score) for key, score in rrf(keys, k, RRF_K)]
+    scored = [[((row[0], row[1]), float(row[-1])) for row in ranking] for ranking in rankings]
+    return [Hit(_chunk(rows[key][:-1]), score) for key, score in fuse(scored, k)]
 
 
 def _chunk(row: Sequence[Any]) -> Chunk:

@@ -26,7 +26,8 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
-from actions.index.embeddings import MIN_SIMILARITY, rrf, text_hash
+from actions.index import sqlite_ann
+from actions.index.embeddings import MIN_SIMILARITY, fuse, text_hash
 from actions.index.model import (
     STATUSES,
     Chunk,
@@ -34,7 +35,7 @@ from actions.index.model import (
     Hit,
     StoreError,
 )
-from actions.index.sqlite_vectors import SqliteEmbeddings, VectorCache, pack
+from actions.index.sqlite_vectors import SqliteEmbeddings, pack
 
 SCHEMA_VERSION = 3
 FUSION_DEPTH = 50  # how many of each ranking take part in the hybrid fusion (at least k)
@@ -117,7 +118,7 @@ class SqliteStore(SqliteEmbeddings):
 
     backend = "sqlite"
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *, ann_min: int = sqlite_ann.ANN_MIN) -> None:
         self.path = path
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -134,7 +135,7 @@ class SqliteStore(SqliteEmbeddings):
         self._frequencies: dict[str, int] = {}  # document frequency of query words, cached
         self._total: int | None = None
         self._writes = 0
-        self._vectors = VectorCache()
+        self._vectors = sqlite_ann.VectorIndex(path, self._lock, ann_min)
         self._batching = False
         self._batch_started = 0.0
 
@@ -147,7 +148,9 @@ class SqliteStore(SqliteEmbeddings):
         if version not in (0, SCHEMA_VERSION):  # an older layout: rebuild from the files
             for table in ("chunks_vocab", "chunks_fts", "chunks", "documents"):
                 self._db.execute(f"DROP TABLE IF EXISTS {table}")
+            self._db.executescript(sqlite_ann.DROP)
         self._db.executescript(_SCHEMA)
+        self._db.executescript(sqlite_ann.SCHEMA)
         columns = {row[1] for row in self._db.execute("PRAGMA table_info(chunks)")}
         for page in ("start_page", "end_page"):  # added after version 2 (PDF pages)
             if page not in columns:
@@ -225,7 +228,7 @@ class SqliteStore(SqliteEmbeddings):
                     (record.path,),
                 ).fetchall()
             )
-            _delete_chunks(db, record.path, self._vectors)
+            _delete_chunks(db, record.path)
             (last,) = db.execute("SELECT coalesce(max(id), 0) FROM chunks").fetchone()
             ids = range(last + 1, last + 1 + len(chunks))
             rows = [
@@ -244,15 +247,10 @@ class SqliteStore(SqliteEmbeddings):
                 [(row_id, *fts) for row_id, fts in zip(ids, columns, strict=True)],
             )
             _upsert(db, record)
-            self._vectors.added(
-                (row_id, row[13])
-                for row_id, row in zip(ids, rows, strict=True)
-                if row[12] == "ready"
-            )
 
     def remove_document(self, path: str) -> None:
         with self._transaction() as db:
-            _delete_chunks(db, path, self._vectors)
+            _delete_chunks(db, path)
             db.execute("DELETE FROM documents WHERE path = ?", (path,))
 
     def chunks_of(self, path: str) -> list[Chunk]:
@@ -286,7 +284,7 @@ class SqliteStore(SqliteEmbeddings):
         return selective[:MAX_TERMS] or known[:2]
 
     def search(self, query: str, k: int, *, vector: Sequence[float] | None = None) -> list[Hit]:
-        """BM25 alone, or (``vector`` given) BM25 and cosine fused by reciprocal rank fusion."""
+        """BM25 alone, or (``vector`` given) BM25 and cosine fused by relative score fusion."""
         words = self._selective(query_terms(query))
         if k <= 0 or (not words and vector is None):
             return []
@@ -299,7 +297,7 @@ class SqliteStore(SqliteEmbeddings):
                 nearest = self._vectors.nearest(self._db, vector, depth, MIN_SIMILARITY)
             except sqlite3.Error as error:
                 raise StoreError(f"search failed: {error}") from None
-        fused = rrf([[row[-2] for row in lexical], nearest], k)
+        fused = fuse([[(row[-2], -float(str(row[-1]))) for row in lexical], nearest], k)
         rows = {row[-2]: row[:-2] for row in lexical}
         missing = [row_id for row_id, _ in fused if row_id not in rows]
         if missing:
@@ -351,6 +349,7 @@ class SqliteStore(SqliteEmbeddings):
         return int(count)
 
     def close(self) -> None:
+        self._vectors.close()  # outside the lock: a finishing build takes it
         with self._lock:
             self._db.close()
 
@@ -415,9 +414,7 @@ def _upsert(db: sqlite3.Connection, record: DocumentRecord) -> None:
     )
 
 
-def _delete_chunks(db: sqlite3.Connection, path: str, vectors: VectorCache) -> None:
-    ids = db.execute("SELECT id FROM chunks WHERE document = ?", (path,)).fetchall()
-    vectors.removed(row_id for (row_id,) in ids)
+def _delete_chunks(db: sqlite3.Connection, path: str) -> None:
     db.execute(
         "DELETE FROM chunks_fts WHERE rowid IN (SELECT id FROM chunks WHERE document = ?)",
         (path,),

@@ -1,27 +1,19 @@
-"""Exact cosine search for the SQLite index: vectors as float32 blobs, one numpy matrix in memory.
+"""The embedding lifecycle of the SQLite index: vectors as float32 blobs in ``chunks``.
 
-This Python's sqlite3 cannot load extensions (no sqlite-vec), and exact search is fast enough:
-the matrix of every ``ready`` vector is read once, then each query is one matrix-vector
-product (100k x 384 float32: ~10 ms on one core) and a partial sort. Writes of this process
-are applied as deltas at the next search (removed row ids masked out, new rows appended);
-a write by another process (``agent-ls index`` beside the server) changes SQLite's
-``data_version`` and the matrix is read again. numpy is imported only here, only with the
-``embeddings`` extra.
+The nearest-neighbour search over them (an HNSW graph file beside the SQLite file, plus
+exact search of what is newer) is in ``sqlite_ann``. numpy is imported only there, only with
+the ``embeddings`` extra.
 """
 
 from __future__ import annotations
 
 import sqlite3
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from contextlib import AbstractContextManager
-from typing import TYPE_CHECKING, Any
 
 from actions.index.model import EMBEDDING_STATUSES, EmbeddingResult, PendingEmbedding
-
-if TYPE_CHECKING:
-    import numpy as np
-    import numpy.typing as npt
+from actions.index.sqlite_ann import VectorIndex
 
 
 def pack(vector: Sequence[float] | None) -> bytes | None:
@@ -35,116 +27,12 @@ def pack(vector: Sequence[float] | None) -> bytes | None:
     return array.array("f", vector).tobytes()
 
 
-class VectorCache:
-    """The unit vectors of one SQLite index by chunk row id, kept in step with the writes."""
-
-    def __init__(self) -> None:
-        self._ids: npt.NDArray[np.int64] | None = None
-        self._matrix: npt.NDArray[np.float32] | None = None
-        self._version = -1
-        self._removed: set[int] = set()
-        self._added: dict[int, bytes] = {}
-
-    def removed(self, ids: Iterable[int]) -> None:
-        """Rows deleted by this process (applied at the next search)."""
-        if self._ids is None:
-            return
-        for row_id in ids:
-            self._added.pop(row_id, None)
-            self._removed.add(row_id)
-
-    def added(self, rows: Iterable[tuple[int, object]]) -> None:
-        """Rows given a vector by this process."""
-        if self._ids is not None:
-            self._added.update((row_id, blob) for row_id, blob in rows if isinstance(blob, bytes))
-
-    def invalidate(self) -> None:
-        self._ids = self._matrix = None
-        self._removed.clear()
-        self._added.clear()
-
-    def _load(self, db: sqlite3.Connection) -> None:
-        import numpy as np
-
-        rows = db.execute(
-            "SELECT id, embedding FROM chunks WHERE embedding_status = 'ready'"
-            " AND embedding IS NOT NULL"
-        ).fetchall()
-        self._removed.clear()
-        self._added.clear()
-        self._ids, self._matrix = _stack(np, [row[0] for row in rows], [row[1] for row in rows])
-
-    def _apply(self) -> None:
-        import numpy as np
-
-        assert self._ids is not None
-        assert self._matrix is not None
-        ids, matrix = self._ids, self._matrix
-        if self._removed:
-            keep = ~np.isin(ids, np.fromiter(self._removed, dtype=np.int64))
-            ids, matrix = ids[keep], matrix[keep]
-        if self._added:
-            more_ids, more = _stack(np, list(self._added), list(self._added.values()))
-            if more.shape[0] and (not matrix.shape[0] or more.shape[1] != matrix.shape[1]):
-                ids, matrix = more_ids, more  # the first vectors, or the model changed
-            elif more.shape[0]:
-                ids, matrix = np.concatenate([ids, more_ids]), np.vstack([matrix, more])
-        self._ids, self._matrix = ids, matrix
-        self._removed.clear()
-        self._added.clear()
-
-    def nearest(
-        self, db: sqlite3.Connection, vector: Sequence[float], k: int, floor: float = -1.0
-    ) -> list[int]:
-        """Row ids of the ``k`` vectors nearest ``vector`` by cosine similarity, of at least
-        ``floor``, best first. ``db``'s lock is held."""
-        import numpy as np
-
-        (version,) = db.execute("PRAGMA data_version").fetchone()
-        if self._ids is None or version != self._version:
-            self._load(db)
-            self._version = version
-        elif self._removed or self._added:
-            self._apply()
-        assert self._ids is not None
-        assert self._matrix is not None
-        query = np.asarray(vector, dtype=np.float32)
-        if not self._matrix.shape[0] or self._matrix.shape[1] != query.shape[0]:
-            return []
-        norm = float(np.linalg.norm(query))
-        scores = self._matrix @ (query / norm if norm else query)
-        if k < scores.shape[0]:
-            best = np.argpartition(-scores, k)[:k]
-        else:
-            best = np.arange(scores.shape[0])
-        best = best[np.argsort(-scores[best], kind="stable")]
-        best = best[scores[best] >= floor]
-        return [int(row_id) for row_id in self._ids[best]]
-
-
-def _stack(np: Any, ids: list[int], blobs: list[bytes]) -> tuple[Any, Any]:
-    """``(ids, unit-length matrix)`` of the blobs of the most common size (rows of another
-    size, left by an earlier model, are skipped)."""
-    if not blobs:
-        return np.zeros(0, dtype=np.int64), np.zeros((0, 0), dtype=np.float32)
-    sizes: dict[int, int] = {}
-    for blob in blobs:
-        sizes[len(blob)] = sizes.get(len(blob), 0) + 1
-    size = max(sizes, key=lambda s: sizes[s])
-    keep = [i for i, blob in enumerate(blobs) if len(blob) == size]
-    matrix = np.frombuffer(b"".join(blobs[i] for i in keep), dtype=np.float32)
-    matrix = matrix.reshape(len(keep), size // 4)
-    norms = np.linalg.norm(matrix, axis=1, keepdims=True)  # the model's are 1 already
-    matrix = matrix / np.where(norms > 0, norms, 1.0)
-    return np.asarray([ids[i] for i in keep], dtype=np.int64), matrix
-
-
 class SqliteEmbeddings:
     """The embedding lifecycle of ``SqliteStore``: queue, hand out, store and count."""
 
     _db: sqlite3.Connection
     _lock: threading.Lock
-    _vectors: VectorCache
+    _vectors: VectorIndex
 
     def _transaction(self) -> AbstractContextManager[sqlite3.Connection]:
         raise NotImplementedError
@@ -179,7 +67,6 @@ class SqliteEmbeddings:
                     (blob, "ready" if blob else "failed", error, row_id, digest),
                 )
                 stored += cursor.rowcount
-            self._vectors.added((row_id, blob) for row_id, _, blob, _ in done if blob)
         return stored
 
     def embedding_counts(self) -> dict[str, int]:
@@ -201,3 +88,11 @@ class SqliteEmbeddings:
                 (limit,),
             ).fetchall()
         return [(str(path), str(reason)) for path, reason in rows]
+
+    def vector_index(self) -> dict[str, object]:
+        """How the nearest-neighbour search runs now (``hnsw`` or ``exact``, sizes, file)."""
+        return self._vectors.describe()
+
+    def wait_for_vector_index(self, timeout: float | None = None) -> bool:
+        """Bring the vector index up to date and wait for a build it starts (True: done)."""
+        return self._vectors.wait(self._db, timeout)

@@ -86,7 +86,7 @@ class Store(Protocol):
 
     def search(self, query: str, k: int, *, vector: Sequence[float] | None = None) -> list[Hit]:
         """The ``k`` best chunks for ``query``: BM25, or with ``vector`` (a query embedding)
-        BM25 and cosine similarity fused by reciprocal rank fusion (chunks without a vector
+        BM25 and cosine similarity fused by relative score fusion (chunks without a vector
         take part through BM25 only; dense-only hits need ``MIN_SIMILARITY``)."""
         ...
 

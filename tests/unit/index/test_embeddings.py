@@ -16,8 +16,8 @@ from actions.index.embeddings import (
     PADDING,
     _batches,
     dense_status,
+    fuse,
     load_embedder,
-    rrf,
 )
 
 needs_model = pytest.mark.skipif(
@@ -67,8 +67,22 @@ def test_batches_take_every_text_once_with_little_padding(lengths: list[int]) ->
         assert len(batch) == 1 or max(sizes) * len(batch) <= (1 + PADDING) * sum(sizes)
 
 
-def test_reciprocal_rank_fusion_rewards_agreement() -> None:
-    fused = rrf([["a", "b", "c"], ["b", "d"]], k=3)
-    assert [key for key, _ in fused] == ["b", "a", "d"]
-    assert fused[0][1] == pytest.approx(1 / 62 + 1 / 61)
-    assert rrf([[], []], k=3) == []
+def test_fusion_keeps_how_sure_each_ranking_is() -> None:
+    # BM25 is sure of "a" (c scores a tenth of it); the vectors barely separate b from d
+    lexical = [("a", 10.0), ("b", 2.0), ("c", 1.0)]
+    dense = [("b", 0.61), ("d", 0.60), ("a", 0.59)]
+    fused = fuse([lexical, dense], k=4)
+    assert [key for key, _ in fused] == ["b", "a", "d", "c"]
+    assert fused[0][1] == pytest.approx((1 / 9 + 1.0) / 2)
+    assert fused[1][1] == pytest.approx(0.5)
+    # reciprocal rank fusion would rank d (dense 2nd) above c and tie a with b; here a BM25
+    # hit far ahead of the rest stays ahead of a chunk only the vectors found
+    sure = fuse([[("a", 10.0), ("c", 1.0)], [("d", 0.7), ("a", 0.3)]], k=3)
+    assert [key for key, _ in sure] == ["a", "d", "c"]
+
+
+def test_fusion_of_equal_scores_prefers_what_more_rankings_found() -> None:
+    fused = fuse([[("a", 1.0), ("b", 0.0)], [("b", 0.9), ("c", 0.8)]], k=3)
+    assert [key for key, _ in fused] == ["b", "a", "c"]  # a and b both 0.5: b is in both
+    assert fuse([[], []], k=3) == []
+    assert fuse([[("x", 3.0)]], k=3) == [("x", 1.0)]  # one candidate: the best there is

@@ -1,0 +1,395 @@
+"""Nearest-neighbour search for the SQLite index: an HNSW graph file (usearch) beside the
+SQLite file, plus the vectors written since it was saved, searched exactly.
+
+Why usearch (docs/retrieval.md has the measurements): a 2.3 MB manylinux wheel for this
+Python with no other dependency, keys can be removed (faiss's HNSW cannot), and a saved
+index is *viewed* (memory-mapped): the first query after a start costs milliseconds, not the
+second it took to read every vector from SQLite.
+
+Layout and lifecycle:
+- SQLite triggers write every change of a ``ready`` vector to ``vector_log`` (row id, added or
+  removed), in the writer's own transaction: this process, ``agent-ls index`` or any other
+  writer. ``vector_meta`` holds the index's ``epoch`` (random, new whenever the tables are
+  created) and ``trimmed`` (log entries up to this sequence number were deleted).
+- The graph is saved as ``<db>.vectors-<epoch>-<seq>.usearch``: it holds every vector up to log
+  entry ``seq``. A search views the newest usable file, then applies the log after ``seq``:
+  removed or replaced rows become tombstones (filtered out of the graph's answers), added
+  rows go to an in-memory delta searched exactly with numpy.
+- When the delta grows past ``DELTA_MAX`` (or there is no file and at least ``ANN_MIN``
+  vectors), a background thread loads the graph, applies the delta, saves a new file
+  (written aside, then renamed), swaps it in and trims the log. A missing, corrupt (does
+  not load) or stale file (another epoch, or older than the trimmed log) is rebuilt from
+  the blobs the same way; until then searches are exact over the blobs.
+- Below ``ANN_MIN`` vectors there is no graph at all: exact search is as fast there.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sqlite3
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+ANN_MIN = 10_000  # vectors: below, exact search (10k x 384 float32: ~1 ms) and no graph file
+DELTA_MAX = 4_096  # vectors outside the graph (plus tombstones) before it is rebuilt
+EXPANSION = 128  # HNSW candidate list at search time (>= the fusion depth of 50)
+BUILD_BATCH = 2_048  # vectors added per call while building (the stop flag is checked between)
+BUILD_THREADS = min(2, os.cpu_count() or 1)
+# HNSW shape: 16 links per node, 64 candidates while inserting (half usearch's default: the
+# build of 100k vectors takes half as long; recall@10 measured in bench/retrieval.py).
+CONNECTIVITY = 16
+EXPANSION_ADD = 64
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS vector_log (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT, id INTEGER NOT NULL, ready INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS vector_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+INSERT OR IGNORE INTO vector_meta VALUES ('epoch', lower(hex(randomblob(8))));
+INSERT OR IGNORE INTO vector_meta VALUES ('trimmed', '0');
+CREATE TRIGGER IF NOT EXISTS vector_added AFTER INSERT ON chunks
+WHEN new.embedding_status = 'ready' BEGIN
+    INSERT INTO vector_log (id, ready) VALUES (new.id, 1);
+END;
+CREATE TRIGGER IF NOT EXISTS vector_removed AFTER DELETE ON chunks
+WHEN old.embedding_status = 'ready' BEGIN
+    INSERT INTO vector_log (id, ready) VALUES (old.id, 0);
+END;
+CREATE TRIGGER IF NOT EXISTS vector_changed AFTER UPDATE OF embedding_status, embedding ON chunks
+WHEN old.embedding_status = 'ready' OR new.embedding_status = 'ready' BEGIN
+    INSERT INTO vector_log (id, ready) VALUES (new.id, new.embedding_status = 'ready');
+END;
+"""
+DROP = "DROP TABLE IF EXISTS vector_log; DROP TABLE IF EXISTS vector_meta;"
+
+
+class _State:
+    """What one search sees: the graph (or None), its tombstones and the exact delta."""
+
+    def __init__(self, epoch: str) -> None:
+        import numpy as np
+
+        self.epoch = epoch
+        self.graph: Any = None  # a viewed usearch Index
+        self.graph_path: Path | None = None
+        self.graph_seq = 0
+        self.seq = 0  # the last log entry applied
+        self.tombstones: set[int] = set()
+        self.ids: npt.NDArray[np.int64] = np.zeros(0, dtype=np.int64)
+        self.matrix: npt.NDArray[np.float32] = np.zeros((0, 0), dtype=np.float32)
+
+    @property
+    def dimension(self) -> int:
+        return int(self.graph.ndim) if self.graph is not None else int(self.matrix.shape[1])
+
+    def pending(self) -> int:
+        return len(self.ids) + len(self.tombstones)
+
+
+class VectorIndex:
+    """The dense half of one SQLite index (``db``'s lock is held by every caller but the
+    builder thread, which takes ``lock`` itself for the moments it touches shared state)."""
+
+    def __init__(self, db_path: Path, lock: threading.Lock, ann_min: int = ANN_MIN) -> None:
+        self.db_path = db_path
+        self._lock = lock
+        self.ann_min = ann_min
+        self._state: _State | None = None
+        self._builder: threading.Thread | None = None
+        self._stop = threading.Event()
+        self._idle = threading.Event()
+        self._idle.set()
+        self.build_error = ""  # why the last build failed (the search stays exact)
+
+    # ------------------------------------------------------------------ searching
+
+    def nearest(
+        self, db: sqlite3.Connection, vector: Sequence[float], k: int, floor: float = -1.0
+    ) -> list[tuple[int, float]]:
+        """``(row id, cosine similarity)`` of the ``k`` vectors nearest ``vector``, of at
+        least ``floor``, best first."""
+        import numpy as np
+
+        state = self._sync(db)
+        query = np.asarray(vector, dtype=np.float32)
+        if not state.dimension or query.shape[0] != state.dimension:
+            return []
+        norm = float(np.linalg.norm(query))
+        query = query / norm if norm else query
+        found: list[tuple[float, int]] = []
+        if state.graph is not None and len(state.graph):
+            count = min(len(state.graph), k + len(state.tombstones))
+            matches = state.graph.search(query, count, threads=1)
+            found += [
+                (1.0 - float(distance), int(key))
+                for key, distance in zip(matches.keys, matches.distances, strict=True)
+                if int(key) not in state.tombstones
+            ]
+        if state.matrix.shape[0] and state.matrix.shape[1] == query.shape[0]:
+            scores = state.matrix @ query
+            best = (
+                np.argpartition(-scores, k)[:k] if k < scores.shape[0] else np.arange(len(scores))
+            )
+            found += [(float(scores[i]), int(state.ids[i])) for i in best]
+        found.sort(key=lambda item: -item[0])
+        return [(row_id, score) for score, row_id in found[:k] if score >= floor]
+
+    def _sync(self, db: sqlite3.Connection) -> _State:
+        """The state brought up to the last log entry (another process's writes included)."""
+        epoch, trimmed = _meta(db)
+        state = self._state
+        if state is None or state.epoch != epoch or state.seq < trimmed:
+            state = self._state = self._open(db, epoch, trimmed)
+        rows = db.execute(
+            "SELECT seq, id, ready FROM vector_log WHERE seq > ? ORDER BY seq", (state.seq,)
+        ).fetchall()
+        if rows:
+            _apply(db, state, rows)
+        if self._needs_build(state):
+            self._start_build(state)
+        return state
+
+    def _open(self, db: sqlite3.Connection, epoch: str, trimmed: int) -> _State:
+        """The newest usable graph file and the log after it; else every vector, exactly."""
+        state = _State(epoch)
+        (last,) = db.execute("SELECT coalesce(max(seq), 0) FROM vector_log").fetchone()
+        for seq, path in self._files(epoch):
+            if trimmed <= seq <= max(last, trimmed):
+                graph = _view(path)
+                if graph is not None:
+                    state.graph, state.graph_path, state.graph_seq = graph, path, seq
+                    state.seq = seq
+                    return state
+            _unlink(path)  # stale or corrupt: rebuilt from the blobs
+        rows = db.execute(
+            "SELECT id, embedding FROM chunks WHERE embedding_status = 'ready'"
+            " AND embedding IS NOT NULL"
+        ).fetchall()
+        state.ids, state.matrix = _stack([row[0] for row in rows], [row[1] for row in rows])
+        state.seq = max(last, trimmed)
+        return state
+
+    def _files(self, epoch: str) -> list[tuple[int, Path]]:
+        """``(seq, path)`` of this index's graph files, newest first; other epochs' removed."""
+        found = []
+        prefix = f"{self.db_path.name}.vectors-"
+        for path in self.db_path.parent.glob(f"{prefix}*.usearch"):
+            stem = path.name[len(prefix) : -len(".usearch")]
+            file_epoch, _, seq = stem.partition("-")
+            if file_epoch == epoch and seq.isdigit():
+                found.append((int(seq), path))
+            elif not stem.endswith(".tmp"):
+                _unlink(path)
+        return sorted(found, reverse=True)
+
+    # ------------------------------------------------------------------ building
+
+    def _needs_build(self, state: _State) -> bool:
+        if not self._idle.is_set() or self._stop.is_set() or self.build_error:
+            return False
+        if not _usearch():
+            return False
+        if state.graph is None:
+            return len(state.ids) >= self.ann_min
+        return state.pending() > DELTA_MAX
+
+    def _start_build(self, state: _State) -> None:
+        self._idle.clear()
+        snapshot = (state.epoch, state.graph_path, state.seq, state.ids, state.matrix)
+        tombstones = frozenset(state.tombstones)
+        self._builder = threading.Thread(
+            target=self._build, args=(snapshot, tombstones), name="vector-index", daemon=True
+        )
+        self._builder.start()
+
+    def _build(self, snapshot: tuple[Any, ...], tombstones: frozenset[int]) -> None:
+        epoch, base, seq, ids, matrix = snapshot
+        try:
+            path = self._write(base, tombstones, ids, matrix, f"{epoch}-{seq}")
+            if path is not None:
+                self._swap(epoch, seq, path)
+        except (OSError, ValueError, RuntimeError, sqlite3.Error) as error:
+            self.build_error = f"{type(error).__name__}: {error}"
+        finally:
+            self._idle.set()
+
+    def _write(
+        self, base: Path | None, tombstones: frozenset[int], ids: Any, matrix: Any, name: str
+    ) -> Path | None:
+        """The graph of ``base`` with the tombstones removed and the delta added, saved as
+        ``name`` (None when stopped first)."""
+        from usearch.index import Index
+
+        graph: Any = Index.restore(str(base)) if base is not None else None
+        if graph is not None:
+            graph.expansion_add = EXPANSION_ADD
+        if graph is None:
+            graph = _new_graph(int(matrix.shape[1]))
+        if tombstones:
+            graph.remove(list(tombstones))
+        if len(ids) and matrix.shape[1] != graph.ndim:  # another model: its vectors only
+            graph = _new_graph(int(matrix.shape[1]))
+        for start in range(0, len(ids), BUILD_BATCH):
+            if self._stop.is_set():
+                return None
+            part = slice(start, start + BUILD_BATCH)
+            graph.add(ids[part], matrix[part], threads=BUILD_THREADS)
+        path = self.db_path.with_name(f"{self.db_path.name}.vectors-{name}.usearch")
+        aside = path.with_name(path.name + ".tmp")
+        graph.save(str(aside))
+        os.replace(aside, path)
+        return path
+
+    def _swap(self, epoch: str, seq: int, path: Path) -> None:
+        """Search the new file from now on; trim the log it holds; drop older files."""
+        graph = _view(path)
+        if graph is None:
+            raise ValueError(f"{path} did not load after saving")
+        with self._lock:
+            state = self._state
+            if state is None or state.epoch != epoch or self._stop.is_set():
+                return
+            fresh = _State(epoch)
+            fresh.graph, fresh.graph_path, fresh.graph_seq, fresh.seq = graph, path, seq, seq
+            self._state = fresh  # the next search applies the log after ``seq``
+        with contextlib.closing(sqlite3.connect(self.db_path, timeout=30)) as db, db:
+            db.execute("DELETE FROM vector_log WHERE seq <= ?", (seq,))
+            db.execute(
+                "UPDATE vector_meta SET value = CAST(max(CAST(value AS INTEGER), ?) AS TEXT)"
+                " WHERE key = 'trimmed'",
+                (seq,),
+            )
+        for other_seq, other in self._files(epoch):
+            if other_seq < seq:
+                _unlink(other)  # a reader that still maps it keeps its pages (POSIX)
+
+    def wait(self, db: sqlite3.Connection | None = None, timeout: float | None = None) -> bool:
+        """Wait until no build runs (``db``: first sync, which may start one; the caller
+        must not hold the lock then). True when idle."""
+        if db is not None:
+            with self._lock:
+                self._sync(db)
+        return self._idle.wait(timeout)
+
+    def describe(self) -> dict[str, object]:
+        state = self._state
+        if state is None:
+            return {"kind": "not loaded"}
+        return {
+            "kind": "hnsw" if state.graph is not None else "exact",
+            "graph": len(state.graph) if state.graph is not None else 0,
+            "delta": len(state.ids),
+            "tombstones": len(state.tombstones),
+            "file": str(state.graph_path or ""),
+            "building": not self._idle.is_set(),
+            "error": self.build_error,
+        }
+
+    def close(self) -> None:
+        self._stop.set()
+        builder = self._builder
+        if builder is not None:
+            builder.join()
+
+
+def _new_graph(dimension: int) -> Any:
+    from usearch.index import Index
+
+    return Index(
+        ndim=dimension,
+        metric="cos",
+        dtype="f16",  # half the file and memory of f32; similarities within ~1e-3
+        connectivity=CONNECTIVITY,
+        expansion_add=EXPANSION_ADD,
+        expansion_search=EXPANSION,
+    )
+
+
+def _meta(db: sqlite3.Connection) -> tuple[str, int]:
+    found = dict(db.execute("SELECT key, value FROM vector_meta").fetchall())
+    return str(found.get("epoch", "")), int(found.get("trimmed", 0))
+
+
+def _apply(db: sqlite3.Connection, state: _State, rows: list[tuple[int, int, int]]) -> None:
+    """Log entries on the state: the last entry of a row id decides."""
+    import numpy as np
+
+    last = {row_id: ready for _, row_id, ready in rows}
+    state.seq = rows[-1][0]
+    state.tombstones.update(last)  # removed, or replaced by a vector in the delta
+    if state.graph is None:
+        state.tombstones.clear()
+    if len(state.ids):
+        keep = ~np.isin(state.ids, np.fromiter(last, dtype=np.int64))
+        state.ids, state.matrix = state.ids[keep], state.matrix[keep]
+    added = [row_id for row_id, ready in last.items() if ready]
+    blobs: list[tuple[int, bytes]] = []
+    for start in range(0, len(added), 500):
+        part = added[start : start + 500]
+        blobs += db.execute(
+            f"SELECT id, embedding FROM chunks WHERE id IN ({','.join('?' * len(part))})"
+            " AND embedding_status = 'ready' AND embedding IS NOT NULL",
+            part,
+        ).fetchall()
+    if not blobs:
+        return
+    more_ids, more = _stack([row[0] for row in blobs], [row[1] for row in blobs])
+    if state.matrix.shape[0] and more.shape[1] == state.matrix.shape[1]:
+        state.ids = np.concatenate([state.ids, more_ids])
+        state.matrix = np.vstack([state.matrix, more])
+    elif more.shape[0] >= state.matrix.shape[0]:  # the first vectors, or mostly another model's
+        state.ids, state.matrix = more_ids, more
+
+
+def _stack(ids: list[int], blobs: list[bytes]) -> tuple[Any, Any]:
+    """``(ids, unit-length matrix)`` of the blobs of the most common size (rows of another
+    size, left by an earlier model, are skipped)."""
+    import numpy as np
+
+    if not blobs:
+        return np.zeros(0, dtype=np.int64), np.zeros((0, 0), dtype=np.float32)
+    sizes: dict[int, int] = {}
+    for blob in blobs:
+        sizes[len(blob)] = sizes.get(len(blob), 0) + 1
+    size = max(sizes, key=lambda s: sizes[s])
+    keep = [i for i, blob in enumerate(blobs) if len(blob) == size]
+    matrix = np.frombuffer(b"".join(blobs[i] for i in keep), dtype=np.float32)
+    matrix = matrix.reshape(len(keep), size // 4)
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)  # the model's are 1 already
+    unit = (matrix / np.where(norms > 0, norms, 1.0)).astype(np.float32, copy=False)
+    return np.asarray([ids[i] for i in keep], dtype=np.int64), unit
+
+
+def _usearch() -> bool:
+    """Whether usearch is installed (it comes with the ``embeddings`` extra)."""
+    import importlib.util
+
+    return importlib.util.find_spec("usearch") is not None
+
+
+def _view(path: Path) -> Any:
+    """The graph file memory-mapped, or None when it does not load (corrupt, truncated)."""
+    if not _usearch():
+        return None
+    from usearch.index import Index
+
+    try:
+        graph: Any = Index.restore(str(path), view=True)
+    except (ValueError, RuntimeError, OSError):
+        return None
+    if graph is None:
+        return None
+    graph.expansion_search = EXPANSION
+    return graph
+
+
+def _unlink(path: Path) -> None:
+    with contextlib.suppress(OSError):
+        path.unlink()
