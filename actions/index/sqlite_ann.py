@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     import numpy.typing as npt
 
 ANN_MIN = 10_000  # vectors: below, exact search (10k x 384 float32: ~1 ms) and no graph file
+ANN_MIN_ENV = "AGENT_LS_ANN_MIN"  # another threshold (e.g. 0: always a graph)
 DELTA_MAX = 4_096  # vectors outside the graph (plus tombstones) before it is rebuilt
 EXPANSION = 128  # HNSW candidate list at search time (>= the fusion depth of 50)
 BUILD_BATCH = 2_048  # vectors added per call while building (the stop flag is checked between)
@@ -97,10 +98,17 @@ class VectorIndex:
     """The dense half of one SQLite index (``db``'s lock is held by every caller but the
     builder thread, which takes ``lock`` itself for the moments it touches shared state)."""
 
-    def __init__(self, db_path: Path, lock: threading.Lock, ann_min: int = ANN_MIN) -> None:
+    def __init__(
+        self,
+        db_path: Path,
+        lock: threading.Lock,
+        ann_min: int | None = None,
+        delta_max: int = DELTA_MAX,
+    ) -> None:
         self.db_path = db_path
         self._lock = lock
-        self.ann_min = ann_min
+        self.ann_min = ann_min if ann_min is not None else configured_ann_min()
+        self.delta_max = delta_max
         self._state: _State | None = None
         self._builder: threading.Thread | None = None
         self._stop = threading.Event()
@@ -197,8 +205,8 @@ class VectorIndex:
         if not _usearch():
             return False
         if state.graph is None:
-            return len(state.ids) >= self.ann_min
-        return state.pending() > DELTA_MAX
+            return len(state.ids) >= max(self.ann_min, 1)
+        return state.pending() > self.delta_max
 
     def _start_build(self, state: _State) -> None:
         self._idle.clear()
@@ -297,6 +305,12 @@ class VectorIndex:
         builder = self._builder
         if builder is not None:
             builder.join()
+
+
+def configured_ann_min() -> int:
+    """``ANN_MIN``, or the number in ``AGENT_LS_ANN_MIN``."""
+    value = os.environ.get(ANN_MIN_ENV, "").strip()
+    return int(value) if value.isdigit() else ANN_MIN
 
 
 def _new_graph(dimension: int) -> Any:

@@ -118,7 +118,9 @@ class SqliteStore(SqliteEmbeddings):
 
     backend = "sqlite"
 
-    def __init__(self, path: Path, *, ann_min: int = sqlite_ann.ANN_MIN) -> None:
+    def __init__(
+        self, path: Path, *, ann_min: int | None = None, delta_max: int = sqlite_ann.DELTA_MAX
+    ) -> None:
         self.path = path
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -135,7 +137,7 @@ class SqliteStore(SqliteEmbeddings):
         self._frequencies: dict[str, int] = {}  # document frequency of query words, cached
         self._total: int | None = None
         self._writes = 0
-        self._vectors = sqlite_ann.VectorIndex(path, self._lock, ann_min)
+        self._vectors = sqlite_ann.VectorIndex(path, self._lock, ann_min, delta_max)
         self._batching = False
         self._batch_started = 0.0
 

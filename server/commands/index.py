@@ -173,6 +173,9 @@ def run(args: argparse.Namespace) -> int:
         report = await index.update_all(bar)
         if index.embeddings is not None and not args.no_embed:
             await index.embeddings.drain(lambda done, total: bar(done, total, "embedding"))
+            settle = getattr(index.store, "wait_for_vector_index", None)
+            if settle is not None:  # SQLite: the graph file saved, for the next search
+                await asyncio.to_thread(settle)
         return await summary(index, report)
 
     try:
