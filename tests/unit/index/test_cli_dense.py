@@ -132,3 +132,27 @@ def test_dense_search_can_be_turned_off_and_says_how_to_turn_it_on(tmp_path: Pat
     assert "dense:     off, BM25 only (turned off by AGENT_LS_EMBEDDINGS=0" in text.stdout
     on = agent_ls("doctor", "--no-check", "--workspace", str(tmp_path))
     assert "dense:     on, hybrid BM25 + all-MiniLM-L6-v2-onnx-int8 (1 not queued yet)" in on.stdout
+
+
+def test_the_graph_file_serves_agent_ls_search_and_follows_the_index(tmp_path: Path) -> None:
+    from actions.index.store import default_index_dir
+
+    env = {"AGENT_LS_INDEX_URL": "", "AGENT_LS_ANN_MIN": "1"}  # a graph even for 5 vectors
+    (tmp_path / "ops.md").write_text(OPS)
+    (tmp_path / "kitchen.md").write_text(KITCHEN)
+    (tmp_path / "travel.md").write_text(TRAVEL)
+    assert index(tmp_path, **env)["embedded"] == 5
+    folder = default_index_dir(tmp_path)
+    (graph,) = folder.glob("index.sqlite3.vectors-*.usearch")  # saved by `agent-ls index`
+    assert search(tmp_path, PARAPHRASE, **env)[0]["path"] == "ops.md"
+
+    graph.write_bytes(b"\x00not a graph" * 100)  # damaged: searches stay right meanwhile
+    assert search(tmp_path, PARAPHRASE, **env)[0]["path"] == "ops.md"
+    index(tmp_path, **env)  # nothing to index: the graph is rebuilt from the stored vectors
+    (rebuilt,) = folder.glob("index.sqlite3.vectors-*.usearch")
+    assert not rebuilt.read_bytes().startswith(b"\x00not a graph")
+    assert search(tmp_path, PARAPHRASE, **env)[0]["path"] == "ops.md"
+
+    (tmp_path / "ops.md").unlink()  # its vectors are still in the graph file: tombstoned
+    index(tmp_path, **env)
+    assert all(hit["path"] != "ops.md" for hit in search(tmp_path, PARAPHRASE, **env))
