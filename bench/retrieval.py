@@ -424,7 +424,8 @@ def vector_index(path: Path, store: SqliteStore, matrix: Any, runs: int) -> dict
             best = np.argpartition(-scores, 10)[:10]
             truth = best[np.argsort(-scores[best])]
             exact.append((time.perf_counter() - started) * 1e3)
-            recall += len(set(got) & {int(i) + 1 for i in truth}) / 10  # row ids start at 1
+            found_ids = {row_id for row_id, _ in got}
+            recall += len(found_ids & {int(i) + 1 for i in truth}) / 10  # row ids start at 1
         found.setdefault("nearest 10 by the graph, p50", []).append(statistics.median(ann))
         found.setdefault("reference, exact numpy over the matrix, p50", []).append(
             statistics.median(exact)
