@@ -8,7 +8,8 @@ wheel in a temp dir (unix socket) and stopped at the end. Prints, each over >= 3
   PostgreSQL beside SQLite (the same words and stemming; tsvector + ts_rank_cd x IDF vs BM25);
 - query p50 / p95 on --chunks chunks of Zipf-distributed words, PostgreSQL and SQLite (the
   reference) on the same chunks;
-- hybrid query p50 (lexical + nearest neighbours of a 384-dimension vector, HNSW, relative score fusion).
+- hybrid query p50 (lexical + nearest neighbours of a 384-dimension vector, HNSW, relative
+  score fusion).
 """
 
 from __future__ import annotations

@@ -162,6 +162,8 @@ class VectorIndex:
             _apply(db, state, rows)
         if self._needs_build(state):
             self._start_build(state)
+        elif state.graph is None and state.seq - trimmed > self.delta_max and self._idle.is_set():
+            self._start_trim(state.seq)  # no graph: the log is needed by nobody
         return state
 
     def _open(self, db: sqlite3.Connection, epoch: str, trimmed: int) -> _State:
@@ -255,6 +257,31 @@ class VectorIndex:
         os.replace(aside, path)
         return path
 
+    def _start_trim(self, seq: int) -> None:
+        """Trim the log up to ``seq`` in the background (another process that is behind
+        it reads every vector again: below ``ann_min``, a few milliseconds)."""
+        self._idle.clear()
+
+        def trim() -> None:
+            try:
+                self._trim(seq)
+            except sqlite3.Error as error:
+                self.build_error = f"{type(error).__name__}: {error}"
+            finally:
+                self._idle.set()
+
+        self._builder = threading.Thread(target=trim, name="vector-log", daemon=True)
+        self._builder.start()
+
+    def _trim(self, seq: int) -> None:
+        with contextlib.closing(sqlite3.connect(self.db_path, timeout=30)) as db, db:
+            db.execute("DELETE FROM vector_log WHERE seq <= ?", (seq,))
+            db.execute(
+                "UPDATE vector_meta SET value = CAST(max(CAST(value AS INTEGER), ?) AS TEXT)"
+                " WHERE key = 'trimmed'",
+                (seq,),
+            )
+
     def _swap(self, epoch: str, seq: int, path: Path) -> None:
         """Search the new file from now on; trim the log it holds; drop older files."""
         graph = _view(path)
@@ -267,13 +294,7 @@ class VectorIndex:
             fresh = _State(epoch)
             fresh.graph, fresh.graph_path, fresh.graph_seq, fresh.seq = graph, path, seq, seq
             self._state = fresh  # the next search applies the log after ``seq``
-        with contextlib.closing(sqlite3.connect(self.db_path, timeout=30)) as db, db:
-            db.execute("DELETE FROM vector_log WHERE seq <= ?", (seq,))
-            db.execute(
-                "UPDATE vector_meta SET value = CAST(max(CAST(value AS INTEGER), ?) AS TEXT)"
-                " WHERE key = 'trimmed'",
-                (seq,),
-            )
+        self._trim(seq)
         for other_seq, other in self._files(epoch):
             if other_seq < seq:
                 _unlink(other)  # a reader that still maps it keeps its pages (POSIX)

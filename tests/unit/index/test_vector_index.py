@@ -6,6 +6,7 @@ against exact cosine search over the same vectors."""
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -213,3 +214,21 @@ def test_another_connection_sees_the_graph_and_every_change(filled) -> None:
     store.remove_document("d300.md")
     assert nearest(reader, query) == exact(corpus, query)
     reader.close()
+
+
+def test_without_a_graph_the_vector_log_does_not_grow_forever(tmp_path: Path) -> None:
+    path = tmp_path / "index.sqlite3"
+    store = SqliteStore(path, ann_min=1_000, delta_max=8)  # small: exact search, no graph
+    other = SqliteStore(path, ann_min=1_000, delta_max=8)  # e.g. `agent-ls index` beside
+    block = vectors(4, PER_DOC)
+    assert nearest(other, block[3], 1) == []  # nothing yet; its state is at the log's start
+    for round_ in range(6):  # the same document re-embedded: 6 removed + 6 added each time
+        store.replace_chunks(record(0, str(round_)), chunks(0, block, text=f" v{round_}"))
+        assert nearest(store, block[1], 1) == [("d0.md", 1)]
+        assert store.wait_for_vector_index(timeout=30)
+    (logged,) = sqlite3.connect(path).execute("SELECT count(*) FROM vector_log").fetchone()
+    assert logged <= 2 * PER_DOC + 8
+    assert graph_files(path) == []
+    assert nearest(other, block[3], 1) == [("d0.md", 3)]  # behind the trimmed log: reads all
+    store.close()
+    other.close()
