@@ -86,10 +86,6 @@ class _State:
         self.ids: npt.NDArray[np.int64] = np.zeros(0, dtype=np.int64)
         self.matrix: npt.NDArray[np.float32] = np.zeros((0, 0), dtype=np.float32)
 
-    @property
-    def dimension(self) -> int:
-        return int(self.graph.ndim) if self.graph is not None else int(self.matrix.shape[1])
-
     def pending(self) -> int:
         return len(self.ids) + len(self.tombstones)
 
@@ -127,19 +123,11 @@ class VectorIndex:
 
         state = self._sync(db)
         query = np.asarray(vector, dtype=np.float32)
-        if not state.dimension or query.shape[0] != state.dimension:
-            return []
         norm = float(np.linalg.norm(query))
         query = query / norm if norm else query
         found: list[tuple[float, int]] = []
-        if state.graph is not None and len(state.graph):
-            count = min(len(state.graph), k + len(state.tombstones))
-            matches = state.graph.search(query, count, threads=1)
-            found += [
-                (1.0 - float(distance), int(key))
-                for key, distance in zip(matches.keys, matches.distances, strict=True)
-                if int(key) not in state.tombstones
-            ]
+        if state.graph is not None and len(state.graph) and state.graph.ndim == len(query):
+            found += _graph_nearest(state, query, k)
         if state.matrix.shape[0] and state.matrix.shape[1] == query.shape[0]:
             scores = state.matrix @ query
             best = (
@@ -345,6 +333,23 @@ def _new_graph(dimension: int) -> Any:
         expansion_add=EXPANSION_ADD,
         expansion_search=EXPANSION,
     )
+
+
+def _graph_nearest(state: _State, query: Any, k: int) -> list[tuple[float, int]]:
+    """``(similarity, row id)`` of the graph's ``k`` nearest that are not tombstones: asked
+    for a few more than ``k``, then four times as many while tombstones hid too many."""
+    size = len(state.graph)
+    count = min(size, k + min(len(state.tombstones), k))
+    while True:
+        matches = state.graph.search(query, count, threads=1)
+        found = [
+            (1.0 - float(distance), int(key))
+            for key, distance in zip(matches.keys, matches.distances, strict=True)
+            if int(key) not in state.tombstones
+        ]
+        if len(found) >= k or count >= size or len(matches.keys) < count:
+            return found[:k]
+        count = min(size, count * 4)
 
 
 def _meta(db: sqlite3.Connection) -> tuple[str, int]:

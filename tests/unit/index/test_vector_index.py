@@ -232,3 +232,17 @@ def test_without_a_graph_the_vector_log_does_not_grow_forever(tmp_path: Path) ->
     assert nearest(other, block[3], 1) == [("d0.md", 3)]  # behind the trimmed log: reads all
     store.close()
     other.close()
+
+
+def test_many_removed_neighbours_do_not_shorten_the_answer(filled) -> None:
+    store, _, corpus = filled
+    settle(store)
+    query = vectors(14, 1)[0]
+    gone = {key[0] for key in exact(corpus, query, 3)}  # the documents of the 3 nearest
+    for name in gone:
+        store.remove_document(name)
+    corpus = {key: value for key, value in corpus.items() if key[0] not in gone}
+    assert store.vector_index()["graph"] == DOCS * PER_DOC  # still in the file: tombstones
+    expected = exact(corpus, query, 5)
+    assert len(expected) == 5  # the graph held more tombstones than that ahead of them
+    assert nearest(store, query) == expected
