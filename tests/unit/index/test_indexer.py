@@ -72,9 +72,12 @@ async def test_restart_rechunks_nothing_unchanged(ws: Path) -> None:
     assert report.indexed == ["notes.txt"]
     assert report.removed == ["src/tool.py"]
     assert sorted(report.unchanged) == ["docs/guide.md"]
-    assert await second.search("kiwis", 3) == []
+    # the old texts are gone (with vectors ready, a similar-enough chunk may still come back
+    # for the old words: the guide's table for "checksum", the mango notes for "kiwis")
+    assert all("kiwis" not in hit.chunk.content for hit in await second.search("kiwis", 3))
     assert (await second.search("mangos", 3))[0].chunk.document == "notes.txt"
-    assert await second.search("checksum", 3) == []
+    checksum = await second.search("checksum", 3)
+    assert all(hit.chunk.document != "src/tool.py" for hit in checksum)
     second.close()
 
 
