@@ -26,7 +26,6 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
-from actions.index import sqlite_ann
 from actions.index.embeddings import MIN_SIMILARITY, fuse, text_hash
 from actions.index.model import (
     STATUSES,
@@ -35,6 +34,9 @@ from actions.index.model import (
     Hit,
     StoreError,
 )
+from actions.index.sqlite_ann import DELTA_MAX, VectorIndex
+from actions.index.sqlite_ann import DROP as VECTOR_DROP
+from actions.index.sqlite_ann import SCHEMA as VECTOR_SCHEMA
 from actions.index.sqlite_vectors import SqliteEmbeddings, pack
 
 SCHEMA_VERSION = 3
@@ -119,7 +121,7 @@ class SqliteStore(SqliteEmbeddings):
     backend = "sqlite"
 
     def __init__(
-        self, path: Path, *, ann_min: int | None = None, delta_max: int = sqlite_ann.DELTA_MAX
+        self, path: Path, *, ann_min: int | None = None, delta_max: int = DELTA_MAX
     ) -> None:
         self.path = path
         try:
@@ -137,7 +139,7 @@ class SqliteStore(SqliteEmbeddings):
         self._frequencies: dict[str, int] = {}  # document frequency of query words, cached
         self._total: int | None = None
         self._writes = 0
-        self._vectors = sqlite_ann.VectorIndex(path, self._lock, ann_min, delta_max)
+        self._vectors = VectorIndex(path, self._lock, ann_min, delta_max)
         self._batching = False
         self._batch_started = 0.0
 
@@ -150,9 +152,9 @@ class SqliteStore(SqliteEmbeddings):
         if version not in (0, SCHEMA_VERSION):  # an older layout: rebuild from the files
             for table in ("chunks_vocab", "chunks_fts", "chunks", "documents"):
                 self._db.execute(f"DROP TABLE IF EXISTS {table}")
-            self._db.executescript(sqlite_ann.DROP)
+            self._db.executescript(VECTOR_DROP)
         self._db.executescript(_SCHEMA)
-        self._db.executescript(sqlite_ann.SCHEMA)
+        self._db.executescript(VECTOR_SCHEMA)
         columns = {row[1] for row in self._db.execute("PRAGMA table_info(chunks)")}
         for page in ("start_page", "end_page"):  # added after version 2 (PDF pages)
             if page not in columns:
