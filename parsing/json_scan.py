@@ -81,9 +81,14 @@ class Source:
         return self.at_end(i) or self.marker_at(i)
 
     def skip_ws(self, i: int, comments: bool = False) -> int:
-        """Index of the first character at or after ``i`` that is not whitespace (or comment)."""
-        pattern = _WS_COMMENTS if comments else _WS
-        return pattern.match(self.text, i).end()  # type: ignore[union-attr]
+        """Index of the first character at or after ``i`` that is not whitespace (or comment);
+        with ``comments``, raises `NeedMore` on a lone ``/`` at the end while streaming."""
+        if not comments:
+            return _WS.match(self.text, i).end()  # type: ignore[union-attr]
+        j = _WS_COMMENTS.match(self.text, i).end()  # type: ignore[union-attr]
+        if j == self.n - 1 and not self.eof and self.text[j] == "/":
+            raise NeedMore  # a comment may be starting ("//" or "/*")
+        return j
 
     def peek(self, i: int, comments: bool = True) -> str:
         """The first character at or after ``i`` that is not whitespace (or a comment);

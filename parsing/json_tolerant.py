@@ -191,6 +191,8 @@ class _Parser:
             if j > i and text.find("/", i, j) >= 0:
                 self.fixes.add("comment")
             i = j
+            if i == n - 1 and text[i] == "/" and not src.eof:
+                raise NeedMore  # a comment may be starting ("//" or "/*")
             if (i >= n or text[i] == first) and src.ended(i):
                 return self._truncate(i)
             i, state = steps[state](i)
