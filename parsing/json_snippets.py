@@ -23,6 +23,7 @@ import json
 import re
 from typing import Any
 
+from parsing import resume
 from parsing.blocks import Origin
 from parsing.json_scan import WS_COMMENTS, NeedMore, Source
 from parsing.json_tolerant import Decoded, Rejected, parse_tolerant
@@ -99,7 +100,7 @@ def decode_at(
         if isinstance(read, tuple):
             return Decoded(read[0], i, read[1], repaired=False, truncated=False)
         lossless = read
-    fast = lossless_at(text, i) if lossless else None
+    fast = lossless_at(text, i) if lossless and not resume.tolerant_known(i, marker) else None
     if fast is not None:
         value, end, fixes = fast
         return Decoded(value, i, end, repaired=bool(fixes), truncated=False, fixes=fixes)
@@ -141,9 +142,12 @@ _STRUCTURE = re.compile(r'["\\\[\]{}]')
 
 
 def _balanced_end(text: str, i: int) -> int:
-    """End of the bracket region opened at ``i`` (string-aware, linear), or -1 if unclosed."""
-    depth, in_string, skip = 0, False, -1
-    for m in _STRUCTURE.finditer(text, i):
+    """End of the bracket region opened at ``i`` (string-aware, linear), or -1 if unclosed.
+    While streaming, the count of an unclosed region resumes where the last look stopped."""
+    resumes = resume.active()
+    saved = None if resumes is None else resumes.balanced.get(i)
+    scan_from, depth, in_string, skip = (i, 0, False, -1) if saved is None else saved
+    for m in _STRUCTURE.finditer(text, scan_from):
         at, c = m.start(), m.group()
         if at == skip:
             continue
@@ -160,6 +164,8 @@ def _balanced_end(text: str, i: int) -> int:
             depth -= 1
             if depth == 0:
                 return at + 1
+    if resumes is not None:
+        resumes.balanced[i] = (len(text), depth, in_string, skip)
     return -1
 
 

@@ -25,6 +25,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from parsing import resume
 from parsing.json_scan import (
     WS_COMMENTS,
     NeedMore,
@@ -76,6 +77,7 @@ _VALUE_RUNS = {
 }
 """A value's body up to its next quote that may end it (the quotes passed over are kept)."""
 _NEVER = {key: re.compile(never) for key, never in _NEVER_ENDS.items()}
+_SCALAR_TAIL = re.compile(r"[\w.+-]++\Z")
 _UNQUOTED_STOP = re.compile(r"[,{}\[\]\n`~<]")
 _VALUE_START: Final = frozenset("\"'{[-0123456789tfnTFN")
 _MAY_FOLLOW_END: Final = frozenset(" \t\r\n\f\v,}]:/\"'`~<")
@@ -147,14 +149,54 @@ def parse_tolerant(
     its line: file contents with unescaped quotes), a quote followed by ``:`` is a character
     (``{"c": None}`` in code); used where the region's extent is known, after the default
     reading failed.
+
+    While a stream looks at a pending candidate (`resume.active`), a reading that needed
+    more text is resumed where it stopped, and a finished one is reused (see `resume`).
     """
-    cuts: dict[int, int] = {}
+    resumes = None if code_in_values else resume.active()
+    if resumes is None:
+        return _parse(Source(text, eof, marker), start, code_in_values, None)
+    key = (start, marker)
+    done = resumes.finished.get(key)
+    if done is not None:
+        return done
     src = Source(text, eof, marker)
+    suspended: _Parser | None = resumes.suspended.pop(key, None)
+    if suspended is not None:
+        suspended.resume_over(src)
+    try:
+        result = _parse(src, start, code_in_values, suspended)
+    except _Suspended as stop:
+        resumes.suspended[key] = stop.parser
+        raise NeedMore from None
+    if not eof:
+        resumes.finished[key] = result  # decided without a character past the end: final
+    return result
+
+
+class _Suspended(NeedMore):
+    """`NeedMore` raised by a first reading (no cut retried): ``parser`` can resume it."""
+
+    def __init__(self, parser: _Parser) -> None:
+        super().__init__()
+        self.parser = parser
+
+
+def _parse(
+    src: Source, start: int, code_in_values: bool, parser: _Parser | None
+) -> Decoded | Rejected:
+    """`parse_tolerant`'s readings; ``parser``: a suspended first reading to resume."""
+    cuts: dict[int, int] = {}
     last_cut: int | None = None
     for _attempt in range(4):
-        parser = _Parser(src, start, cuts, code_in_values)
+        if parser is None:
+            parser = _Parser(src, start, cuts, code_in_values)
         try:
             return parser.run()
+        except NeedMore:
+            if cuts:
+                raise
+            raise _Suspended(parser) from None
         except _Cut as cut:
             cuts[cut.string_start] = cut.pos
             last_cut = cut.string_start
@@ -163,6 +205,7 @@ def parse_tolerant(
                 opened = tuple(f.start for f in parser.stack)
                 return Rejected(start, rej.pos, opened, rej.too_deep)
             cuts[last_cut] = -1  # the missing-quote reading failed: read it as cut off
+        parser = None
     return Rejected(start, start)
 
 
@@ -177,6 +220,17 @@ class _Parser:
     _next_newline: int = -1
     fixes: set[str] = field(default_factory=set)
     result: Decoded | None = None
+    at: tuple[int, int] | None = None
+    """Where a reading stopped by `NeedMore` resumes: (index, state) before its last step."""
+    string_at: tuple[int, int, list[str]] | None = None
+    """The string being read when it stopped: (its quote, where its body resumes, the
+    segments read so far)."""
+
+    def resume_over(self, src: Source) -> None:
+        """Go on over ``src``, a longer text that extends the one this reading stopped in
+        (every step before the stop decided from characters ``src`` holds unchanged)."""
+        self.src = src
+        self._next_escape = self._next_newline = -1
 
     def run(self) -> Decoded:
         src = self.src
@@ -184,18 +238,26 @@ class _Parser:
         first = marker[0] if marker else ""
         skip = WS_COMMENTS.match
         steps = (self._key, self._colon, self._value, self._after)  # indexed by state
-        state = self._open(self.start)
-        i = self.start + 1
-        while self.result is None:
-            j = skip(text, i).end()  # type: ignore[union-attr]
-            if j > i and text.find("/", i, j) >= 0:
-                self.fixes.add("comment")
-            i = j
-            if i == n - 1 and text[i] == "/" and not src.eof:
-                raise NeedMore  # a comment may be starting ("//" or "/*")
-            if (i >= n or text[i] == first) and src.ended(i):
-                return self._truncate(i)
-            i, state = steps[state](i)
+        if self.at is None:
+            state = self._open(self.start)
+            i = self.start + 1
+        else:
+            i, state = self.at
+        try:
+            while self.result is None:
+                j = skip(text, i).end()  # type: ignore[union-attr]
+                if j > i and text.find("/", i, j) >= 0:
+                    self.fixes.add("comment")
+                if j == n - 1 and text[j] == "/" and not src.eof:
+                    raise NeedMore  # a comment may be starting ("//" or "/*")
+                if (j >= n or text[j] == first) and src.ended(j):
+                    return self._truncate(j)
+                i, state = steps[state](j)
+        except NeedMore:
+            # resumed before the skip (a comment at the end may go on); no step changes the
+            # stack before it may raise
+            self.at = (i, state)
+            raise
         return self.result
 
     # -- containers -------------------------------------------------------------------------
@@ -277,6 +339,8 @@ class _Parser:
                 value = _LITERALS[token] if pattern is _LITERAL else _number(token)
                 return m.end(), self._add(value)
         if self.stack[-1].kind != "{":
+            if _SCALAR_TAIL.match(text, i) is not None:
+                src.at_end(src.n)  # a literal or number cut off at the end ("Tr", "1.")
             raise _Reject(i)
         return self._unquoted_value(i)
 
@@ -389,38 +453,47 @@ class _Parser:
             self.fixes.add("single_quotes")
         cut = self.cuts.get(i, -1)
         segments: list[str] = []  # raw bodies between the inner quotes kept as characters
+        j = i + 1
+        if self.string_at is not None and self.string_at[0] == i:
+            j, segments = self.string_at[1], self.string_at[2]  # resumed (see `run`)
+        self.string_at = None
         code = self.code_in_values and self._holds_lines(i)  # see `_quote_ends`
         # a value's quotes that cannot end it are passed over at C speed (`_kept_quotes`); a
         # key ends at its first quote, and a retried string goes quote by quote
         fast = ctx != "k" and cut < 0
         run = run_pattern(quote).match
-        j = i + 1
-        while True:
-            k = run(text, j).end()  # type: ignore[union-attr]
-            # (a closer right after the quote: `_quote_ends` decides, as below)
-            if fast and k < src.n and text[k] == quote and text[k + 1 : k + 2] not in "}]":
-                k = self._kept_quotes(segments, j, k, ctx, code)
-                if k < 0:  # the text ends inside the string: read it quote by quote
-                    fast = False
+        mark, marked = j, 0  # where a reading stopped by `NeedMore` resumes
+        try:
+            while True:
+                mark, marked = j, len(segments)
+                k = run(text, j).end()  # type: ignore[union-attr]
+                # (a closer right after the quote: `_quote_ends` decides, as below)
+                if fast and k < src.n and text[k] == quote and text[k + 1 : k + 2] not in "}]":
+                    k = self._kept_quotes(segments, j, k, ctx, code)
+                    if k < 0:  # the text ends inside the string: read it quote by quote
+                        fast = False
+                        continue
+                    if self._quote_ends(k, ctx, code):
+                        return self._joined(segments, quote), k + 1
+                    self.fixes.add("inner_quotes")
+                    j = k + 1
                     continue
-                if self._quote_ends(k, ctx, code):
+                if 0 <= cut <= k:
+                    head = self._joined(segments, quote, tail=True)
+                    self.fixes.add("missing_quote")
+                    return head + decode_segment(text, j, cut)[0], cut
+                if k >= src.n or text[k] != quote:
+                    src.at_end(src.n)
+                    self._unterminated(i, j, k, self._joined(segments, quote, tail=True), ctx)
+                    return "", -1
+                segments.append(text[j:k])
+                if ctx == "k" or self._quote_ends(k, ctx, code):
                     return self._joined(segments, quote), k + 1
                 self.fixes.add("inner_quotes")
                 j = k + 1
-                continue
-            if 0 <= cut <= k:
-                head = self._joined(segments, quote, tail=True)
-                self.fixes.add("missing_quote")
-                return head + decode_segment(text, j, cut)[0], cut
-            if k >= src.n or text[k] != quote:
-                src.at_end(src.n)
-                self._unterminated(i, j, k, self._joined(segments, quote, tail=True), ctx)
-                return "", -1
-            segments.append(text[j:k])
-            if ctx == "k" or self._quote_ends(k, ctx, code):
-                return self._joined(segments, quote), k + 1
-            self.fixes.add("inner_quotes")
-            j = k + 1
+        except NeedMore:
+            self.string_at = (i, mark, segments[:marked])
+            raise
 
     def _kept_quotes(self, segments: list[str], j: int, k: int, ctx: str, code: bool) -> int:
         """The body from ``j`` reaches a quote at ``k``: when no string can end there, pass
@@ -507,9 +580,13 @@ class _Parser:
                 return nxt in _VALUE_START or nxt == "]"
             return nxt == "}" or self._key_ahead(nxt_at)
         if ctx == "o" and c in "\"'":  # a missing comma before the next key
-            return (
-                self._key_ahead(j) if "\n" in text[k + 1 : j] else bool(_KEY_AHEAD.match(text, j))
-            )
+            if "\n" in text[k + 1 : j]:
+                return self._key_ahead(j)
+            if _KEY_AHEAD.match(text, j):
+                return True
+            if _KEY_PARTIAL.match(text, j) is not None and not src.eof:
+                raise NeedMore  # the key is still streaming in: its colon decides
+            return False
         return False
 
     def _closer_run_fits(self, j: int) -> bool:

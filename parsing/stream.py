@@ -26,6 +26,7 @@ import re
 
 from parsing.blocks import Block, TextBlock
 from parsing.classify import blocks_of
+from parsing.resume import Resumes, resuming
 from parsing.snippets import ScanState, scan_items
 
 _OTHER = re.compile(r"[`~<>]")
@@ -119,6 +120,7 @@ class StreamParser:
         self._since = 0
         self._pending_len = 0
         self._closed = False
+        self._resumes = Resumes()  # the passes' work on the pending candidate, kept
 
     def feed(self, chunk: str) -> list[Block]:
         """Add ``chunk`` to the reply; return the blocks now decided."""
@@ -171,15 +173,18 @@ class StreamParser:
             self._text += "".join(self._new)
             self._new.clear()
         text, state, base = self._text, self._state, self._base
-        blocks = blocks_of(scan_items(text, state, eof), text, base=base)
+        with resuming(self._resumes, text):
+            blocks = blocks_of(scan_items(text, state, eof), text, base=base)
         keep_from = max(0, state.pos - 1)  # one character of context for the next candidate
         if keep_from:
             self._text = text[keep_from:]
             self._base += keep_from
             state.shift(keep_from)
+            self._resumes.clear()  # its indices are those of the text before the shift
         self._hit, self._since = False, 0
         if not state.pending or eof:
             self._tracker, self._tracked_from = None, -1
+            self._resumes.clear()
             return blocks
         pending_from = self._base + state.search
         if self._tracker is None or self._tracked_from != pending_from:
