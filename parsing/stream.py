@@ -32,6 +32,8 @@ from parsing.snippets import ScanState, scan_items
 _OTHER = re.compile(r"[`~<>]")
 _BRACKET = re.compile(r"[{}\[\]]")
 _IN_STRING = re.compile(r'[^"\\]*+')
+_CLOSED = re.compile(r'"[^"\\]*+(?:\\[\s\S][^"\\]*+)*+"')
+"""A complete string (cut out of a chunk: what is left is outside strings, in order)."""
 _MARKERS = re.compile(r"[<`~{\[]")
 """Characters that can start a snippet or a region (see `snippets._CANDIDATE`)."""
 _STEP = 8
@@ -48,30 +50,33 @@ class _Tracker:
 
     def feed(self, chunk: str) -> bool:
         """Scan ``chunk``; True if something outside a string may close the candidate.
-        String bodies are skipped by a regular expression, and a stretch between strings
-        that only opens or only closes brackets is counted at C speed."""
-        hit, n = False, len(chunk)
+        The end of a string left open by the last chunk is found by a regular expression;
+        then the chunk's complete strings are cut out at C speed (`_CLOSED`), and what is
+        left before a string still open at its end is tracked in one piece."""
+        n = len(chunk)
         at = 1 if self.escaped else 0
         self.escaped = False
-        while at < n:
-            if self.in_string:
-                at = _IN_STRING.match(chunk, at).end()  # type: ignore[union-attr]
-                if at >= n:
-                    break
-                if chunk[at] == "\\":
-                    at += 2
-                    self.escaped = at > n
-                    continue
-                self.in_string = False
-                at += 1
+        while self.in_string:
+            at = _IN_STRING.match(chunk, at).end()  # type: ignore[union-attr]
+            if at >= n:
+                return False
+            if chunk[at] == "\\":
+                at += 2
+                self.escaped = at > n
                 continue
-            quote = chunk.find('"', at)
-            stop = n if quote < 0 else quote
-            hit = self._outside(chunk, at, stop) or hit
-            if quote < 0:
-                break
-            self.in_string, at = True, quote + 1
-        return hit
+            self.in_string = False
+            at += 1
+        if at >= n:
+            return False
+        rest = chunk[at:] if at else chunk
+        outside = _CLOSED.sub("", rest) if '"' in rest else rest
+        quote = outside.find('"')
+        if quote >= 0:  # a string opened here goes on in the next chunk
+            self.in_string = True
+            run = len(rest) - len(rest.rstrip("\\"))
+            self.escaped = run % 2 == 1 and len(outside) - quote > run
+            outside = outside[:quote]
+        return self._outside(outside, 0, len(outside)) if outside else False
 
     def _outside(self, chunk: str, at: int, stop: int) -> bool:
         """``chunk[at:stop]`` lies outside strings: track its brackets."""
