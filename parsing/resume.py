@@ -4,7 +4,7 @@ While a reply streams in, `StreamParser` looks again at the same undecided candi
 time its text has grown enough. Read from scratch, each look would cost the candidate's whole
 length: a long candidate (a file's contents with unescaped quotes, a run of brackets) cost
 two to three whole parses in all. The looks share a `Resumes` instead, made active around
-each look (`resuming`); the passes consult it:
+each look (`enter`, `leave`); the passes consult it:
 
 - the tolerant parser (`json_tolerant`) suspended where it needed more text (`NeedMore`):
   the next look resumes it there, over the longer text;
@@ -24,9 +24,7 @@ Outside a stream (``parse_reply``) no `Resumes` is active and nothing is kept.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
+from contextvars import ContextVar, Token
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -54,6 +52,8 @@ class Resumes:
 
     def clear(self) -> None:
         """Forget everything (the stream shifted its text, or the candidate changed)."""
+        if not self._text:
+            return
         self._text = ""
         self.suspended.clear()
         self.finished.clear()
@@ -67,15 +67,15 @@ class Resumes:
         self._text = text
 
 
-@contextmanager
-def resuming(resumes: Resumes, text: str) -> Iterator[None]:
-    """Make ``resumes`` the active store during one look at ``text``."""
+def enter(resumes: Resumes, text: str) -> Token[Resumes | None]:
+    """Make ``resumes`` the active store for one look at ``text`` (until `leave`)."""
     resumes.begin(text)
-    token = _ACTIVE.set(resumes)
-    try:
-        yield
-    finally:
-        _ACTIVE.reset(token)
+    return _ACTIVE.set(resumes)
+
+
+def leave(token: Token[Resumes | None]) -> None:
+    """End the look begun by `enter`."""
+    _ACTIVE.reset(token)
 
 
 def active() -> Resumes | None:

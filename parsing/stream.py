@@ -14,19 +14,23 @@ Cost: the stream keeps only the text not yet released. While a candidate is unde
 chunks are only appended and watched by a small string-aware bracket tracker (each character
 is seen by it once while the same candidate stays pending); the candidate is re-examined when
 the tracker has seen something that may close it and the pending text has grown by 1/8 since
-the last look, or when it has doubled. Each look costs about the pending length, and
-consecutive looks at one candidate are a geometric series, so a reply costs linear time
-overall whatever its chunking (one-character deltas included). The price: a snippet longer than
-8 characters may be released up to 1/8 of its length late (``close()`` releases it anyway).
+the last look, or when it has doubled (and grown by at least 32 characters); the first possible
+close is looked at at once, and again each time the candidate has doubled. A look resumes
+the work of the last one (`parsing.resume`: the tolerant reading suspended where it needed
+more text, finished readings, bracket counts), so the looks at one candidate cost about one
+reading of it, and a reply costs linear time overall whatever its chunking (one-character
+deltas included). The price: a snippet longer than 8 characters may be released up to 1/8 of
+its length late, and a candidate that turns out to be prose up to 32 characters or its
+length late (``close()`` releases everything).
 """
 
 from __future__ import annotations
 
 import re
 
+from parsing import resume
 from parsing.blocks import Block, TextBlock
 from parsing.classify import blocks_of
-from parsing.resume import Resumes, resuming
 from parsing.snippets import ScanState, scan_items
 
 _OTHER = re.compile(r"[`~<>]")
@@ -38,6 +42,9 @@ _MARKERS = re.compile(r"[<`~{\[]")
 """Characters that can start a snippet or a region (see `snippets._CANDIDATE`)."""
 _STEP = 8
 """A pending candidate is looked at again once it has grown by 1/_STEP (and may have closed)."""
+_FLOOR = 32
+"""Without a possible closer, a short pending candidate is looked at again once it has grown
+by this many characters (not at every delta: its look costs more than the delta)."""
 
 
 class _Tracker:
@@ -124,8 +131,9 @@ class StreamParser:
         self._hit = False
         self._since = 0
         self._pending_len = 0
+        self._free_from = 0  # pending size from which a possible close is looked at at once
         self._closed = False
-        self._resumes = Resumes()  # the passes' work on the pending candidate, kept
+        self._resumes = resume.Resumes()  # the passes' work on the pending candidate, kept
 
     def feed(self, chunk: str) -> list[Block]:
         """Add ``chunk`` to the reply; return the blocks now decided."""
@@ -139,9 +147,13 @@ class StreamParser:
         if self._tracker is not None:
             self._since += len(chunk)
             self._hit = self._tracker.feed(chunk) or self._hit
-            wanted = self._since >= self._pending_len or (
+            grown = self._pending_len + self._since
+            wanted = self._since >= max(self._pending_len, _FLOOR) or (
                 self._hit and self._since >= self._pending_len // _STEP
             )
+            if self._hit and not wanted and grown >= self._free_from:
+                wanted = True  # the first possible close at this size is looked at at once
+                self._free_from = 2 * grown
             if not wanted:
                 return []
         return self._run(eof=False)
@@ -178,8 +190,11 @@ class StreamParser:
             self._text += "".join(self._new)
             self._new.clear()
         text, state, base = self._text, self._state, self._base
-        with resuming(self._resumes, text):
+        token = resume.enter(self._resumes, text)
+        try:
             blocks = blocks_of(scan_items(text, state, eof), text, base=base)
+        finally:
+            resume.leave(token)
         keep_from = max(0, state.pos - 1)  # one character of context for the next candidate
         if keep_from:
             self._text = text[keep_from:]
@@ -195,6 +210,7 @@ class StreamParser:
         if self._tracker is None or self._tracked_from != pending_from:
             # a new candidate: its text so far is scanned once (later chunks go to feed)
             self._tracker, self._tracked_from = _Tracker(), pending_from
+            self._free_from = 0
             self._tracker.feed(self._text[state.search :])
         self._pending_len = len(self._text) - state.search
         return blocks

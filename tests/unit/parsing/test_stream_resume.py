@@ -10,10 +10,9 @@ import time
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from parsing import StreamParser, parse_reply
+from parsing import StreamParser, parse_reply, resume
 from parsing.json_scan import NeedMore
 from parsing.json_tolerant import Decoded, Rejected, parse_tolerant
-from parsing.resume import Resumes, resuming
 from tests.fuzz.test_fuzz_parse import mutated, noise
 from tests.unit.parsing.support import replies
 
@@ -32,11 +31,14 @@ def _same(a: Decoded | Rejected | str, b: Decoded | Rejected | str) -> bool:
 
 
 def _resumed_prefixes(text: str, start: int, step: int, marker: str | None) -> None:
-    resumes = Resumes()
+    resumes = resume.Resumes()
     for stop in [*range(start + 1, len(text), step), len(text)]:
         prefix, eof = text[:stop], stop == len(text)
-        with resuming(resumes, prefix):
+        token = resume.enter(resumes, prefix)
+        try:
             resumed = _read(prefix, start, eof, marker)
+        finally:
+            resume.leave(token)
         fresh = _read(prefix, start, eof, marker)
         assert _same(resumed, fresh), (prefix, resumed, fresh)
 
