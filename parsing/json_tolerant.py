@@ -473,6 +473,8 @@ class _Parser:
                     if k < 0:  # the text ends inside the string: read it quote by quote
                         fast = False
                         continue
+                    # the quotes passed over are decided: a resumed reading starts after them
+                    mark, marked = k - len(segments[-1]), len(segments) - 1
                     if self._quote_ends(k, ctx, code):
                         return self._joined(segments, quote), k + 1
                     self.fixes.add("inner_quotes")
