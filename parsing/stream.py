@@ -12,16 +12,16 @@ Spans are absolute offsets in the whole reply.
 
 Cost: the stream keeps only the text not yet released. While a candidate is undecided, new
 chunks are only appended and watched by a small string-aware bracket tracker (each character
-is seen by it once while the same candidate stays pending); the candidate is re-examined when
-the tracker has seen something that may close it and the pending text has grown by 1/8 since
-the last look, or when it has doubled (and grown by at least 32 characters); the first possible
-close is looked at at once, and again each time the candidate has doubled. A look resumes
-the work of the last one (`parsing.resume`: the tolerant reading suspended where it needed
-more text, finished readings, bracket counts), so the looks at one candidate cost about one
-reading of it, and a reply costs linear time overall whatever its chunking (one-character
-deltas included). The price: a snippet longer than 8 characters may be released up to 1/8 of
-its length late, and a candidate that turns out to be prose up to 32 characters or its
-length late (``close()`` releases everything).
+is seen by it once while the same candidate stays pending). The candidate is looked at again:
+at once when the tracker sees its first possible close (again after each doubling of the
+candidate); else, when the tracker has seen something that may close it and the candidate has
+grown by 1/8, or when it has doubled, either way by at least 32 characters. A look resumes the
+work of the last one (`parsing.resume`: the tolerant reading suspended where it needed more
+text, finished readings, bracket counts), so the looks at one candidate cost about one reading
+of it, and a reply costs linear time overall whatever its chunking (one-character deltas
+included). The price: a snippet whose end was not its first possible close may be released
+up to 1/8 of its length (at least 32 characters) late, and a candidate that turns out to be
+prose up to its length (at least 32 characters) late; ``close()`` releases everything.
 """
 
 from __future__ import annotations
@@ -43,8 +43,8 @@ _MARKERS = re.compile(r"[<`~{\[]")
 _STEP = 8
 """A pending candidate is looked at again once it has grown by 1/_STEP (and may have closed)."""
 _FLOOR = 32
-"""Without a possible closer, a short pending candidate is looked at again once it has grown
-by this many characters (not at every delta: its look costs more than the delta)."""
+"""A short pending candidate is looked at again once it has grown by this many characters
+(not at every delta: a look costs more than a delta), but for its first possible close."""
 
 
 class _Tracker:
@@ -149,7 +149,7 @@ class StreamParser:
             self._hit = self._tracker.feed(chunk) or self._hit
             grown = self._pending_len + self._since
             wanted = self._since >= max(self._pending_len, _FLOOR) or (
-                self._hit and self._since >= self._pending_len // _STEP
+                self._hit and self._since >= max(self._pending_len // _STEP, _FLOOR)
             )
             if self._hit and not wanted and grown >= self._free_from:
                 wanted = True  # the first possible close at this size is looked at at once
