@@ -154,49 +154,39 @@ def parse_tolerant(
     more text is resumed where it stopped, and a finished one is reused (see `resume`).
     """
     resumes = None if code_in_values else resume.active()
+    src = Source(text, eof, marker)
     if resumes is None:
-        return _parse(Source(text, eof, marker), start, code_in_values, None)
+        return _parse(src, _Parser(src, start, {}, code_in_values))
     key = (start, marker)
     done = resumes.finished.get(key)
     if done is not None:
         return done
-    src = Source(text, eof, marker)
-    suspended: _Parser | None = resumes.suspended.pop(key, None)
-    if suspended is not None:
-        suspended.resume_over(src)
+    parser: _Parser | None = resumes.suspended.pop(key, None)
+    if parser is None:
+        parser = _Parser(src, start, {}, code_in_values)
+    else:
+        parser.resume_over(src)
     try:
-        result = _parse(src, start, code_in_values, suspended)
-    except _Suspended as stop:
-        resumes.suspended[key] = stop.parser
-        raise NeedMore from None
+        result = _parse(src, parser)
+    except NeedMore:
+        if not parser.cuts:  # the first reading stopped (no cut was retried): kept
+            resumes.suspended[key] = parser
+        raise
     if not eof:
         resumes.finished[key] = result  # decided without a character past the end: final
     return result
 
 
-class _Suspended(NeedMore):
-    """`NeedMore` raised by a first reading (no cut retried): ``parser`` can resume it."""
-
-    def __init__(self, parser: _Parser) -> None:
-        super().__init__()
-        self.parser = parser
-
-
-def _parse(
-    src: Source, start: int, code_in_values: bool, parser: _Parser | None
-) -> Decoded | Rejected:
-    """`parse_tolerant`'s readings; ``parser``: a suspended first reading to resume."""
-    cuts: dict[int, int] = {}
+def _parse(src: Source, first: _Parser) -> Decoded | Rejected:
+    """`parse_tolerant`'s readings, from the ``first`` (maybe a resumed one)."""
+    cuts, start = first.cuts, first.start
     last_cut: int | None = None
+    parser: _Parser | None = first
     for _attempt in range(4):
         if parser is None:
-            parser = _Parser(src, start, cuts, code_in_values)
+            parser = _Parser(src, start, cuts, first.code_in_values)
         try:
             return parser.run()
-        except NeedMore:
-            if cuts:
-                raise
-            raise _Suspended(parser) from None
         except _Cut as cut:
             cuts[cut.string_start] = cut.pos
             last_cut = cut.string_start

@@ -35,7 +35,8 @@ from parsing.snippets import ScanState, scan_items
 
 _OTHER = re.compile(r"[`~<>]")
 _BRACKET = re.compile(r"[{}\[\]]")
-_IN_STRING = re.compile(r'[^"\\]*+')
+_IN_STRING = re.compile(r'[^"\\]*+(?:\\[\s\S][^"\\]*+)*+')
+"""A string's body up to its closing quote (or a lone backslash at the end)."""
 _CLOSED = re.compile(r'"[^"\\]*+(?:\\[\s\S][^"\\]*+)*+"')
 """A complete string (cut out of a chunk: what is left is outside strings, in order)."""
 _MARKERS = re.compile(r"[<`~{\[]")
@@ -63,14 +64,13 @@ class _Tracker:
         n = len(chunk)
         at = 1 if self.escaped else 0
         self.escaped = False
-        while self.in_string:
+        if self.in_string:
             at = _IN_STRING.match(chunk, at).end()  # type: ignore[union-attr]
             if at >= n:
                 return False
-            if chunk[at] == "\\":
-                at += 2
-                self.escaped = at > n
-                continue
+            if chunk[at] == "\\":  # the last character: it escapes the next chunk's first
+                self.escaped = True
+                return False
             self.in_string = False
             at += 1
         if at >= n:
@@ -190,11 +190,15 @@ class StreamParser:
             self._text += "".join(self._new)
             self._new.clear()
         text, state, base = self._text, self._state, self._base
-        token = resume.enter(self._resumes, text)
-        try:
+        if self._tracker is None:  # no candidate was pending: nothing to resume (the work of
+            # a first look at a candidate is kept from its second look on)
             blocks = blocks_of(scan_items(text, state, eof), text, base=base)
-        finally:
-            resume.leave(token)
+        else:
+            token = resume.enter(self._resumes, text)
+            try:
+                blocks = blocks_of(scan_items(text, state, eof), text, base=base)
+            finally:
+                resume.leave(token)
         keep_from = max(0, state.pos - 1)  # one character of context for the next candidate
         if keep_from:
             self._text = text[keep_from:]
