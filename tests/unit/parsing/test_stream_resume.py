@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import time
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -90,3 +91,32 @@ def test_a_long_pending_candidate_is_read_about_once() -> None:
     streamed = min(_streamed(text) for _ in range(3))
     whole = min(_whole(text) for _ in range(3))
     assert streamed <= 1.6 * whole + 0.02, (streamed, whole)
+
+
+def _released_by(chunks: list[str]) -> list[int]:
+    """After each chunk, how many characters of text have been released so far."""
+    parser, released, out = StreamParser(), 0, []
+    for chunk in chunks:
+        released += sum(b.end - b.start for b in parser.feed(chunk))
+        out.append(released)
+    return out
+
+
+def test_prose_after_a_rejected_candidate_is_released_within_32_characters() -> None:
+    # "{a: b, not" cannot be JSON from the "t" on; fed one character at a time, the text is
+    # released at most 32 characters later (a look at every delta cost more than the delta)
+    reply = "See {a: b, not json at all, just words that go on and on for a while."
+    released = _released_by(list(reply))
+    decided = reply.index("not") + 1
+    assert released[decided + 32] >= decided
+
+
+@pytest.mark.parametrize("size", range(1, 80, 3))
+def test_a_document_is_released_when_its_closing_brace_arrives(size: int) -> None:
+    # fed one character at a time: at every size, not only where the look schedule happens
+    # to fall on the closing brace (it did not for 3 of these sizes)
+    doc = '{"action": "text_response", "text_response": "' + "x } ] y " * size + '"}'
+    reply = "Plan: " + doc + " and then more prose"
+    released = _released_by(list(reply))
+    end = len("Plan: ") + len(doc)
+    assert released[end - 1] >= end  # the chunk holding the closing brace releases it
