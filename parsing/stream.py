@@ -64,6 +64,11 @@ class _Tracker:
         n = len(chunk)
         at = 1 if self.escaped else 0
         self.escaped = False
+        if n == 1 and not self.in_string:  # one character: the commonest delta
+            if chunk == '"':
+                self.in_string = True
+                return False
+            return self._outside(chunk, 0, 1)
         if self.in_string:
             at = _IN_STRING.match(chunk, at).end()  # type: ignore[union-attr]
             if at >= n:
@@ -145,18 +150,27 @@ class StreamParser:
             return [self._release_plain(chunk)]
         self._new.append(chunk)
         if self._tracker is not None:
-            self._since += len(chunk)
-            self._hit = self._tracker.feed(chunk) or self._hit
-            grown = self._pending_len + self._since
-            wanted = self._since >= max(self._pending_len, _FLOOR) or (
-                self._hit and self._since >= max(self._pending_len // _STEP, _FLOOR)
-            )
-            if self._hit and not wanted and grown >= self._free_from:
-                wanted = True  # the first possible close at this size is looked at at once
-                self._free_from = 2 * grown
-            if not wanted:
-                return []
+            since = self._since = self._since + len(chunk)
+            if self._tracker.feed(chunk):
+                self._hit = True
+            if self._hit:
+                if not self._look_wanted():
+                    return []
+            elif since < self._pending_len or since < _FLOOR:
+                return []  # nothing may have closed it: look once it has doubled
         return self._run(eof=False)
+
+    def _look_wanted(self) -> bool:
+        """Something may have closed the pending candidate: is it worth a look now (see the
+        module docstring)?"""
+        since, pending = self._since, self._pending_len
+        if since >= _FLOOR and since >= pending // _STEP:
+            return True
+        grown = pending + since
+        if grown >= self._free_from:  # the first possible close at this size: at once
+            self._free_from = 2 * grown
+            return True
+        return False
 
     def _plain_text_ahead(self, chunk: str) -> bool:
         """Fast path: everything so far is released, no region is open and ``chunk`` holds no
