@@ -13,9 +13,10 @@ from hypothesis import strategies as st
 
 from parsing import StreamParser, parse_reply, resume
 from parsing.json_scan import NeedMore
+from parsing.json_snippets import decode_at
 from parsing.json_tolerant import Decoded, Rejected, parse_tolerant
 from tests.fuzz.test_fuzz_parse import mutated, noise
-from tests.unit.parsing.support import replies
+from tests.unit.parsing.support import canon, replies
 
 _MARKERS = st.sampled_from([None, "```", "</tool_call>"])
 
@@ -28,7 +29,25 @@ def _read(text: str, start: int, eof: bool, marker: str | None) -> Decoded | Rej
 
 
 def _same(a: Decoded | Rejected | str, b: Decoded | Rejected | str) -> bool:
-    return type(a) is type(b) and repr(a) == repr(b)
+    """The same reading (the fixes' names aside: only whether it was repaired shows)."""
+    if isinstance(a, Decoded) and isinstance(b, Decoded):
+        return (canon(a.value), a.start, a.end, a.repaired, a.truncated) == (
+            canon(b.value),
+            b.start,
+            b.end,
+            b.repaired,
+            b.truncated,
+        )
+    return type(a) is type(b) and a == b
+
+
+def _decode(text: str, start: int, eof: bool, marker: str | None) -> Decoded | Rejected | str:
+    """What a look runs: strict, then lossless (skipped once the tolerant reading is known),
+    then tolerant."""
+    try:
+        return decode_at(text, start, eof=eof, marker=marker)
+    except NeedMore:
+        return "need more"
 
 
 def _resumed_prefixes(text: str, start: int, step: int, marker: str | None) -> None:
@@ -38,10 +57,13 @@ def _resumed_prefixes(text: str, start: int, step: int, marker: str | None) -> N
         token = resume.enter(resumes, prefix)
         try:
             resumed = _read(prefix, start, eof, marker)
+            decoded = _decode(prefix, start, eof, marker)
         finally:
             resume.leave(token)
         fresh = _read(prefix, start, eof, marker)
         assert _same(resumed, fresh), (prefix, resumed, fresh)
+        fresh = _decode(prefix, start, eof, marker)
+        assert _same(decoded, fresh), (prefix, decoded, fresh)
 
 
 EXAMPLES = int(os.environ.get("AGENT_LS_FUZZ_EXAMPLES") or 400)
