@@ -43,6 +43,8 @@ _MARKERS = re.compile(r"[<`~{\[]")
 """Characters that can start a snippet or a region (see `snippets._CANDIDATE`)."""
 _STEP = 8
 """A pending candidate is looked at again once it has grown by 1/_STEP (and may have closed)."""
+_RESUME_FROM = 256
+"""A pending candidate at least this long has its readings kept across looks (`resume`)."""
 _FLOOR = 32
 """A short pending candidate is looked at again once it has grown by this many characters
 (not at every delta: a look costs more than a delta), but for its first possible close."""
@@ -61,14 +63,15 @@ class _Tracker:
         The end of a string left open by the last chunk is found by a regular expression;
         then the chunk's complete strings are cut out at C speed (`_CLOSED`), and what is
         left before a string still open at its end is tracked in one piece."""
-        n = len(chunk)
-        at = 1 if self.escaped else 0
-        self.escaped = False
-        if n == 1 and not self.in_string:  # one character: the commonest delta
+        if not self.in_string:  # (then no escape is pending either)
+            if '"' not in chunk:  # the commonest chunks: no string starts or ends here
+                return self._outside(chunk, 0, len(chunk))
             if chunk == '"':
                 self.in_string = True
                 return False
-            return self._outside(chunk, 0, 1)
+        n = len(chunk)
+        at = 1 if self.escaped else 0
+        self.escaped = False
         if self.in_string:
             at = _IN_STRING.match(chunk, at).end()  # type: ignore[union-attr]
             if at >= n:
@@ -204,8 +207,9 @@ class StreamParser:
             self._text += "".join(self._new)
             self._new.clear()
         text, state, base = self._text, self._state, self._base
-        if self._tracker is None:  # no candidate was pending: nothing to resume (the work of
-            # a first look at a candidate is kept from its second look on)
+        if self._tracker is None or self._pending_len < _RESUME_FROM:
+            # no candidate was pending, or a short one (read again for less than the work of
+            # keeping it): the work of a look is kept from the second look at a long one on
             blocks = blocks_of(scan_items(text, state, eof), text, base=base)
         else:
             token = resume.enter(self._resumes, text)
