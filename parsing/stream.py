@@ -15,13 +15,14 @@ chunks are only appended and watched by a small string-aware bracket tracker (ea
 is seen by it once while the same candidate stays pending). The candidate is looked at again:
 at once when the tracker sees its first possible close (again after each doubling of the
 candidate); else, when the tracker has seen something that may close it and the candidate has
-grown by 1/8, or when it has doubled, either way by at least 32 characters. A look resumes the
-work of the last one (`parsing.resume`: the tolerant reading suspended where it needed more
-text, finished readings, bracket counts), so the looks at one candidate cost about one reading
-of it, and a reply costs linear time overall whatever its chunking (one-character deltas
-included). The price: a snippet whose end was not its first possible close may be released
-up to 1/8 of its length (at least 32 characters) late, and a candidate that turns out to be
-prose up to its length (at least 32 characters) late; ``close()`` releases everything.
+grown by 1/8, or when it has doubled, either way by at least 32 characters. At a candidate of
+256 characters or more a look resumes the work of the last one (`parsing.resume`: the tolerant
+reading suspended where it needed more text, finished readings, bracket counts), so the looks
+at one candidate cost about one reading of it, and a reply costs linear time overall whatever
+its chunking (one-character deltas included). The price: a snippet whose end was not its
+first possible close may be released up to 1/8 of its length (at least 32 characters) late,
+and a candidate that turns out to be prose up to its length (at least 32 characters) late;
+``close()`` releases everything.
 """
 
 from __future__ import annotations
