@@ -23,13 +23,14 @@ import json
 import re
 from typing import Any
 
-from parsing import resume
 from parsing.blocks import Origin
 from parsing.json_scan import WS_COMMENTS, NeedMore, Source
 from parsing.json_tolerant import Decoded, Rejected, parse_tolerant
 from parsing.lossless import lossless_at, lossless_loads
 from parsing.regions import PENDING, Found, Match, NoMatch, Opaque, Snippet
 from parsing.repair_fallback import repair_last_resort
+from parsing.resume import active as active_resumes
+from parsing.resume import tolerant_known
 
 
 def _no_constants(name: str) -> Any:
@@ -100,7 +101,7 @@ def decode_at(
         if isinstance(read, tuple):
             return Decoded(read[0], i, read[1], repaired=False, truncated=False)
         lossless = read
-    fast = lossless_at(text, i) if lossless and not resume.tolerant_known(i, marker) else None
+    fast = lossless_at(text, i) if lossless and not tolerant_known(i, marker) else None
     if fast is not None:
         value, end, fixes = fast
         return Decoded(value, i, end, repaired=bool(fixes), truncated=False, fixes=fixes)
@@ -144,7 +145,7 @@ _STRUCTURE = re.compile(r'["\\\[\]{}]')
 def _balanced_end(text: str, i: int) -> int:
     """End of the bracket region opened at ``i`` (string-aware, linear), or -1 if unclosed.
     While streaming, the count of an unclosed region resumes where the last look stopped."""
-    resumes = resume.active()
+    resumes = active_resumes()
     saved = None if resumes is None else resumes.balanced.get(i)
     scan_from, depth, in_string, skip = (i, 0, False, -1) if saved is None else saved
     for m in _STRUCTURE.finditer(text, scan_from):

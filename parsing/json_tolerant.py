@@ -25,7 +25,6 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from parsing import resume
 from parsing.json_scan import (
     WS_COMMENTS,
     NeedMore,
@@ -34,6 +33,7 @@ from parsing.json_scan import (
     run_pattern,
     split_at_quotes,
 )
+from parsing.resume import active as active_resumes
 
 MAX_DEPTH: Final = 200
 """Deeper nesting is not decoded (the region is left as text)."""
@@ -153,12 +153,12 @@ def parse_tolerant(
     While a stream looks at a pending candidate (`resume.active`), a reading that needed
     more text is resumed where it stopped, and a finished one is reused (see `resume`).
     """
-    resumes = None if code_in_values else resume.active()
+    resumes = None if code_in_values else active_resumes()
     src = Source(text, eof, marker)
     if resumes is None:
         return _parse(src, _Parser(src, start, {}, code_in_values))
     key = (start, marker)
-    done = resumes.finished.get(key)
+    done: Decoded | Rejected | None = resumes.finished.get(key)
     if done is not None:
         return done
     parser: _Parser | None = resumes.suspended.pop(key, None)

@@ -25,10 +25,7 @@ Outside a stream (``parse_reply``) no `Resumes` is active and nothing is kept.
 from __future__ import annotations
 
 from contextvars import ContextVar, Token
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from parsing.json_tolerant import Decoded, Rejected
+from typing import Any
 
 _ACTIVE: ContextVar[Resumes | None] = ContextVar("agent_ls_stream_resumes", default=None)
 
@@ -45,8 +42,9 @@ class Resumes:
         self._text = ""
         self.suspended: dict[Key, Any] = {}
         """Tolerant parsers (`json_tolerant._Parser`) stopped by `NeedMore`."""
-        self.finished: dict[Key, Decoded | Rejected] = {}
-        """Tolerant readings that did not need more text: final."""
+        self.finished: dict[Key, Any] = {}
+        """Tolerant readings (`Decoded` / `Rejected`) that did not need more text: final.
+        (Typed loosely: the parser imports this module, not the other way round.)"""
         self.balanced: dict[int, tuple[int, int, bool, int]] = {}
         """Bracket counts of too-deep regions: (scanned up to, depth, in a string, skip)."""
 

@@ -29,9 +29,9 @@ from __future__ import annotations
 
 import re
 
-from parsing import resume
 from parsing.blocks import Block, TextBlock
 from parsing.classify import blocks_of
+from parsing.resume import Resumes, enter, leave
 from parsing.snippets import ScanState, scan_items
 
 _OTHER = re.compile(r"[`~<>]")
@@ -142,7 +142,7 @@ class StreamParser:
         self._pending_len = 0
         self._free_from = 0  # pending size from which a possible close is looked at at once
         self._closed = False
-        self._resumes = resume.Resumes()  # the passes' work on the pending candidate, kept
+        self._resumes = Resumes()  # the passes' work on the pending candidate, kept
 
     def feed(self, chunk: str) -> list[Block]:
         """Add ``chunk`` to the reply; return the blocks now decided."""
@@ -213,11 +213,11 @@ class StreamParser:
             # keeping it): the work of a look is kept from the second look at a long one on
             blocks = blocks_of(scan_items(text, state, eof), text, base=base)
         else:
-            token = resume.enter(self._resumes, text)
+            token = enter(self._resumes, text)
             try:
                 blocks = blocks_of(scan_items(text, state, eof), text, base=base)
             finally:
-                resume.leave(token)
+                leave(token)
         keep_from = max(0, state.pos - 1)  # one character of context for the next candidate
         if keep_from:
             self._text = text[keep_from:]
