@@ -204,3 +204,31 @@ def test_the_cli_switches_summaries_off_and_says_so(tmp_path: Path) -> None:
         )
         assert f"summaries: deterministic fallback ({SUMMARIES_OFF})" in plain.stdout
     assert len(summary_requests(llm)) == 1
+
+
+async def test_switching_summaries_off_while_running_stops_asking(tmp_path: Path) -> None:
+    root = workspace(tmp_path)
+    with FakeLLM({"rules": [{"match": ASKED, "reply": SENTENCE}], "default": "ok"}) as llm:
+        async with running_server(root, settings_for(llm)) as (client, events):
+            await events.wait_for(events.summarized("docs/ops.md"))
+            assert len(summary_requests(llm)) == 1
+            assert (await status(client))["index"]["summaries"]["source"] == "provider"
+            client.set_configuration(
+                {**settings_for(llm), "indexSummaries": False}, section="agentLs"
+            )
+            client.workspace_did_change_configuration(
+                types.DidChangeConfigurationParams(settings=None)
+            )
+            report = (await status(client))["index"]
+            assert report["summaries"] == {"source": "fallback", "reason": SUMMARIES_OFF}
+            ops = root / "docs" / "ops.md"
+            ops.write_text(DOC.replace("| Q2 |", "| Q3 |"))
+            since = events.mark()
+            client.text_document_did_save(
+                types.DidSaveTextDocumentParams(types.TextDocumentIdentifier(uri=ops.as_uri()))
+            )
+            await events.wait_for(events.indexed("docs/ops.md"), since)
+            (hit,) = await search(client, "hangar closed", k=1)
+            assert hit["summary"].startswith("Table: When the hangar may be closed.")
+            assert (await status(client))["index"]["documents"]["chunked"] == 0
+        assert len(summary_requests(llm)) == 1  # nothing asked once it was off

@@ -6,10 +6,14 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
+from pathlib import Path
 
 from actions.index.embedding_worker import EmbeddingWorker, EmbedReport
+from actions.index.indexer import WorkspaceIndex
 from actions.index.model import Chunk, DocumentRecord
+from actions.index.sqlite_store import SqliteStore
 from actions.index.store import Store
+from actions.paths import Workspace
 from tests.unit.index.test_store import backend, store
 
 __all__ = ["backend", "store"]  # the fixtures, parametrized over the backends
@@ -102,3 +106,22 @@ async def test_retries_are_bounded_and_a_new_worker_tries_again(store: Store) ->
     await again.until(1)
     assert store.embedding_counts() == {"none": 0, "pending": 0, "ready": 2, "failed": 0}
     restarted.stop()
+
+
+async def test_status_shows_failed_counts_reasons_and_retries(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "a.md").write_text("A calm paragraph.\n\nThen a cursed paragraph follows it.\n")
+    store = SqliteStore(tmp_path / "index.sqlite3")
+    embedder = FlakyEmbedder("cursed", failures=1000)
+    index = WorkspaceIndex(Workspace(root), store, embedder=embedder)  # type: ignore[arg-type]
+    assert index.embeddings is not None
+    runs = Runs(index.embeddings)
+    await index.update_all()
+    await runs.until(1)
+    dense = (await index.status()).to_json()["embeddings"]
+    assert (dense["failed"], dense["retrying"]) == (1, 1)  # the next try is 30 s away
+    ((failure),) = dense["failures"]
+    assert failure["path"] == "a.md"
+    assert failure["reason"].endswith("(attempt 1 of 4; tried again in 30 s)")
+    index.close()
