@@ -61,7 +61,8 @@ def summaries(config: Config, report: StatusReport) -> SummaryReport:
         return SummaryReport(source="fallback", reason="no provider is configured or found")
     if chosen.source == "local":
         return SummaryReport(source="fallback", reason=LOCAL_NOT_ASKED)
-    return SummaryReport(source="provider", model=f"{report.provider}:{report.model or ''}")
+    where = f"{report.base_url}:" if report.base_url else ""  # as `agent-ls index` names it
+    return SummaryReport(source="provider", model=f"{report.provider}:{where}{report.model or ''}")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -193,7 +193,9 @@ def test_the_cli_switches_summaries_off_and_says_so(tmp_path: Path) -> None:
         assert on["summaries"]["source"] == "provider"
         assert (on["summaries"]["asked"], on["summaries"]["failed"]) == (1, 0)
         doctor = run_cli("doctor", "--no-check", *where, env=provider_env(llm))
-        assert doctor["index"]["summaries"] == {"source": "provider", "model": "openai:fake"}
+        model = f"openai:{llm.base_url_openai}:fake"
+        assert on["summaries"]["model"] == model
+        assert doctor["index"]["summaries"] == {"source": "provider", "model": model}
         plain = subprocess.run(
             [sys.executable, "-m", "server", "doctor", "--no-check", *where],
             capture_output=True,
