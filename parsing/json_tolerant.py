@@ -33,6 +33,7 @@ from parsing.json_scan import (
     run_pattern,
     split_at_quotes,
 )
+from parsing.json_strict import WINDOW, strict_string, strict_value
 
 MAX_DEPTH: Final = 200
 """Deeper nesting is not decoded (the region is left as text)."""
@@ -81,6 +82,12 @@ _VALUE_START: Final = frozenset("\"'{[-0123456789tfnTFN")
 _MAY_FOLLOW_END: Final = frozenset(" \t\r\n\f\v,}]:/\"'`~<")
 """What may follow a string's closing quote (whitespace, comments, a region's closer...)."""
 _CLOSER: Final = {"{": "}", "[": "]"}
+_OPENER: Final = {"}": "{", "]": "["}
+_SPARSE: Final = 64
+"""Quotes kept as characters less than this far apart, three in a row, are dense (code with
+unescaped quotes): `_kept_quotes` passes such runs in one regex; sparse ones are read
+stretch by stretch by the strict reader (C speed, decoding included)."""
+_RUN_CHARS: Final = frozenset(" \t\r\n}]")
 
 # parser states
 _KEY, _COLON, _VALUE, _AFTER = range(4)  # order of `_Parser.run`'s steps
@@ -177,6 +184,10 @@ class _Parser:
     _next_newline: int = -1
     fixes: set[str] = field(default_factory=set)
     result: Decoded | None = None
+    _far: int = -1
+    """Furthest index where a strict read of a container failed (see `_strict_container`)."""
+    _rescan: int = 0
+    """Characters strictly re-read before `_far` so far (bounded: linear cost)."""
 
     def run(self) -> Decoded:
         src = self.src
@@ -245,7 +256,8 @@ class _Parser:
         text, top = self.src.text, self.stack[-1]
         c = text[i]
         if c in "{[":
-            return i + 1, self._open(i)
+            end = self._strict_container(i)
+            return (end, _AFTER) if end >= 0 else (i + 1, self._open(i))
         if c in "}]":
             if top.kind == "[" and c == "]":
                 if not (top.after_comma or not top.container):
@@ -391,9 +403,39 @@ class _Parser:
         # a value's quotes that cannot end it are passed over at C speed (`_kept_quotes`); a
         # key ends at its first quote, and a retried string goes quote by quote
         fast = ctx != "k" and cut < 0
+        strict = quote == '"' and cut < 0  # strictly valid stretches are read at C speed
         run = run_pattern(quote).match
-        j = i + 1
+        j, dense = i + 1, 0
         while True:
+            read = strict_string(text, j) if strict and (fast or ctx == "k") else None
+            if read is not None:
+                part, end = read
+                k = end - 1  # the first unescaped quote, as `run` finds it
+                if ctx == "k":
+                    return part, end
+                if text[k + 1 : k + 2] in "}]" or _NEVER[ctx, code].match(text, k + 1) is None:
+                    if self._quote_ends(k, ctx, code):
+                        head = self._joined(segments, quote, tail=True) if segments else ""
+                        return head + part, end
+                    segments.append(text[j:k])
+                    self.fixes.add("inner_quotes")
+                    j = end
+                    continue
+                dense = dense + 1 if k - j < _SPARSE else 0
+                if dense < 3:  # a kept quote between long stretches: read on at C speed
+                    segments.append(text[j:k])
+                    self.fixes.add("inner_quotes")
+                    j = end
+                    continue
+                k = self._kept_quotes(segments, j, k, ctx, code)
+                if k < 0:  # the text ends inside the string: read it quote by quote
+                    fast = False
+                    continue
+                if self._quote_ends(k, ctx, code):
+                    return self._joined(segments, quote), k + 1
+                self.fixes.add("inner_quotes")
+                j = k + 1
+                continue
             k = run(text, j).end()  # type: ignore[union-attr]
             # (a closer right after the quote: `_quote_ends` decides, as below)
             if fast and k < src.n and text[k] == quote and text[k + 1 : k + 2] not in "}]":
@@ -419,6 +461,55 @@ class _Parser:
                 return self._joined(segments, quote), k + 1
             self.fixes.add("inner_quotes")
             j = k + 1
+
+    def _strict_container(self, i: int) -> int:
+        """The container at ``i`` read at C speed when it is strictly valid JSON and this
+        parser provably reads it the same: its end (the value is added), else -1.
+
+        Inside a strictly valid value every decision of this parser looks only at text
+        inside the value and answers as the strict reading, except one: the quote ending the
+        value's last string, when only closers follow it up to the value's end, is judged by
+        the whole closer run and what follows it (`_closer_run_fits`, with the brackets open
+        there). That decision is taken here. A cut-off retry (`cuts`) inside the value, or
+        nesting past `MAX_DEPTH`, leaves the value to the slow path. A failed strict read
+        before `_far` re-reads text already read: those re-reads are bounded by twice the
+        distance to `_far`, so a parse costs linear time whatever the nesting."""
+        far = self._far
+        if i < far and self._rescan + (far - i) > 2 * (far - self.start) + WINDOW:
+            return -1
+        text = self.src.text
+        read = strict_value(text, i)
+        if isinstance(read, int):
+            if i < far:
+                self._rescan += max(read, far) - i
+            if read <= i:  # nothing learnt (too deep, NaN...): no more strict reads
+                self._rescan = 1 << 62
+            self._far = max(far, read)
+            return -1
+        value, end = read
+        if self.cuts and any(i <= cut < end for cut in self.cuts):
+            return -1
+        depth = len(self.stack)  # (a count of brackets bounds the depth at C speed)
+        bound = depth + text.count("{", i, end) + text.count("[", i, end)
+        if bound > MAX_DEPTH and depth + _depth(value) > MAX_DEPTH:
+            return -1
+        if not self._last_quote_ends(i, end):
+            return -1
+        self._add(value)
+        return end
+
+    def _last_quote_ends(self, i: int, end: int) -> bool:
+        """For a strictly valid container ``text[i:end]``: does the slow path end its last
+        string where the strict reading does (see `_strict_container`)?"""
+        text = self.src.text
+        b = end - 1
+        while b > i and text[b - 1] in _RUN_CHARS:
+            b -= 1
+        if text[b - 1] != '"':
+            return True  # no string right before the final closers
+        inner = [_OPENER[c] for c in reversed(text[b:end]) if c in _OPENER]
+        kinds = [f.kind for f in self.stack] + inner
+        return self._closer_run_fits(self.src.skip_ws(b, comments=True), kinds)
 
     def _kept_quotes(self, segments: list[str], j: int, k: int, ctx: str, code: bool) -> int:
         """The body from ``j`` reaches a quote at ``k``: when no string can end there, pass
@@ -510,7 +601,7 @@ class _Parser:
             )
         return False
 
-    def _closer_run_fits(self, j: int) -> bool:
+    def _closer_run_fits(self, j: int, kinds: list[str] | None = None) -> bool:
         """Can the run of closers at ``j`` follow a string value? Code inside a string
         (``x["k"] = 1``, ``f(a["b"])}; g()``) has closers too: the run must be followed by
         what can follow it in this document (the end, a ``,`` continuing an open container,
@@ -526,7 +617,8 @@ class _Parser:
             j = src.skip_ws(j + 1, comments=True)
         if src.ended(j):
             return True
-        kinds = [f.kind for f in self.stack]
+        if kinds is None:
+            kinds = [f.kind for f in self.stack]
         c = text[j]
         if c == ",":
             return _resolve_continuing(kinds, run, src.peek(j + 1)) is not None
@@ -580,6 +672,18 @@ def _fits(kind: str, nxt: str) -> bool:
     if kind == "[":
         return nxt in _VALUE_START or nxt == ""
     return nxt in "\"'}" or nxt == "" or nxt.isalpha() or nxt in "_$"
+
+
+def _depth(value: Any) -> int:
+    """Nesting depth of a decoded value (a scalar: 0)."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict | list):
+            deepest = max(deepest, depth)
+            items = item.values() if isinstance(item, dict) else item
+            stack.extend((child, depth + 1) for child in items)
+    return deepest
 
 
 def _number(token: str) -> int | float:
