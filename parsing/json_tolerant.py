@@ -145,6 +145,7 @@ def parse_tolerant(
     eof: bool = True,
     marker: str | None = None,
     code_in_values: bool = False,
+    strict_reads: bool = True,
 ) -> Decoded | Rejected:
     """Decode the object/array at ``text[start]`` tolerantly (see the module docstring).
 
@@ -153,13 +154,14 @@ def parse_tolerant(
     ``code_in_values``: in an object value holding several lines (a ``\\n`` escape follows on
     its line: file contents with unescaped quotes), a quote followed by ``:`` is a character
     (``{"c": None}`` in code); used where the region's extent is known, after the default
-    reading failed.
+    reading failed. ``strict_reads`` False: no C-speed reads of strictly valid stretches,
+    every token read by the rules below (the reference the fast reading must equal).
     """
     cuts: dict[int, int] = {}
     src = Source(text, eof, marker)
     last_cut: int | None = None
     for _attempt in range(4):
-        parser = _Parser(src, start, cuts, code_in_values)
+        parser = _Parser(src, start, cuts, code_in_values, strict_reads)
         try:
             return parser.run()
         except _Cut as cut:
@@ -179,6 +181,7 @@ class _Parser:
     start: int
     cuts: dict[int, int]
     code_in_values: bool = False
+    strict_reads: bool = True
     stack: list[_Frame] = field(default_factory=list)
     _next_escape: int = -1
     _next_newline: int = -1
@@ -256,7 +259,7 @@ class _Parser:
         text, top = self.src.text, self.stack[-1]
         c = text[i]
         if c in "{[":
-            end = self._strict_container(i)
+            end = self._strict_container(i) if self.strict_reads else -1
             return (end, _AFTER) if end >= 0 else (i + 1, self._open(i))
         if c in "}]":
             if top.kind == "[" and c == "]":
@@ -403,7 +406,7 @@ class _Parser:
         # a value's quotes that cannot end it are passed over at C speed (`_kept_quotes`); a
         # key ends at its first quote, and a retried string goes quote by quote
         fast = ctx != "k" and cut < 0
-        strict = quote == '"' and cut < 0  # strictly valid stretches are read at C speed
+        strict = quote == '"' and cut < 0 and self.strict_reads  # C speed (see below)
         run = run_pattern(quote).match
         j, dense = i + 1, 0
         while True:
