@@ -78,7 +78,12 @@ class Source:
 
     def ended(self, i: int) -> bool:
         """True at the end of the input or at the region's end marker."""
-        return self.at_end(i) or self.marker_at(i)
+        if i < self.n:  # (`at_end` and `marker_at` inlined for the common answer: hot path)
+            m = self.marker
+            return m is not None and self.text[i] == m[0] and self.marker_at(i)
+        if not self.eof:
+            raise NeedMore
+        return True
 
     def skip_ws(self, i: int, comments: bool = False) -> int:
         """Index of the first character at or after ``i`` that is not whitespace (or comment)."""

@@ -57,7 +57,6 @@ def strict_string(text: str, j: int) -> tuple[str, int] | None:
     """The strictly valid string body starting at ``text[j]`` (just after its opening
     ``"``): ``(value, end)`` with ``end`` just after the closing quote, or None (a raw
     control character, an unknown escape, no closing quote)."""
-    n = len(text)
     quote = text.find('"', j)
     if quote < 0:
         return None
@@ -67,7 +66,7 @@ def strict_string(text: str, j: int) -> tuple[str, int] | None:
             return value, j + end
         except json.JSONDecodeError:
             return None
-    width = WINDOW
+    n, width = len(text), WINDOW
     while True:
         stop = min(n, j + width)
         try:

@@ -485,9 +485,10 @@ class _Parser:
         if isinstance(read, int):
             if i < far:
                 self._rescan += max(read, far) - i
-            if read <= i:  # nothing learnt (too deep, NaN...): no more strict reads
+            # nothing learnt (too deep, NaN...): no more strict reads in this parse
+            self._far = self.src.n if read <= i else max(far, read)
+            if read <= i:
                 self._rescan = 1 << 62
-            self._far = max(far, read)
             return -1
         value, end = read
         if self.cuts and any(i <= cut < end for cut in self.cuts):
