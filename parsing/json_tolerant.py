@@ -77,6 +77,18 @@ _VALUE_RUNS = {
 }
 """A value's body up to its next quote that may end it (the quotes passed over are kept)."""
 _NEVER = {key: re.compile(never) for key, never in _NEVER_ENDS.items()}
+# With no array open, a quote then a lone ``]`` then a character that neither continues nor
+# ends a document (``x["k"] = 1`` in code) never ends the string either: the ``]`` closes
+# nothing (`_closer_run_fits`). The regexes used while no ``[`` is open pass such quotes too.
+_LONE_BRACKET = r"|\s*+\](?=\s*+[^\s,\"'`~</\]}])"
+_VALUE_RUNS_FLAT = {
+    (quote, ctx, code): re.compile(
+        rf"[^{quote}\\]*+(?:(?:\\[\s\S]|{quote}(?={never}{_LONE_BRACKET}))[^{quote}\\]*+)*+"
+    )
+    for quote in "\"'"
+    for (ctx, code), never in _NEVER_ENDS.items()
+}
+_NEVER_FLAT = {key: re.compile(never + _LONE_BRACKET) for key, never in _NEVER_ENDS.items()}
 _UNQUOTED_STOP = re.compile(r"[,{}\[\]\n`~<]")
 _VALUE_START: Final = frozenset("\"'{[-0123456789tfnTFN")
 _MAY_FOLLOW_END: Final = frozenset(" \t\r\n\f\v,}]:/\"'`~<")
@@ -430,15 +442,7 @@ class _Parser:
                     self.fixes.add("inner_quotes")
                     j = end
                     continue
-                k = self._kept_quotes(segments, j, k, ctx, code)
-                if k < 0:  # the text ends inside the string: read it quote by quote
-                    fast = False
-                    continue
-                if self._quote_ends(k, ctx, code):
-                    return self._joined(segments, quote), k + 1
-                self.fixes.add("inner_quotes")
-                j = k + 1
-                continue
+                strict = False  # dense quotes (code): runs of them in one regex, below
             k = run(text, j).end()  # type: ignore[union-attr]
             # (a closer right after the quote: `_quote_ends` decides, as below)
             if fast and k < src.n and text[k] == quote and text[k + 1 : k + 2] not in "}]":
@@ -520,10 +524,13 @@ class _Parser:
         it and the following such quotes in one regex run and add the body's segments.
         Returns the next quote that may end the string, or -1 (the text ends first)."""
         text, quote = self.src.text, self.src.text[k]
-        if _NEVER[ctx, code].match(text, k + 1) is None:
+        flat = all(frame.kind != "[" for frame in self.stack)
+        never = (_NEVER_FLAT if flat else _NEVER)[ctx, code]
+        if never.match(text, k + 1) is None:
             segments.append(text[j:k])
             return k
-        end = _VALUE_RUNS[quote, ctx, code].match(text, k + 1).end()  # type: ignore[union-attr]
+        runs = _VALUE_RUNS_FLAT if flat else _VALUE_RUNS
+        end = runs[quote, ctx, code].match(text, k + 1).end()  # type: ignore[union-attr]
         if end >= self.src.n or text[end] != quote:
             return -1
         segments.append(text[j:k])
