@@ -8,16 +8,12 @@ The same code serves the LSP handler and the CLI; they differ in their sink and 
 
 from __future__ import annotations
 
-import asyncio
 import functools
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, field, replace
-from typing import Literal, Protocol
+from dataclasses import dataclass, replace
 
 import attrs
 
-from actions.apply import ApplyRefused
-from actions.checkpoints.types import CheckpointError
 from actions.documents import DocumentFences, mark_last_document_truncated, to_action
 from actions.errors import ActionError
 from actions.feedback import (
@@ -28,117 +24,43 @@ from actions.feedback import (
     render_malformed,
 )
 from actions.fence_refs import TruncatedBody
-from actions.plans import PlanFiles, PlanRun
-from actions.prompt import render_invalid_document, render_plan_progress
+from actions.prompt import render_invalid_document
 from actions.schema import (
     Action,
-    ContinueMultiFile,
-    FileOp,
-    StartMultiFile,
     TextResponse,
     ToolCallAction,
     ToolCallSpec,
 )
-from actions.tools import Tool, ToolRegistry
+from actions.tools import Tool
 from actions.tools.adapters import ToolAdapter
 from parsing import ActionBlock, Block, StreamParser, TextBlock, ToolCallBlock
 from parsing.blocks import merge_text
 from parsing.malformed import malformed_documents
 from server.history import trim_history
 from server.protocol import (
-    BlockRecord,
     ChatContext,
-    ChatResult,
-    ErrorProgress,
-    FileApplied,
     PlanProgress,
-    PlanSummary,
-    ProgressEvent,
-    ReviewPlan,
-    TextDelta,
     TextRecord,
     ToolCallResult,
     ToolCallStarted,
     block_record,
 )
-from server.providers.base import ChatMessage, NativeToolCall, Provider, StreamChunk
+from server.providers.base import ChatMessage, NativeToolCall, StreamChunk
 from server.providers.constraints import ConstrainedProvider
+from server.turn import (
+    Agent,
+    AgentError,
+    ChatSession,
+    DocumentOutcome,
+    ProgressSink,
+    Turn,
+    TurnOutcome,
+    count_retry,
+    report_error,
+    retry,
+)
+from server.turn_plan import abandon_plan, apply_plan_document, finish_plan, plan_summary
 from server.turn_state import turn_state
-
-JSON_ADAPTER = ToolAdapter("json")
-
-
-class ProgressSink(Protocol):
-    """Where a turn's steps go as they happen (the LSP client, the terminal, a test)."""
-
-    def emit(self, event: ProgressEvent) -> None: ...
-
-
-@dataclass
-class ChatSession:
-    """One conversation; turns of the same session run one at a time."""
-
-    id: str
-    messages: list[ChatMessage] = field(default_factory=list)
-    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
-
-
-class AgentError(Exception):
-    """The turn cannot go on (too many invalid documents, turn limit, a refused edit)."""
-
-
-@dataclass(frozen=True)
-class Agent:
-    """What a turn works with."""
-
-    provider: Provider
-    registry: ToolRegistry
-    plans: PlanFiles | None
-    workspace_name: str
-    adapter: ToolAdapter = JSON_ADAPTER
-    max_turns: int = 25
-    max_retries: int = 3
-    history_chars: int | None = None  # earlier turns are trimmed to this (None: kept whole)
-    folders: tuple[str, ...] = ()  # the folder names of a multi-root workspace
-
-
-@dataclass(frozen=True)
-class TurnOutcome:
-    text: str
-    blocks: list[BlockRecord]
-    plan: PlanSummary | ReviewPlan | None = None
-    checkpoint_id: str | None = None
-
-    def result(self, session_id: str) -> ChatResult:
-        """The turn as `agent/chat` returns it."""
-        return ChatResult(
-            session_id=session_id,
-            text=self.text,
-            blocks=self.blocks,
-            plan=self.plan,
-            checkpoint_id=self.checkpoint_id,
-        )
-
-
-@dataclass
-class Turn:
-    """State of the turn in progress."""
-
-    agent: Agent
-    session_id: str
-    sink: ProgressSink
-    texts: list[str] = field(default_factory=list)
-    blocks: list[BlockRecord] = field(default_factory=list)
-    retries: int = 0
-    replies: int = 0
-    plan: PlanRun | None = None
-    done: bool = False
-    tools_called: list[str] = field(default_factory=list)
-
-    def say(self, text: str) -> None:
-        if text:
-            self.texts.append(text)
-            self.sink.emit(TextDelta(delta=text))
 
 
 def user_message(message: str, context: ChatContext | None) -> str:
@@ -300,14 +222,6 @@ async def handle_reply(turn: Turn, reply: Reply) -> str:
     return join_results(results)
 
 
-@dataclass(frozen=True)
-class DocumentOutcome:
-    kind: Literal["answer", "tool", "plan", "refused", "error"]
-    """refused: a plan file that was not written (search/replace failed...): the model is
-    told why and the plan goes on; error: an unusable document (counts as a retry)."""
-    text: str = ""
-
-
 async def run_document(
     turn: Turn,
     block: ActionBlock | ToolCallBlock,
@@ -335,27 +249,6 @@ async def run_document(
     return await apply_plan_document(turn, action)
 
 
-def report_error(turn: Turn, message: str) -> str:
-    """An error about one document, shown to the user (counted once per reply)."""
-    turn.sink.emit(ErrorProgress(message=message, retry=turn.retries + 1))
-    return message
-
-
-def count_retry(turn: Turn, message: str) -> None:
-    turn.retries += 1
-    if turn.retries > turn.agent.max_retries:
-        raise AgentError(
-            f"the model sent {turn.retries} invalid documents or cut-off replies in this turn; "
-            f"last error: {message}"
-        )
-
-
-def retry(turn: Turn, message: str) -> str:
-    report_error(turn, message)
-    count_retry(turn, message)
-    return message
-
-
 async def run_tool(turn: Turn, call: ToolCallSpec) -> str:
     turn.sink.emit(ToolCallStarted(name=call.function_name, args=call.args))
     turn.tools_called.append(call.function_name)
@@ -371,94 +264,3 @@ async def run_native_tools(turn: Turn, calls: tuple[NativeToolCall, ...]) -> lis
         text = await run_tool(turn, ToolCallSpec(function_name=call.name, args=call.arguments))
         results.append(ChatMessage("tool", text, tool_call_id=call.id))
     return results
-
-
-async def apply_plan_document(
-    turn: Turn, action: StartMultiFile | ContinueMultiFile
-) -> DocumentOutcome:
-    """Apply the document's file to the plan (starting it first for start_multi_file)."""
-    plans = turn.agent.plans
-    if plans is None:
-        return refused(turn, "no workspace folder is open, so files cannot be edited")
-    op = await open_plan(turn, plans, action)
-    if isinstance(op, str):
-        return DocumentOutcome("error", op)
-    if turn.plan is None:
-        return refused(
-            turn, "continue_multi_file without a plan: start with start_multi_file first"
-        )
-    if not turn.plan.remaining and plans.already_applied(turn.plan, op):
-        turn.done = True  # the plan is complete and the model repeats its last file: done
-        return DocumentOutcome("plan")
-    plan = turn.plan
-    try:
-        path = await plans.apply(plan, op)
-    except ApplyRefused as error:
-        raise AgentError(f"the plan was rolled back: {error}") from None
-    except (ActionError, CheckpointError) as error:
-        turn.sink.emit(ErrorProgress(message=str(error), path=op.path))
-        progress = render_plan_progress(plan.applied, plan.remaining)
-        message = f"{op.action} {op.path} was refused, nothing was written: {error}\n{progress}"
-        return DocumentOutcome("refused", message)
-    turn.sink.emit(
-        FileApplied(path=path, action=op.action, message=action.message, planned=path in plan.files)
-    )
-    return DocumentOutcome("plan", render_plan_progress(plan.applied, plan.remaining))
-
-
-def refused(turn: Turn, message: str) -> DocumentOutcome:
-    """A plan document that cannot be used as sent (counts as an invalid document)."""
-    return DocumentOutcome("error", report_error(turn, message))
-
-
-async def abandon_plan(turn: Turn, failure: BaseException) -> None:
-    """Roll back the plan in progress (if any) and tell the user."""
-    plan = turn.plan
-    if plan is None or turn.agent.plans is None or plan.recorder.closed:
-        return
-    await turn.agent.plans.rollback(plan)
-    why = "cancelled" if isinstance(failure, asyncio.CancelledError) else "failed"
-    turn.sink.emit(
-        ErrorProgress(
-            message=f"the turn {why}: the plan was rolled back "
-            f"({len(plan.recorder.paths)} file(s) restored)",
-            rolled_back=list(plan.recorder.paths),
-        )
-    )
-
-
-async def open_plan(
-    turn: Turn, plans: PlanFiles, action: StartMultiFile | ContinueMultiFile
-) -> FileOp | str:
-    """The document's file operation, starting its plan first if it opens one (a string: the
-    refusal to send back to the model)."""
-    if isinstance(action, ContinueMultiFile):
-        return action.next_file
-    if turn.plan is not None:
-        await finish_plan(turn)
-    try:
-        turn.plan = await plans.start(
-            action.plan.description, action.plan.files_to_modify, turn.session_id
-        )
-    except (ActionError, CheckpointError) as error:
-        return retry(turn, f"The plan was refused, nothing was applied: {error}")
-    turn.sink.emit(PlanProgress(description=turn.plan.description, files=list(turn.plan.files)))
-    return action.first_file
-
-
-async def finish_plan(turn: Turn) -> str | None:
-    """Commit the plan in progress (if any); its checkpoint id."""
-    if turn.plan is None or turn.agent.plans is None or turn.plan.recorder.closed:
-        return None
-    return await turn.agent.plans.commit(turn.plan)
-
-
-def plan_summary(plan: PlanRun) -> PlanSummary:
-    """The plan as the turn's result reports it."""
-    return PlanSummary(
-        description=plan.description,
-        files=list(plan.files),
-        applied=list(plan.applied),
-        skipped=plan.remaining,
-        unplanned=list(plan.unplanned),
-    )

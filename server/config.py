@@ -22,6 +22,7 @@ ENV_VARS = {
     "cliCommand": "AGENT_LS_CLI_COMMAND",
     "indexUrl": "AGENT_LS_INDEX_URL",
     "review": "AGENT_LS_REVIEW",
+    "allowSecretFiles": "AGENT_LS_ALLOW_SECRET_FILES",
 }
 API_KEY_ENV = "AGENT_LS_API_KEY"
 
@@ -162,13 +163,16 @@ def _index_url(value: Any) -> str:
 
 
 def _globs(value: Any) -> tuple[str, ...]:
-    """A list of gitignore-style globs; `true` means every file, `false` none."""
+    """A list of gitignore-style globs; `true` means every file, `false` none. A string (the
+    environment's form) is a comma-separated list, or `true` / `false`."""
+    if isinstance(value, str):
+        word = value.strip().lower()
+        globs = [glob.strip() for glob in value.split(",") if glob.strip()]
+        value = True if word == "true" else False if word == "false" else globs
     if value is True:
         return ("*",)
     if value is False:
         return ()
-    if isinstance(value, str):
-        value = [value]
     if not isinstance(value, list | tuple) or not all(
         isinstance(glob, str) and glob.strip() for glob in value
     ):

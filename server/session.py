@@ -9,13 +9,13 @@ from pathlib import Path
 from typing import Any
 
 from actions.review import ReviewBoard
-from server.agent import ChatSession
 from server.capabilities import ResolvedClientCapabilities
 from server.config import Config, ConfigProblem, from_environment, merge
 from server.history import SessionStore, UnknownSession
 from server.providers import make_provider
 from server.providers.base import Provider
 from server.resolve import Resolution, explicit_keys, resolve_provider
+from server.turn import ChatSession
 from server.workspace import Folders
 
 

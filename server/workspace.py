@@ -26,9 +26,9 @@ from actions.tools import ToolRegistry, default_registry, lazy_index
 from actions.tools.adapters import tool_adapter
 from actions.tools.multiroot import multiroot_registry
 from actions.tools.search_docs import IndexSource
-from server.agent import Agent, AgentError
 from server.config import Config
 from server.providers.base import Provider
+from server.turn import Agent, AgentError
 
 
 @dataclass

@@ -51,11 +51,12 @@ from server.acp.history_commands import checkpoint_command
 from server.acp.prompt_text import prompt_text
 from server.acp.review import review_plan
 from server.acp.updates import UpdateSink
-from server.agent import AgentError, ChatSession, run_turn
+from server.agent import run_turn
 from server.history import SessionStore, UnknownSession
 from server.protocol import ErrorProgress
 from server.providers import ProviderError
 from server.session import ServerState
+from server.turn import AgentError, ChatSession
 from server.workspace import build_agent
 
 log = logging.getLogger(__name__)

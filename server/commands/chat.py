@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Any
 
 from actions.apply import DiskApplier
-from server.agent import AgentError, ChatSession, TurnOutcome
 from server.commands.progress import Progress
 from server.config import Config, ConfigProblem, from_environment, merge
 from server.external import run_turn_recorded
@@ -28,6 +27,7 @@ from server.protocol import (
 )
 from server.providers import PROVIDERS, ProviderError, make_provider
 from server.resolve import resolve_provider
+from server.turn import AgentError, ChatSession, TurnOutcome
 from server.wording import empty_message_problem, workspace_problem
 from server.workspace import build_agent, open_folder
 

@@ -15,7 +15,6 @@ from pygls.exceptions import JsonRpcInvalidParams
 from actions.apply import Applier
 from actions.review import StagedPlan, StagingApplier, new_plan
 from actions.tools.search_docs import IndexSource
-from server.agent import AgentError, ChatSession, TurnOutcome
 from server.editor import EditorApplier, LspEditor
 from server.external import run_turn_recorded
 from server.features.configuration import settled
@@ -36,6 +35,7 @@ from server.protocol import (
     TextDelta,
 )
 from server.providers import ProviderError
+from server.turn import AgentError, ChatSession, TurnOutcome
 from server.wording import empty_message_problem
 from server.workspace import build_agent
 

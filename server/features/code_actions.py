@@ -40,7 +40,6 @@ from pygls.exceptions import JsonRpcInvalidParams
 from pygls.uris import to_fs_path
 
 from actions.paths import shown_path as shown
-from server.agent import TurnOutcome
 from server.features.chat import LspSink, editor_turn, open_chat
 from server.features.configuration import settled
 from server.features.review import review_actions
@@ -54,6 +53,7 @@ from server.protocol import (
     ReviewPlan,
     to_wire,
 )
+from server.turn import TurnOutcome
 from server.wording import empty_message_problem
 
 log = logging.getLogger(__name__)

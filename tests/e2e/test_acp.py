@@ -236,3 +236,31 @@ async def test_review_mode_all_rejected_leaves_the_disk_untouched(tmp_path: Path
             await conn.prompt(session_id=session.session_id, prompt=[text_block("why?")])
         sent = last_user_message(llm.requests[-1])
     assert "rejected your change to src/new.py, src/app.py, old.txt" in sent
+
+
+@pytest.mark.parametrize("allowed", ["", ".env, certs/*.pem"], ids=["denied", "allowed"])
+async def test_secret_files_follow_the_environment_allow_list(tmp_path: Path, allowed: str) -> None:
+    """An ACP client has no settings of ours: AGENT_LS_ALLOW_SECRET_FILES is how its user
+    lets agent-ls read a secret file (comma-separated globs); without it the file is refused."""
+    root = seed_project(tmp_path / "ws")
+    (root / ".env").write_text("API_KEY=sk-test-7\n")
+    (root / "id_rsa").write_text("-----BEGIN OPENSSH PRIVATE KEY-----\n")
+    script = {
+        "replies": [
+            tool("read_file", path=".env"),
+            tool("read_file", path="id_rsa"),
+            doc(action="text_response", text_response="read"),
+        ]
+    }
+    client = RecordingClient()
+    env = {"AGENT_LS_ALLOW_SECRET_FILES": allowed} if allowed else {}
+    with FakeLLM(script) as llm:
+        async with acp_agent(llm, client, **env) as conn:
+            session = await conn.new_session(cwd=str(root))
+            await conn.prompt(session_id=session.session_id, prompt=[text_block("read .env")])
+        env_result = last_user_message(llm.requests[1])
+        key_result = last_user_message(llm.requests[2])
+    assert ("sk-test-7" in env_result) is bool(allowed)
+    assert ("secret deny list" in env_result) is not bool(allowed)
+    assert "PRIVATE KEY" not in key_result  # not on the allow-list either way
+    assert "secret deny list" in key_result

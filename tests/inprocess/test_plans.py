@@ -6,9 +6,9 @@ import asyncio
 
 import pytest
 
-from server.agent import AgentError
 from server.editor import EditorApplier
 from server.protocol import ErrorProgress, FileApplied, PlanProgress, PlanSummary
+from server.turn import AgentError
 from tests.inprocess.conftest import Harness, Reply, ScriptedProvider, answer, doc
 
 NEW = 'def greet():\n    return "hi"\n'

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from server.agent import AgentError
 from server.protocol import (
     ActionRecord,
     ErrorProgress,
@@ -14,6 +13,7 @@ from server.protocol import (
     ToolCallStarted,
 )
 from server.providers.base import NativeToolCall
+from server.turn import AgentError
 from tests.inprocess.conftest import Harness, Reply, answer, doc, tool
 
 

@@ -12,27 +12,8 @@ import assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { after, before, test } from "node:test";
-import { fileURLToPath } from "node:url";
-import type { Browser, FrameLocator, Page } from "playwright-core";
-import { CHROMIUM, launchChromium, privateHome } from "../browser";
-import { type Service, installExtension, startCodeServer, startFakeLLM } from "./processes";
-
-const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../..");
-const PYTHON = process.env.AGENT_LS_PYTHON ?? path.join(REPO, ".venv", "bin", "python");
-const SERVER = process.env.AGENT_LS_SERVER ?? path.join(REPO, ".venv", "bin", "agent-ls");
-const CODE_SERVER = process.env.CODE_SERVER ?? "";
-const VSIX = process.env.VSIX ?? "";
-const missing = [
-  [CODE_SERVER, "CODE_SERVER"],
-  [VSIX, "VSIX"],
-  [CHROMIUM, "Chromium"],
-  [PYTHON, "the project's Python"],
-  [SERVER, "agent-ls"],
-].filter(([file]) => !file || !fs.existsSync(file));
-const SKIP = missing.length ? `missing ${missing.map(([, name]) => name).join(", ")}` : false;
-if (SKIP && process.env.AGENT_LS_E2E_REQUIRED === "1") {
-  throw new Error(`end-to-end test required but ${SKIP}`);
-}
+import type { FrameLocator, Page } from "playwright-core";
+import { SKIP, Workbench } from "./workbench";
 
 const FRONT = { "src/app.py": "print('front')\n" };
 const BACK = { "src/app.py": "print('back')\n", "x.py": "X = 1\n" };
@@ -58,104 +39,39 @@ function seed(root: string, files: Record<string, string>): void {
 
 const read = (file: string) => fs.readFileSync(file, "utf8");
 
-let browser: Browser | undefined;
+let bench: Workbench;
 let page: Page;
-let homeDir = "";
 let front = "";
 let back = "";
 let workspaceFile = "";
-let llmUrl = "";
-let logs = "";
-let keepLogs = false;
-const services: Service[] = [];
 
 before(async () => {
   if (SKIP) {
     return;
   }
-  const home = privateHome("agent-ls-multiroot-");
-  homeDir = home.dir;
-  front = path.join(home.dir, "front");
-  back = path.join(home.dir, "back");
-  seed(front, FRONT);
-  seed(back, BACK);
-  workspaceFile = path.join(home.dir, "two.code-workspace");
-  fs.writeFileSync(workspaceFile, JSON.stringify({ folders: [{ path: "front" }, { path: "back" }], settings: {} }));
-  const llm = await startFakeLLM(PYTHON, REPO, { replies: PLAN }, home.dir, home.env);
-  services.push(llm);
-  llmUrl = llm.url;
-  const dirs = { userData: path.join(home.dir, "user-data"), extensions: path.join(home.dir, "extensions") };
-  fs.mkdirSync(path.join(dirs.userData, "User"), { recursive: true });
-  fs.writeFileSync(
-    path.join(dirs.userData, "User", "settings.json"),
-    JSON.stringify({
-      "agentLs.serverPath": SERVER,
-      "agentLs.baseUrl": `${llm.url}/v1`,
-      "agentLs.model": "fake-model",
-      "agentLs.retryBaseDelay": 0.05,
-      "agentLs.trace.server": "messages",
-      "workbench.startupEditor": "none",
-      "workbench.tips.enabled": false,
-      "workbench.welcomePage.walkthroughs.openOnInstall": false,
-      "security.workspace.trust.enabled": false,
-      "telemetry.telemetryLevel": "off",
-      "extensions.ignoreRecommendations": true,
-      "update.mode": "none",
-      "chat.disableAIFeatures": true,
-      "files.autoSave": "off",
-      "workbench.secondarySideBar.defaultVisibility": "hidden",
-    }),
-  );
-  logs = await installExtension(CODE_SERVER, VSIX, dirs, home.env);
-  const codeServer = await startCodeServer(CODE_SERVER, dirs, home.dir, home.env);
-  services.push(codeServer);
-  browser = await launchChromium(home.env);
-  page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-  await page.goto(`${codeServer.url}/?workspace=${encodeURIComponent(workspaceFile)}`);
-  await page.waitForSelector(".monaco-workbench", { timeout: 90_000 });
+  bench = await Workbench.start({
+    prefix: "agent-ls-multiroot-",
+    script: { replies: PLAN },
+    open: (home) => {
+      front = path.join(home, "front");
+      back = path.join(home, "back");
+      seed(front, FRONT);
+      seed(back, BACK);
+      workspaceFile = path.join(home, "two.code-workspace");
+      fs.writeFileSync(workspaceFile, JSON.stringify({ folders: [{ path: "front" }, { path: "back" }], settings: {} }));
+      return `workspace=${encodeURIComponent(workspaceFile)}`;
+    },
+  });
+  page = bench.page;
 });
 
 after(async () => {
-  await browser?.close();
-  for (const service of services.reverse()) {
-    await service.stop();
-  }
-  if (homeDir && !keepLogs) {
-    fs.rmSync(homeDir, { recursive: true, force: true });
-  }
+  await bench?.stop();
 });
 
-function panel(): FrameLocator {
-  return page.frameLocator("iframe.webview.ready").frameLocator("#active-frame");
-}
-
-async function runCommand(title: string): Promise<void> {
-  await page.keyboard.press("F1");
-  await page.waitForSelector(".quick-input-widget input", { state: "visible" });
-  await page.keyboard.type(title);
-  await page.waitForSelector(`.quick-input-list .monaco-list-row[aria-label^="${title}"]`);
-  await page.keyboard.press("Enter");
-}
-
 async function closeEditors(): Promise<void> {
-  await runCommand("View: Close All Editors");
+  await bench.runCommand("View: Close All Editors");
   await page.waitForFunction(() => document.querySelectorAll(".tabs-container .tab").length === 0, undefined, { timeout: 30_000 });
-}
-
-async function pictured(name: string, body: () => Promise<void>): Promise<void> {
-  try {
-    await body();
-  } catch (error) {
-    keepLogs = true;
-    const file = path.join(homeDir, `${name}-failure.png`);
-    await page.screenshot({ path: file }).catch(() => undefined);
-    throw new Error(`${String(error)}\nscreenshot: ${file}\nlogs: ${homeDir}`, { cause: error });
-  }
-}
-
-async function setScript(script: unknown): Promise<void> {
-  const response = await fetch(`${llmUrl}/_control/script`, { method: "POST", body: JSON.stringify(script) });
-  assert.equal(response.status, 200, await response.text());
 }
 
 /** Wait until a diff editor shows `original` on its left and `modified` on its right. */
@@ -178,12 +94,12 @@ async function chatTurn(chat: FrameLocator, message: string): Promise<void> {
 }
 
 test("multi-root: the panel's links open the second folder's file, checkpoint diff and staged diff", { skip: SKIP, timeout: 300_000 }, (t) =>
-  pictured("multiroot", async () => {
-    t.diagnostic(logs.trim());
+  bench.pictured("multiroot", async () => {
+    t.diagnostic(bench.logs.trim());
     // The extension is up once its status bar item shows the server's provider.
     await page.waitForFunction(() => document.querySelector(".statusbar")?.textContent?.includes("openai · fake-model"), undefined, { timeout: 90_000 });
-    await runCommand("Agent: Chat");
-    const chat = panel();
+    await bench.runCommand("Agent: Chat");
+    const chat = bench.panel();
     await chat.locator("#message").waitFor({ timeout: 60_000 });
 
     // A plan in the second folder: the row names the file by its folder.
@@ -200,7 +116,7 @@ test("multi-root: the panel's links open the second folder's file, checkpoint di
     // "Agent: Checkpoints" lists the qualified file; picking it opens the same diff.
     await closeEditors();
     await page.waitForFunction(() => document.querySelectorAll(".monaco-diff-editor").length === 0, undefined, { timeout: 30_000 });
-    await runCommand("Agent: Checkpoints");
+    await bench.runCommand("Agent: Checkpoints");
     await page.waitForSelector('.quick-input-list .monaco-list-row[aria-label*="Bump the back end"]', { timeout: 30_000 });
     await page.keyboard.press("Enter");
     await page.waitForSelector('.quick-input-list .monaco-list-row[aria-label^="back/src/app.py"]', { timeout: 30_000 });
@@ -218,7 +134,7 @@ test("multi-root: the panel's links open the second folder's file, checkpoint di
       JSON.stringify({ folders: [{ path: "front" }, { path: "back" }], settings: { "agentLs.model": "review-model", "agentLs.review": "on" } }),
     );
     await page.waitForFunction(() => document.querySelector(".statusbar")?.textContent?.includes("openai · review-model"), undefined, { timeout: 30_000 });
-    await setScript({ replies: PLAN });
+    await bench.setScript({ replies: PLAN });
     await chatTurn(chat, "Bump the back end, for review");
     const plan = chat.locator(".entry.plan.review").last();
     const row = plan.locator(".plan-file", { hasText: "back/src/app.py" });

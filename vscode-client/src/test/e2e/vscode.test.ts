@@ -12,31 +12,11 @@ import assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { after, before, test } from "node:test";
-import { fileURLToPath } from "node:url";
-import type { Browser, FrameLocator, Page } from "playwright-core";
-import { CHROMIUM, launchChromium, privateHome } from "../browser";
-import { type Service, installExtension, startCodeServer, startFakeLLM } from "./processes";
+import type { Page } from "playwright-core";
+import { SKIP, Workbench } from "./workbench";
 
-const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../..");
-const PYTHON = process.env.AGENT_LS_PYTHON ?? path.join(REPO, ".venv", "bin", "python");
-const SERVER = process.env.AGENT_LS_SERVER ?? path.join(REPO, ".venv", "bin", "agent-ls");
-const CODE_SERVER = process.env.CODE_SERVER ?? "";
-const VSIX = process.env.VSIX ?? "";
 // The README's picture: AGENT_LS_SCREENSHOT=$PWD/docs/screenshots/vscode-chat-panel.png refreshes it.
 const SCREENSHOT = process.env.AGENT_LS_SCREENSHOT;
-const missing = [
-  [CODE_SERVER, "CODE_SERVER"],
-  [VSIX, "VSIX"],
-  [CHROMIUM, "Chromium"],
-  [PYTHON, "the project's Python"],
-  [SERVER, "agent-ls"],
-].filter(([file]) => !file || !fs.existsSync(file));
-const MISSING = missing.length ? `missing ${missing.map(([, name]) => name).join(", ")}` : false;
-// ci.sh sets AGENT_LS_E2E_REQUIRED=1: there a missing tool fails the run instead of skipping.
-if (MISSING && process.env.AGENT_LS_E2E_REQUIRED === "1") {
-  throw new Error(`end-to-end test required but ${MISSING}`);
-}
-const SKIP = MISSING;
 
 const NEW_MODULE = 'def greet(name: str) -> str:\n    return f"Hello, {name}!"\n';
 const NEW_APP = "from src.new import greet\n\nprint(greet('world'))\n";
@@ -90,75 +70,32 @@ function tree(root: string): Record<string, string> {
   return files;
 }
 
-let browser: Browser | undefined;
+let bench: Workbench;
 let page: Page;
 let workspace: string;
-const services: Service[] = [];
-let logs = "";
-let llmUrl = "";
-let settingsFile = "";
-let homeDir = "";
-let keepLogs = false; // a failure keeps the temp tree (logs, screenshot) for a look
-let settings: Record<string, unknown> = {};
 
 before(async () => {
   if (SKIP) {
     return;
   }
-  const home = privateHome("agent-ls-e2e-");
-  homeDir = home.dir;
-  workspace = path.join(home.dir, "project");
-  for (const [file, content] of Object.entries(ORIGINAL)) {
-    fs.mkdirSync(path.dirname(path.join(workspace, file)), { recursive: true });
-    fs.writeFileSync(path.join(workspace, file), content);
-  }
-  const llm = await startFakeLLM(PYTHON, REPO, SCRIPT, home.dir, home.env);
-  services.push(llm);
-  llmUrl = llm.url;
-  const dirs = { userData: path.join(home.dir, "user-data"), extensions: path.join(home.dir, "extensions") };
-  fs.mkdirSync(path.join(dirs.userData, "User"), { recursive: true });
-  settingsFile = path.join(dirs.userData, "User", "settings.json");
-  settings = {
-      "agentLs.serverPath": SERVER,
-      "agentLs.baseUrl": `${llm.url}/v1`,
-      "agentLs.model": "fake-model",
-      "agentLs.retryBaseDelay": 0.05,
-      "agentLs.trace.server": "messages",
-      "workbench.startupEditor": "none",
-      "workbench.tips.enabled": false,
-      "workbench.welcomePage.walkthroughs.openOnInstall": false,
-      "security.workspace.trust.enabled": false,
-      "telemetry.telemetryLevel": "off",
-      "extensions.ignoreRecommendations": true,
-      "update.mode": "none",
-      "chat.disableAIFeatures": true,
-      "files.autoSave": "off",
-      "workbench.secondarySideBar.defaultVisibility": "hidden",
-    };
-  fs.writeFileSync(settingsFile, JSON.stringify(settings));
-  logs = await installExtension(CODE_SERVER, VSIX, dirs, home.env);
-  const codeServer = await startCodeServer(CODE_SERVER, dirs, home.dir, home.env);
-  services.push(codeServer);
-  browser = await launchChromium(home.env);
-  page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-  await page.goto(`${codeServer.url}/?folder=${encodeURIComponent(workspace)}`);
-  await page.waitForSelector(".monaco-workbench", { timeout: 90_000 });
+  bench = await Workbench.start({
+    prefix: "agent-ls-e2e-",
+    script: SCRIPT,
+    open: (home) => {
+      workspace = path.join(home, "project");
+      for (const [file, content] of Object.entries(ORIGINAL)) {
+        fs.mkdirSync(path.dirname(path.join(workspace, file)), { recursive: true });
+        fs.writeFileSync(path.join(workspace, file), content);
+      }
+      return `folder=${encodeURIComponent(workspace)}`;
+    },
+  });
+  page = bench.page;
 });
 
 after(async () => {
-  await browser?.close();
-  for (const service of services.reverse()) {
-    await service.stop();
-  }
-  if (homeDir && !keepLogs) {
-    fs.rmSync(homeDir, { recursive: true, force: true });
-  }
+  await bench?.stop();
 });
-
-/** The chat panel's document: VS Code nests the webview's page in two iframes. */
-function panel(): FrameLocator {
-  return page.frameLocator("iframe.webview.ready").frameLocator("#active-frame");
-}
 
 async function openFile(name: string): Promise<void> {
   await page.keyboard.press("Control+P");
@@ -169,31 +106,6 @@ async function openFile(name: string): Promise<void> {
   await page.waitForSelector(`.tab[aria-label^="${name}"]`);
 }
 
-async function runCommand(title: string): Promise<void> {
-  await page.keyboard.press("F1");
-  await page.waitForSelector(".quick-input-widget input", { state: "visible" });
-  await page.keyboard.type(title);
-  await page.waitForSelector(`.quick-input-list .monaco-list-row[aria-label^="${title}"]`);
-  await page.keyboard.press("Enter");
-}
-
-/** On failure, a screenshot of the window next to the logs (path in the error). */
-async function pictured(name: string, body: () => Promise<void>): Promise<void> {
-  try {
-    await body();
-  } catch (error) {
-    keepLogs = true;
-    const file = path.join(path.dirname(workspace), `${name}-failure.png`);
-    await page.screenshot({ path: file }).catch(() => undefined);
-    throw new Error(`${String(error)}\nscreenshot: ${file}\nlogs: ${path.dirname(workspace)}`, { cause: error });
-  }
-}
-
-async function setScript(script: unknown): Promise<void> {
-  const response = await fetch(`${llmUrl}/_control/script`, { method: "POST", body: JSON.stringify(script) });
-  assert.equal(response.status, 200, await response.text());
-}
-
 /** Select the whole active editor and pick a code action from "Refactor...". */
 async function refactor(title: string): Promise<void> {
   // The Refactor menu lists what the server answered when it opened; right after another
@@ -202,7 +114,7 @@ async function refactor(title: string): Promise<void> {
   for (let attempt = 1; ; attempt++) {
     await page.click(".editor-instance .view-lines");
     await page.keyboard.press("Control+A");
-    await runCommand("Refactor...");
+    await bench.runCommand("Refactor...");
     try {
       await item.first().waitFor({ timeout: 15_000 });
       break;
@@ -227,13 +139,13 @@ async function dirtyTabs(): Promise<number> {
   return page.locator(".tabs-container .tab.dirty").count();
 }
 
-test("chat in the panel applies a plan to disk and editor, Undo restores it", { skip: SKIP, timeout: 300_000 }, (t) => pictured("chat", async () => {
-  t.diagnostic(logs.trim());
+test("chat in the panel applies a plan to disk and editor, Undo restores it", { skip: SKIP, timeout: 300_000 }, (t) => bench.pictured("chat", async () => {
+  t.diagnostic(bench.logs.trim());
   await openFile("app.py");
   await page.click(".editor-instance .view-lines");
   await page.keyboard.press("Control+A"); // the selection goes along as context
-  await runCommand("Agent: Chat"); // the palette command reveals the panel in the activity bar
-  const chat = panel();
+  await bench.runCommand("Agent: Chat"); // the palette command reveals the panel in the activity bar
+  const chat = bench.panel();
   await chat.locator("#message").waitFor({ timeout: 60_000 });
   await page.waitForFunction(() => document.querySelector(".statusbar")?.textContent?.includes("openai"), undefined, { timeout: 60_000 });
 
@@ -254,7 +166,7 @@ test("chat in the panel applies a plan to disk and editor, Undo restores it", { 
   assert.match((await chat.locator("#transcript").textContent()) ?? "", /greet\(\) lives in src\/new\.py/);
   assert.match((await chat.locator(".entry.user .context").textContent()) ?? "", /^app\.py:1-/);
   // What reached the model: the message with the editor's file and selection.
-  const requests = (await (await fetch(`${llmUrl}/_control/requests`)).json()) as { body: { messages: { role: string; content: string }[] } }[];
+  const requests = await bench.requests<{ body: { messages: { role: string; content: string }[] } }>();
   const first = requests[0].body.messages.filter((m) => m.role === "user").at(-1)?.content ?? "";
   assert.match(first, /^Add a greeting module and use it in app\.py/);
   assert.match(first, /\nContext: file:\/\/\/\S+\/project\/src\/app\.py \(lines 1-\d\)\n/);
@@ -266,7 +178,7 @@ test("chat in the panel applies a plan to disk and editor, Undo restores it", { 
   await page.waitForFunction(() => document.querySelectorAll(".tabs-container .tab.dirty").length === 0, undefined, { timeout: 30_000 });
   assert.equal(await dirtyTabs(), 0);
   await page.mouse.move(700, 500); // no tooltip in the picture
-  await page.screenshot({ path: SCREENSHOT ?? path.join(homeDir, "chat-panel.png") });
+  await page.screenshot({ path: SCREENSHOT ?? path.join(bench.homeDir, "chat-panel.png") });
 
   // A click on a plan file opens the diff against the checkpoint.
   await chat.locator(".plan-file .link", { hasText: "src/app.py" }).click();
@@ -292,10 +204,10 @@ test("chat in the panel applies a plan to disk and editor, Undo restores it", { 
 
 const DOCUMENTED_UTIL = 'def helper():\n    """Return one."""\n    return 1\n';
 
-test("code actions: Explain runs in the panel, Add docstrings edits the open file and saves it", { skip: SKIP, timeout: 180_000 }, () => pictured("code-actions", async () => {
-  const chat = panel();
+test("code actions: Explain runs in the panel, Add docstrings edits the open file and saves it", { skip: SKIP, timeout: 180_000 }, () => bench.pictured("code-actions", async () => {
+  const chat = bench.panel();
   await openFile("util.py");
-  await setScript({ replies: ["It returns the constant `1`."] });
+  await bench.setScript({ replies: ["It returns the constant `1`."] });
   await refactor("Explain");
   const explained = chat.locator(".entry.assistant", { hasText: "It returns the constant 1." });
   await explained.waitFor({ timeout: 60_000 });
@@ -303,7 +215,7 @@ test("code actions: Explain runs in the panel, Add docstrings edits the open fil
   assert.match((await asked.locator(".text").textContent()) ?? "", /^Explain what the selected code of \/src\/util\.py/);
   assert.match((await asked.locator(".context").textContent()) ?? "", /^util\.py:1-/);
 
-  await setScript({
+  await bench.setScript({
     replies: [
       doc({
         action: "start_multi_file",
@@ -321,11 +233,11 @@ test("code actions: Explain runs in the panel, Add docstrings edits the open fil
 }));
 
 test("Rewrite with AI… asks how, and the answer reaches the model", { skip: SKIP, timeout: 120_000 }, () =>
-  pictured("rewrite", async () => {
+  bench.pictured("rewrite", async () => {
     await openFile("util.py");
     const rewritten = "ONE = 1\n\n\ndef helper():\n    return ONE\n";
-    await fetch(`${llmUrl}/_control/reset`, { method: "POST" }); // empties the request log
-    await setScript({
+    await bench.resetRequests(); // empties the request log
+    await bench.setScript({
       replies: [
         doc({
           action: "start_multi_file",
@@ -343,26 +255,26 @@ test("Rewrite with AI… asks how, and the answer reaches the model", { skip: SK
     await editorShows("return ONE");
     await page.waitForFunction(() => document.querySelectorAll(".tabs-container .tab.dirty").length === 0, undefined, { timeout: 30_000 });
     assert.equal(fs.readFileSync(path.join(workspace, "src", "util.py"), "utf8"), rewritten);
-    const requests = (await (await fetch(`${llmUrl}/_control/requests`)).json()) as { body: { messages: { role: string; content: string }[] } }[];
+    const requests = await bench.requests<{ body: { messages: { role: string; content: string }[] } }>();
     const asked = requests[0].body.messages.filter((m) => m.role === "user").at(-1)?.content ?? "";
     assert.match(asked, /^use a module constant named ONE\n/);
   }),
 );
 
 test("a settings change reaches the server without a restart", { skip: SKIP, timeout: 90_000 }, () =>
-  pictured("settings", async () => {
-    const chat = panel();
+  bench.pictured("settings", async () => {
+    const chat = bench.panel();
     assert.match(await page.evaluate(() => document.querySelector(".statusbar")?.textContent ?? ""), /openai · fake-model/);
     fs.mkdirSync(path.join(workspace, ".vscode"), { recursive: true });
     fs.writeFileSync(path.join(workspace, ".vscode", "settings.json"), JSON.stringify({ "agentLs.model": "other-model" }));
     await page.waitForFunction(() => document.querySelector(".statusbar")?.textContent?.includes("openai · other-model"), undefined, { timeout: 30_000 });
     // The next turn uses the new model: the server re-read its settings, no restart.
-    await fetch(`${llmUrl}/_control/reset`, { method: "POST" });
-    await setScript({ replies: ["Model switched."] });
+    await bench.resetRequests();
+    await bench.setScript({ replies: ["Model switched."] });
     await chat.locator("#message").fill("Which model?");
     await chat.locator("#message").press("Enter");
     await chat.locator(".entry.assistant", { hasText: "Model switched." }).waitFor({ timeout: 30_000 });
-    const requests = (await (await fetch(`${llmUrl}/_control/requests`)).json()) as { body: { model: string } }[];
+    const requests = await bench.requests<{ body: { model: string } }>();
     assert.deepEqual(
       requests.map((r) => r.body.model),
       ["other-model"],
@@ -371,15 +283,15 @@ test("a settings change reaches the server without a restart", { skip: SKIP, tim
 );
 
 test("review mode: the panel shows the staged plan and its diff; Reject one with a reason, Accept the rest; Undo", { skip: SKIP, timeout: 300_000 }, () =>
-  pictured("review", async () => {
-    const chat = panel();
+  bench.pictured("review", async () => {
+    const chat = bench.panel();
     const before = tree(workspace);
     // The server reads agentLs.* as a whole: once the status bar shows the new model, review is on too.
     fs.mkdirSync(path.join(workspace, ".vscode"), { recursive: true });
     fs.writeFileSync(path.join(workspace, ".vscode", "settings.json"), JSON.stringify({ "agentLs.model": "review-model", "agentLs.review": "on" }));
     await page.waitForFunction(() => document.querySelector(".statusbar")?.textContent?.includes("openai · review-model"), undefined, { timeout: 30_000 });
-    await fetch(`${llmUrl}/_control/reset`, { method: "POST" });
-    await setScript({ replies: SCRIPT.replies.slice(2, 6) });
+    await bench.resetRequests();
+    await bench.setScript({ replies: SCRIPT.replies.slice(2, 6) });
 
     await chat.locator("#message").fill("Add a greeting module, for review");
     await chat.locator("#message").press("Enter");
@@ -437,12 +349,12 @@ test("review mode: the panel shows the staged plan and its diff; Reject one with
     assert.deepEqual(tree(workspace), before);
 
     // The next message of the conversation tells the model why app.py was rejected.
-    await fetch(`${llmUrl}/_control/reset`, { method: "POST" });
-    await setScript({ replies: ["Understood, app.py stays as it is."] });
+    await bench.resetRequests();
+    await bench.setScript({ replies: ["Understood, app.py stays as it is."] });
     await chat.locator("#message").fill("ok?");
     await chat.locator("#message").press("Enter");
     await chat.locator(".entry.assistant", { hasText: "Understood, app.py stays" }).waitFor({ timeout: 60_000 });
-    const requests = (await (await fetch(`${llmUrl}/_control/requests`)).json()) as { body: { messages: { role: string; content: string }[] } }[];
+    const requests = await bench.requests<{ body: { messages: { role: string; content: string }[] } }>();
     const sent = requests[0].body.messages.filter((m) => m.role === "user").at(-1)?.content ?? "";
     assert.match(sent, /src\/app\.py/);
     assert.match(sent, /keep the print statement/);
@@ -450,8 +362,8 @@ test("review mode: the panel shows the staged plan and its diff; Reject one with
 );
 
 test("a wrong agentLs.serverPath is shown in the panel itself", { skip: SKIP, timeout: 120_000 }, () =>
-  pictured("server-path", async () => {
-    const chat = panel();
+  bench.pictured("server-path", async () => {
+    const chat = bench.panel();
     const workspaceSettings = path.join(workspace, ".vscode", "settings.json");
     const kept = fs.readFileSync(workspaceSettings, "utf8");
     fs.writeFileSync(workspaceSettings, JSON.stringify({ ...JSON.parse(kept), "agentLs.serverPath": "/nonexistent/agent-ls" }));
