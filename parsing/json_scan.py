@@ -78,7 +78,12 @@ class Source:
 
     def ended(self, i: int) -> bool:
         """True at the end of the input or at the region's end marker."""
-        return self.at_end(i) or self.marker_at(i)
+        if i < self.n:  # (`at_end` and `marker_at` inlined for the common answer: hot path)
+            m = self.marker
+            return m is not None and self.text[i] == m[0] and self.marker_at(i)
+        if not self.eof:
+            raise NeedMore
+        return True
 
     def skip_ws(self, i: int, comments: bool = False) -> int:
         """Index of the first character at or after ``i`` that is not whitespace (or comment);
@@ -113,8 +118,15 @@ def decode_segment(text: str, start: int, end: int) -> tuple[str, bool]:
     ``\\d`` stays ``\\d``, a raw newline stays a newline).
     """
     if text.find("\\", start, end) < 0:
-        return text[start:end], _CONTROL.search(text, start, end) is not None
+        raw = text[start:end]  # (printable text holds no control character: C speed)
+        return raw, not raw.isprintable() and _CONTROL.search(raw) is not None
     body = text[start:end] + '"'  # decoded on its own: an error costs O(body), not O(text)
+    try:  # strictly valid: no control character, no unknown escape (the common case)
+        value, stop = _scanstring(body, 0, True)
+        if stop == len(body):
+            return value, False
+    except ValueError:
+        pass
     control = _CONTROL.search(body) is not None
     try:
         value, stop = _scanstring(body, 0, False)

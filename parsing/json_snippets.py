@@ -9,7 +9,8 @@ Decoding order for a value starting at ``{`` or ``[``:
    trailing commas, comments, Python literals, raw control characters), which answers only
    where the tolerant pass would read the same;
 2. our tolerant pass (`json_tolerant`): lossless fixes, cut-off closing, unambiguous
-   heuristics — never drops a string character;
+   heuristics — never drops a string character; its strictly valid containers and string
+   stretches are read at C speed (`json_strict`) where its rules provably read the same;
 3. only inside a ```json fence or a tool-call tag (where the model declared JSON): json-repair,
    bounded, its output checked by the fidelity guard (`repair_fallback`).
 
