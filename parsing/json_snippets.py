@@ -31,7 +31,6 @@ from parsing.lossless import lossless_at, lossless_loads
 from parsing.regions import PENDING, Found, Match, NoMatch, Opaque, Snippet
 from parsing.repair_fallback import repair_last_resort
 from parsing.resume import active as active_resumes
-from parsing.resume import tolerant_known
 
 
 def _no_constants(name: str) -> Any:
@@ -102,7 +101,7 @@ def decode_at(
         if isinstance(read, tuple):
             return Decoded(read[0], i, read[1], repaired=False, truncated=False)
         lossless = read
-    fast = lossless_at(text, i) if lossless and not tolerant_known(i, marker) else None
+    fast = lossless_at(text, i) if lossless else None
     if fast is not None:
         value, end, fixes = fast
         return Decoded(value, i, end, repaired=bool(fixes), truncated=False, fixes=fixes)

@@ -201,9 +201,9 @@ class _Parser:
     """Characters strictly re-read before `_far` so far (bounded: linear cost)."""
     at: tuple[int, int] | None = None
     """Where a reading stopped by `NeedMore` resumes: (index, state) before its last step."""
-    string_at: tuple[int, int, list[str]] | None = None
+    string_at: tuple[int, int, list[str], bool, int] | None = None
     """The string being read when it stopped: (its quote, where its body resumes, the
-    segments read so far)."""
+    segments read so far, and its reading mode there: strict reads, dense quotes)."""
 
     def resume_over(self, src: Source) -> None:
         """Go on over ``src``, a longer text that extends the one this reading stopped in
@@ -442,13 +442,14 @@ class _Parser:
         strict = quote == '"' and cut < 0 and self.strict_reads  # C speed (see below)
         run = run_pattern(quote).match
         j, dense = i + 1, 0
-        if self.string_at is not None and self.string_at[0] == i:
-            j, segments = self.string_at[1], self.string_at[2]  # resumed (see `run`)
+        # a string is read again from its quote when a reading resumes: resuming inside it
+        # (with the strict reads of the merged parser) read otherwise than a fresh reading
+        # on some inputs; `string_at` keeps where it stopped for when that is solved
         self.string_at = None
-        mark, marked = j, 0  # where a reading stopped by `NeedMore` resumes
+        mark, marked, mode = j, 0, (strict, dense)  # where a stopped reading resumes
         try:
             while True:
-                mark, marked = j, len(segments)
+                mark, marked, mode = j, len(segments), (strict, dense)
                 read = strict_string(text, j) if strict and (fast or ctx == "k") else None
                 if read is not None:
                     part, end = read
@@ -498,7 +499,7 @@ class _Parser:
                 self.fixes.add("inner_quotes")
                 j = k + 1
         except NeedMore:
-            self.string_at = (i, mark, segments[:marked])
+            self.string_at = (i, mark, segments[:marked], *mode)
             raise
 
     def _strict_container(self, i: int) -> int:

@@ -79,14 +79,3 @@ def leave(token: Token[Resumes | None]) -> None:
 def active() -> Resumes | None:
     """The store of the look under way, or None (a whole-reply parse)."""
     return _ACTIVE.get()
-
-
-def tolerant_known(start: int, marker: str | None) -> bool:
-    """Has a look already run the tolerant reading at ``start`` (suspended or finished)? The
-    lossless pass is then skipped: it answers only where the tolerant reading reads the
-    same, and the tolerant reading resumes for the cost of the new text only."""
-    resumes = _ACTIVE.get()
-    if resumes is None:
-        return False
-    key = (start, marker)
-    return key in resumes.suspended or key in resumes.finished
