@@ -78,12 +78,22 @@ class Source:
 
     def ended(self, i: int) -> bool:
         """True at the end of the input or at the region's end marker."""
-        return self.at_end(i) or self.marker_at(i)
+        if i < self.n:  # (`at_end` and `marker_at` inlined for the common answer: hot path)
+            m = self.marker
+            return m is not None and self.text[i] == m[0] and self.marker_at(i)
+        if not self.eof:
+            raise NeedMore
+        return True
 
     def skip_ws(self, i: int, comments: bool = False) -> int:
-        """Index of the first character at or after ``i`` that is not whitespace (or comment)."""
-        pattern = _WS_COMMENTS if comments else _WS
-        return pattern.match(self.text, i).end()  # type: ignore[union-attr]
+        """Index of the first character at or after ``i`` that is not whitespace (or comment);
+        with ``comments``, raises `NeedMore` on a lone ``/`` at the end while streaming."""
+        if not comments:
+            return _WS.match(self.text, i).end()  # type: ignore[union-attr]
+        j = _WS_COMMENTS.match(self.text, i).end()  # type: ignore[union-attr]
+        if j == self.n - 1 and not self.eof and self.text[j] == "/":
+            raise NeedMore  # a comment may be starting ("//" or "/*")
+        return j
 
     def peek(self, i: int, comments: bool = True) -> str:
         """The first character at or after ``i`` that is not whitespace (or a comment);
@@ -108,8 +118,15 @@ def decode_segment(text: str, start: int, end: int) -> tuple[str, bool]:
     ``\\d`` stays ``\\d``, a raw newline stays a newline).
     """
     if text.find("\\", start, end) < 0:
-        return text[start:end], _CONTROL.search(text, start, end) is not None
+        raw = text[start:end]  # (printable text holds no control character: C speed)
+        return raw, not raw.isprintable() and _CONTROL.search(raw) is not None
     body = text[start:end] + '"'  # decoded on its own: an error costs O(body), not O(text)
+    try:  # strictly valid: no control character, no unknown escape (the common case)
+        value, stop = _scanstring(body, 0, True)
+        if stop == len(body):
+            return value, False
+    except ValueError:
+        pass
     control = _CONTROL.search(body) is not None
     try:
         value, stop = _scanstring(body, 0, False)

@@ -9,7 +9,8 @@ Decoding order for a value starting at ``{`` or ``[``:
    trailing commas, comments, Python literals, raw control characters), which answers only
    where the tolerant pass would read the same;
 2. our tolerant pass (`json_tolerant`): lossless fixes, cut-off closing, unambiguous
-   heuristics — never drops a string character;
+   heuristics — never drops a string character; its strictly valid containers and string
+   stretches are read at C speed (`json_strict`) where its rules provably read the same;
 3. only inside a ```json fence or a tool-call tag (where the model declared JSON): json-repair,
    bounded, its output checked by the fidelity guard (`repair_fallback`).
 
@@ -29,6 +30,7 @@ from parsing.json_tolerant import Decoded, Rejected, parse_tolerant
 from parsing.lossless import lossless_at, lossless_loads
 from parsing.regions import PENDING, Found, Match, NoMatch, Opaque, Snippet
 from parsing.repair_fallback import repair_last_resort
+from parsing.resume import active as active_resumes
 
 
 def _no_constants(name: str) -> Any:
@@ -141,9 +143,12 @@ _STRUCTURE = re.compile(r'["\\\[\]{}]')
 
 
 def _balanced_end(text: str, i: int) -> int:
-    """End of the bracket region opened at ``i`` (string-aware, linear), or -1 if unclosed."""
-    depth, in_string, skip = 0, False, -1
-    for m in _STRUCTURE.finditer(text, i):
+    """End of the bracket region opened at ``i`` (string-aware, linear), or -1 if unclosed.
+    While streaming, the count of an unclosed region resumes where the last look stopped."""
+    resumes = active_resumes()
+    saved = None if resumes is None else resumes.balanced.get(i)
+    scan_from, depth, in_string, skip = (i, 0, False, -1) if saved is None else saved
+    for m in _STRUCTURE.finditer(text, scan_from):
         at, c = m.start(), m.group()
         if at == skip:
             continue
@@ -160,6 +165,8 @@ def _balanced_end(text: str, i: int) -> int:
             depth -= 1
             if depth == 0:
                 return at + 1
+    if resumes is not None:
+        resumes.balanced[i] = (len(text), depth, in_string, skip)
     return -1
 
 

@@ -25,6 +25,30 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from parsing.json_rules import (
+    _CLOSER,
+    _IDENT_KEY,
+    _IDENT_PARTIAL,
+    _KEY_AHEAD,
+    _KEY_PARTIAL,
+    _LITERAL,
+    _LITERALS,
+    _MAY_FOLLOW_END,
+    _NEVER,
+    _NEVER_FLAT,
+    _NUMBER,
+    _OPENER,
+    _RUN_CHARS,
+    _SPARSE,
+    _UNQUOTED_STOP,
+    _VALUE_RUNS,
+    _VALUE_RUNS_FLAT,
+    _VALUE_START,
+    _closes_root,
+    _depth,
+    _number,
+    _resolve_continuing,
+)
 from parsing.json_scan import (
     WS_COMMENTS,
     NeedMore,
@@ -33,54 +57,14 @@ from parsing.json_scan import (
     run_pattern,
     split_at_quotes,
 )
+from parsing.json_strict import WINDOW, strict_string, strict_value
+from parsing.resume import active as active_resumes
 
 MAX_DEPTH: Final = 200
 """Deeper nesting is not decoded (the region is left as text)."""
 
-_NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?")
-_LITERAL = re.compile(r"(?:true|false|null|True|False|None)(?![\w$])")
-_LITERALS: Final[dict[str, Any]] = {
-    "true": True,
-    "false": False,
-    "null": None,
-    "True": True,
-    "False": False,
-    "None": None,
-}
-# Possessive repetitions (``*+``): a failed match never backtracks (linear, see json_snippets).
-_IDENT_KEY = re.compile(r"[A-Za-z_$][\w$.-]*+(?=\s*+:)")
-_IDENT_PARTIAL = re.compile(r"[A-Za-z_$][\w$.-]*+\s*+")
-_KEY_AHEAD_RE = r"(?>\"(?:[^\"\\\n]|\\.)*+\"|'(?:[^'\\\n]|\\.)*+'|[A-Za-z_$][\w$.-]*+)\s*+:"
-_KEY_PARTIAL_RE = r"(?>\"(?:[^\"\\\n]|\\.)*+\"?|'(?:[^'\\\n]|\\.)*+'?|[A-Za-z_$][\w$.-]*+)\s*+\Z"
-_KEY_AHEAD = re.compile(_KEY_AHEAD_RE)
-_KEY_PARTIAL = re.compile(_KEY_PARTIAL_RE)
-# What follows a quote inside a value that `_Parser._quote_ends` surely answers False to,
-# whatever the open brackets (ctx "a": array element, "o": object value): a character that
-# never follows a string's end (after optional whitespace), or a comma then what cannot
-# start the next element / key. Marker characters, comments, closers and the end of the text
-# are left to `_quote_ends`. Such quotes are kept as characters inside the regex engine.
-_NO_KEY = rf"(?!{_KEY_AHEAD_RE}|{_KEY_PARTIAL_RE})"
-_NEVER_ENDS = {
-    ("a", False): r"\s*+(?:[^\s,}\]:/`~<]|,\s*+[^\s\"'{\[\]\-0-9tfnTFN`~<])",
-    ("o", False): rf"\s*+(?:[^\s,}}\]:/\"'`~<]|,\s*+(?=[^\s}}`~<]){_NO_KEY}|(?=[\"']){_NO_KEY})",
-    # lines of code in an object value (``code_in_values``): a quote before ``:`` is kept too
-    ("o", True): rf"\s*+(?:[^\s,}}\]/\"'`~<]|,\s*+(?=[^\s}}`~<]){_NO_KEY}|(?=[\"']){_NO_KEY})",
-}
-_NEVER_ENDS["a", True] = _NEVER_ENDS["a", False]
-_VALUE_RUNS = {
-    (quote, ctx, code): re.compile(
-        rf"[^{quote}\\]*+(?:(?:\\[\s\S]|{quote}(?={never}))[^{quote}\\]*+)*+"
-    )
-    for quote in "\"'"
-    for (ctx, code), never in _NEVER_ENDS.items()
-}
-"""A value's body up to its next quote that may end it (the quotes passed over are kept)."""
-_NEVER = {key: re.compile(never) for key, never in _NEVER_ENDS.items()}
-_UNQUOTED_STOP = re.compile(r"[,{}\[\]\n`~<]")
-_VALUE_START: Final = frozenset("\"'{[-0123456789tfnTFN")
-_MAY_FOLLOW_END: Final = frozenset(" \t\r\n\f\v,}]:/\"'`~<")
-"""What may follow a string's closing quote (whitespace, comments, a region's closer...)."""
-_CLOSER: Final = {"{": "}", "[": "]"}
+_SCALAR_TAIL = re.compile(r"[\w.+-]++\Z")
+"""A literal or number still streaming in ("Tr", "1.")."""
 
 # parser states
 _KEY, _COLON, _VALUE, _AFTER = range(4)  # order of `_Parser.run`'s steps
@@ -138,6 +122,7 @@ def parse_tolerant(
     eof: bool = True,
     marker: str | None = None,
     code_in_values: bool = False,
+    strict_reads: bool = True,
 ) -> Decoded | Rejected:
     """Decode the object/array at ``text[start]`` tolerantly (see the module docstring).
 
@@ -146,13 +131,44 @@ def parse_tolerant(
     ``code_in_values``: in an object value holding several lines (a ``\\n`` escape follows on
     its line: file contents with unescaped quotes), a quote followed by ``:`` is a character
     (``{"c": None}`` in code); used where the region's extent is known, after the default
-    reading failed.
+    reading failed. ``strict_reads`` False: no C-speed reads of strictly valid stretches,
+    every token read by the rules below (the reference the fast reading must equal).
+
+    While a stream looks at a pending candidate (`resume.active`), a reading that needed
+    more text is resumed where it stopped, and a finished one is reused (see `resume`).
     """
-    cuts: dict[int, int] = {}
+    resumes = None if code_in_values else active_resumes()
     src = Source(text, eof, marker)
+    if resumes is None:
+        return _parse(src, _Parser(src, start, {}, code_in_values, strict_reads))
+    key = (start, marker)
+    done: Decoded | Rejected | None = resumes.finished.get(key)
+    if done is not None:
+        return done
+    parser: _Parser | None = resumes.suspended.pop(key, None)
+    if parser is None:
+        parser = _Parser(src, start, {}, code_in_values, strict_reads)
+    else:
+        parser.resume_over(src)
+    try:
+        result = _parse(src, parser)
+    except NeedMore:
+        if not parser.cuts:  # the first reading stopped (no cut was retried): kept
+            resumes.suspended[key] = parser
+        raise
+    if not eof:
+        resumes.finished[key] = result  # decided without a character past the end: final
+    return result
+
+
+def _parse(src: Source, first: _Parser) -> Decoded | Rejected:
+    """`parse_tolerant`'s readings, from the ``first`` (maybe a resumed one)."""
+    cuts, start = first.cuts, first.start
     last_cut: int | None = None
+    parser: _Parser | None = first
     for _attempt in range(4):
-        parser = _Parser(src, start, cuts, code_in_values)
+        if parser is None:
+            parser = _Parser(src, start, cuts, first.code_in_values, first.strict_reads)
         try:
             return parser.run()
         except _Cut as cut:
@@ -163,6 +179,7 @@ def parse_tolerant(
                 opened = tuple(f.start for f in parser.stack)
                 return Rejected(start, rej.pos, opened, rej.too_deep)
             cuts[last_cut] = -1  # the missing-quote reading failed: read it as cut off
+        parser = None
     return Rejected(start, start)
 
 
@@ -172,11 +189,26 @@ class _Parser:
     start: int
     cuts: dict[int, int]
     code_in_values: bool = False
+    strict_reads: bool = True
     stack: list[_Frame] = field(default_factory=list)
     _next_escape: int = -1
     _next_newline: int = -1
     fixes: set[str] = field(default_factory=set)
     result: Decoded | None = None
+    _far: int = -1
+    """Furthest index where a strict read of a container failed (see `_strict_container`)."""
+    _rescan: int = 0
+    """Characters strictly re-read before `_far` so far (bounded: linear cost)."""
+    at: tuple[int, int] | None = None
+    """Where a reading stopped by `NeedMore` resumes: (index, state) before its last step."""
+
+    def resume_over(self, src: Source) -> None:
+        """Go on over ``src``, a longer text that extends the one this reading stopped in
+        (every step before the stop decided from characters ``src`` holds unchanged; the
+        bookkeeping of failed strict reads, which only saves work, starts afresh)."""
+        self.src = src
+        self._next_escape = self._next_newline = -1
+        self._far, self._rescan = -1, 0
 
     def run(self) -> Decoded:
         src = self.src
@@ -184,16 +216,26 @@ class _Parser:
         first = marker[0] if marker else ""
         skip = WS_COMMENTS.match
         steps = (self._key, self._colon, self._value, self._after)  # indexed by state
-        state = self._open(self.start)
-        i = self.start + 1
-        while self.result is None:
-            j = skip(text, i).end()  # type: ignore[union-attr]
-            if j > i and text.find("/", i, j) >= 0:
-                self.fixes.add("comment")
-            i = j
-            if (i >= n or text[i] == first) and src.ended(i):
-                return self._truncate(i)
-            i, state = steps[state](i)
+        if self.at is None:
+            state = self._open(self.start)
+            i = self.start + 1
+        else:
+            i, state = self.at
+        try:
+            while self.result is None:
+                j = skip(text, i).end()  # type: ignore[union-attr]
+                if j > i and text.find("/", i, j) >= 0:
+                    self.fixes.add("comment")
+                if j == n - 1 and text[j] == "/" and not src.eof:
+                    raise NeedMore  # a comment may be starting ("//" or "/*")
+                if (j >= n or text[j] == first) and src.ended(j):
+                    return self._truncate(j)
+                i, state = steps[state](j)
+        except NeedMore:
+            # resumed before the skip (a comment at the end may go on); no step changes the
+            # stack before it may raise
+            self.at = (i, state)
+            raise
         return self.result
 
     # -- containers -------------------------------------------------------------------------
@@ -245,7 +287,8 @@ class _Parser:
         text, top = self.src.text, self.stack[-1]
         c = text[i]
         if c in "{[":
-            return i + 1, self._open(i)
+            end = self._strict_container(i) if self.strict_reads else -1
+            return (end, _AFTER) if end >= 0 else (i + 1, self._open(i))
         if c in "}]":
             if top.kind == "[" and c == "]":
                 if not (top.after_comma or not top.container):
@@ -275,6 +318,8 @@ class _Parser:
                 value = _LITERALS[token] if pattern is _LITERAL else _number(token)
                 return m.end(), self._add(value)
         if self.stack[-1].kind != "{":
+            if _SCALAR_TAIL.match(text, i) is not None:
+                src.at_end(src.n)  # a literal or number cut off at the end ("Tr", "1.")
             raise _Reject(i)
         return self._unquoted_value(i)
 
@@ -391,9 +436,33 @@ class _Parser:
         # a value's quotes that cannot end it are passed over at C speed (`_kept_quotes`); a
         # key ends at its first quote, and a retried string goes quote by quote
         fast = ctx != "k" and cut < 0
+        strict = quote == '"' and cut < 0 and self.strict_reads  # C speed (see below)
         run = run_pattern(quote).match
-        j = i + 1
+        j, dense = i + 1, 0
+        # a resumed reading (parsing/resume.py) reads a string again from its quote: resuming
+        # inside it read otherwise than a fresh reading with the strict reads on some inputs
         while True:
+            read = strict_string(text, j) if strict and (fast or ctx == "k") else None
+            if read is not None:
+                part, end = read
+                k = end - 1  # the first unescaped quote, as `run` finds it
+                if ctx == "k":
+                    return part, end
+                if text[k + 1 : k + 2] in "}]" or _NEVER[ctx, code].match(text, k + 1) is None:
+                    if self._quote_ends(k, ctx, code):
+                        head = self._joined(segments, quote, tail=True) if segments else ""
+                        return head + part, end
+                    segments.append(text[j:k])
+                    self.fixes.add("inner_quotes")
+                    j = end
+                    continue
+                dense = dense + 1 if k - j < _SPARSE else 0
+                if dense < 3:  # a kept quote between long stretches: read on at C speed
+                    segments.append(text[j:k])
+                    self.fixes.add("inner_quotes")
+                    j = end
+                    continue
+                strict = False  # dense quotes (code): runs of them in one regex, below
             k = run(text, j).end()  # type: ignore[union-attr]
             # (a closer right after the quote: `_quote_ends` decides, as below)
             if fast and k < src.n and text[k] == quote and text[k + 1 : k + 2] not in "}]":
@@ -420,15 +489,68 @@ class _Parser:
             self.fixes.add("inner_quotes")
             j = k + 1
 
+    def _strict_container(self, i: int) -> int:
+        """The container at ``i`` read at C speed when it is strictly valid JSON and this
+        parser provably reads it the same: its end (the value is added), else -1.
+
+        Inside a strictly valid value every decision of this parser looks only at text
+        inside the value and answers as the strict reading, except one: the quote ending the
+        value's last string, when only closers follow it up to the value's end, is judged by
+        the whole closer run and what follows it (`_closer_run_fits`, with the brackets open
+        there). That decision is taken here. A cut-off retry (`cuts`) inside the value, or
+        nesting past `MAX_DEPTH`, leaves the value to the slow path. A failed strict read
+        before `_far` re-reads text already read: those re-reads are bounded by twice the
+        distance to `_far`, so a parse costs linear time whatever the nesting."""
+        far = self._far
+        if i < far and self._rescan + (far - i) > 2 * (far - self.start) + WINDOW:
+            return -1
+        text = self.src.text
+        read = strict_value(text, i)
+        if isinstance(read, int):
+            if i < far:
+                self._rescan += max(read, far) - i
+            # nothing learnt (too deep, NaN...): no more strict reads in this parse
+            self._far = self.src.n if read <= i else max(far, read)
+            if read <= i:
+                self._rescan = 1 << 62
+            return -1
+        value, end = read
+        if self.cuts and any(i <= cut < end for cut in self.cuts):
+            return -1
+        depth = len(self.stack)  # (a count of brackets bounds the depth at C speed)
+        bound = depth + text.count("{", i, end) + text.count("[", i, end)
+        if bound > MAX_DEPTH and depth + _depth(value) > MAX_DEPTH:
+            return -1
+        if not self._last_quote_ends(i, end):
+            return -1
+        self._add(value)
+        return end
+
+    def _last_quote_ends(self, i: int, end: int) -> bool:
+        """For a strictly valid container ``text[i:end]``: does the slow path end its last
+        string where the strict reading does (see `_strict_container`)?"""
+        text = self.src.text
+        b = end - 1
+        while b > i and text[b - 1] in _RUN_CHARS:
+            b -= 1
+        if text[b - 1] != '"':
+            return True  # no string right before the final closers
+        inner = [_OPENER[c] for c in reversed(text[b:end]) if c in _OPENER]
+        kinds = [f.kind for f in self.stack] + inner
+        return self._closer_run_fits(self.src.skip_ws(b, comments=True), kinds)
+
     def _kept_quotes(self, segments: list[str], j: int, k: int, ctx: str, code: bool) -> int:
         """The body from ``j`` reaches a quote at ``k``: when no string can end there, pass
         it and the following such quotes in one regex run and add the body's segments.
         Returns the next quote that may end the string, or -1 (the text ends first)."""
         text, quote = self.src.text, self.src.text[k]
-        if _NEVER[ctx, code].match(text, k + 1) is None:
+        flat = all(frame.kind != "[" for frame in self.stack)
+        never = (_NEVER_FLAT if flat else _NEVER)[ctx, code]
+        if never.match(text, k + 1) is None:
             segments.append(text[j:k])
             return k
-        end = _VALUE_RUNS[quote, ctx, code].match(text, k + 1).end()  # type: ignore[union-attr]
+        runs = _VALUE_RUNS_FLAT if flat else _VALUE_RUNS
+        end = runs[quote, ctx, code].match(text, k + 1).end()  # type: ignore[union-attr]
         if end >= self.src.n or text[end] != quote:
             return -1
         segments.append(text[j:k])
@@ -505,12 +627,16 @@ class _Parser:
                 return nxt in _VALUE_START or nxt == "]"
             return nxt == "}" or self._key_ahead(nxt_at)
         if ctx == "o" and c in "\"'":  # a missing comma before the next key
-            return (
-                self._key_ahead(j) if "\n" in text[k + 1 : j] else bool(_KEY_AHEAD.match(text, j))
-            )
+            if "\n" in text[k + 1 : j]:
+                return self._key_ahead(j)
+            if _KEY_AHEAD.match(text, j):
+                return True
+            if _KEY_PARTIAL.match(text, j) is not None and not src.eof:
+                raise NeedMore  # the key is still streaming in: its colon decides
+            return False
         return False
 
-    def _closer_run_fits(self, j: int) -> bool:
+    def _closer_run_fits(self, j: int, kinds: list[str] | None = None) -> bool:
         """Can the run of closers at ``j`` follow a string value? Code inside a string
         (``x["k"] = 1``, ``f(a["b"])}; g()``) has closers too: the run must be followed by
         what can follow it in this document (the end, a ``,`` continuing an open container,
@@ -526,7 +652,8 @@ class _Parser:
             j = src.skip_ws(j + 1, comments=True)
         if src.ended(j):
             return True
-        kinds = [f.kind for f in self.stack]
+        if kinds is None:
+            kinds = [f.kind for f in self.stack]
         c = text[j]
         if c == ",":
             return _resolve_continuing(kinds, run, src.peek(j + 1)) is not None
@@ -535,57 +662,6 @@ class _Parser:
         if src.marker is None:
             return True  # bare JSON: prose may follow the document
         return c in "{[" and "\n" in text[last:j]
-
-
-def _resolve_continuing(kinds: list[str], run: list[str], nxt: str) -> int | None:
-    """How many brackets stay open after a mismatched closer run followed by ``,``.
-
-    Two readings: each closer closes the nearest bracket of its kind (a closer was
-    forgotten: ``["Mrs."},``) or the run closes exactly ``len(run)`` brackets (closers
-    swapped: ``}]}``). The first whose remaining innermost bracket can take the element
-    that follows the comma wins.
-    """
-    sequential: list[str] | None = list(kinds)
-    for closer in run:
-        assert sequential is not None
-        opener = "{" if closer == "}" else "["
-        if opener not in sequential:
-            sequential = None
-            break
-        del sequential[len(sequential) - 1 - sequential[::-1].index(opener) :]
-    readings = [sequential, kinds[: max(0, len(kinds) - len(run))]]
-    for reading in readings:
-        if reading and _fits(reading[-1], nxt):
-            return len(reading)
-    return None
-
-
-def _closes_root(kinds: list[str], run: list[str]) -> bool:
-    """Does the closer run close the outermost bracket: each closer closing the nearest bracket
-    of its kind, or the run closing all of them in another order (swapped closers)?"""
-    if sorted(run[: len(kinds)]) == sorted(_CLOSER[kind] for kind in kinds):
-        return True
-    open_ = list(kinds)
-    for closer in run:
-        opener = "{" if closer == "}" else "["
-        if opener not in open_:
-            return False
-        del open_[len(open_) - 1 - open_[::-1].index(opener) :]
-        if not open_:
-            return True
-    return False
-
-
-def _fits(kind: str, nxt: str) -> bool:
-    if kind == "[":
-        return nxt in _VALUE_START or nxt == ""
-    return nxt in "\"'}" or nxt == "" or nxt.isalpha() or nxt in "_$"
-
-
-def _number(token: str) -> int | float:
-    if any(ch in token for ch in ".eE"):
-        return float(token)
-    return int(token)
 
 
 __all__ = ["MAX_DEPTH", "Decoded", "NeedMore", "Rejected", "parse_tolerant"]

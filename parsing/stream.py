@@ -12,12 +12,17 @@ Spans are absolute offsets in the whole reply.
 
 Cost: the stream keeps only the text not yet released. While a candidate is undecided, new
 chunks are only appended and watched by a small string-aware bracket tracker (each character
-is seen by it once while the same candidate stays pending); the candidate is re-examined when
-the tracker has seen something that may close it and the pending text has grown by 1/8 since
-the last look, or when it has doubled. Each look costs about the pending length, and
-consecutive looks at one candidate are a geometric series, so a reply costs linear time
-overall whatever its chunking (one-character deltas included). The price: a snippet longer than
-8 characters may be released up to 1/8 of its length late (``close()`` releases it anyway).
+is seen by it once while the same candidate stays pending). The candidate is looked at again:
+at once when the tracker sees its first possible close (again after each doubling of the
+candidate); else, when the tracker has seen something that may close it and the candidate has
+grown by 1/8, or when it has doubled, either way by at least 32 characters. At a candidate of
+256 characters or more a look resumes the work of the last one (`parsing.resume`: the tolerant
+reading suspended where it needed more text, finished readings, bracket counts), so the looks
+at one candidate cost about one reading of it, and a reply costs linear time overall whatever
+its chunking (one-character deltas included). The price: a snippet whose end was not its
+first possible close may be released up to 1/8 of its length (at least 32 characters) late,
+and a candidate that turns out to be prose up to its length (at least 32 characters) late;
+``close()`` releases everything.
 """
 
 from __future__ import annotations
@@ -26,15 +31,24 @@ import re
 
 from parsing.blocks import Block, TextBlock
 from parsing.classify import blocks_of
+from parsing.resume import Resumes, enter, leave
 from parsing.snippets import ScanState, scan_items
 
 _OTHER = re.compile(r"[`~<>]")
 _BRACKET = re.compile(r"[{}\[\]]")
-_IN_STRING = re.compile(r'[^"\\]*+')
+_IN_STRING = re.compile(r'[^"\\]*+(?:\\[\s\S][^"\\]*+)*+')
+"""A string's body up to its closing quote (or a lone backslash at the end)."""
+_CLOSED = re.compile(r'"[^"\\]*+(?:\\[\s\S][^"\\]*+)*+"')
+"""A complete string (cut out of a chunk: what is left is outside strings, in order)."""
 _MARKERS = re.compile(r"[<`~{\[]")
 """Characters that can start a snippet or a region (see `snippets._CANDIDATE`)."""
 _STEP = 8
 """A pending candidate is looked at again once it has grown by 1/_STEP (and may have closed)."""
+_RESUME_FROM = 256
+"""A pending candidate at least this long has its readings kept across looks (`resume`)."""
+_FLOOR = 32
+"""A short pending candidate is looked at again once it has grown by this many characters
+(not at every delta: a look costs more than a delta), but for its first possible close."""
 
 
 class _Tracker:
@@ -47,30 +61,38 @@ class _Tracker:
 
     def feed(self, chunk: str) -> bool:
         """Scan ``chunk``; True if something outside a string may close the candidate.
-        String bodies are skipped by a regular expression, and a stretch between strings
-        that only opens or only closes brackets is counted at C speed."""
-        hit, n = False, len(chunk)
+        The end of a string left open by the last chunk is found by a regular expression;
+        then the chunk's complete strings are cut out at C speed (`_CLOSED`), and what is
+        left before a string still open at its end is tracked in one piece."""
+        if not self.in_string:  # (then no escape is pending either)
+            if '"' not in chunk:  # the commonest chunks: no string starts or ends here
+                return self._outside(chunk, 0, len(chunk))
+            if chunk == '"':
+                self.in_string = True
+                return False
+        n = len(chunk)
         at = 1 if self.escaped else 0
         self.escaped = False
-        while at < n:
-            if self.in_string:
-                at = _IN_STRING.match(chunk, at).end()  # type: ignore[union-attr]
-                if at >= n:
-                    break
-                if chunk[at] == "\\":
-                    at += 2
-                    self.escaped = at > n
-                    continue
-                self.in_string = False
-                at += 1
-                continue
-            quote = chunk.find('"', at)
-            stop = n if quote < 0 else quote
-            hit = self._outside(chunk, at, stop) or hit
-            if quote < 0:
-                break
-            self.in_string, at = True, quote + 1
-        return hit
+        if self.in_string:
+            at = _IN_STRING.match(chunk, at).end()  # type: ignore[union-attr]
+            if at >= n:
+                return False
+            if chunk[at] == "\\":  # the last character: it escapes the next chunk's first
+                self.escaped = True
+                return False
+            self.in_string = False
+            at += 1
+        if at >= n:
+            return False
+        rest = chunk[at:] if at else chunk
+        outside = _CLOSED.sub("", rest) if '"' in rest else rest
+        quote = outside.find('"')
+        if quote >= 0:  # a string opened here goes on in the next chunk
+            self.in_string = True
+            run = len(rest) - len(rest.rstrip("\\"))
+            self.escaped = run % 2 == 1 and len(outside) - quote > run
+            outside = outside[:quote]
+        return self._outside(outside, 0, len(outside)) if outside else False
 
     def _outside(self, chunk: str, at: int, stop: int) -> bool:
         """``chunk[at:stop]`` lies outside strings: track its brackets."""
@@ -118,7 +140,9 @@ class StreamParser:
         self._hit = False
         self._since = 0
         self._pending_len = 0
+        self._free_from = 0  # pending size from which a possible close is looked at at once
         self._closed = False
+        self._resumes = Resumes()  # the passes' work on the pending candidate, kept
 
     def feed(self, chunk: str) -> list[Block]:
         """Add ``chunk`` to the reply; return the blocks now decided."""
@@ -130,14 +154,27 @@ class StreamParser:
             return [self._release_plain(chunk)]
         self._new.append(chunk)
         if self._tracker is not None:
-            self._since += len(chunk)
-            self._hit = self._tracker.feed(chunk) or self._hit
-            wanted = self._since >= self._pending_len or (
-                self._hit and self._since >= self._pending_len // _STEP
-            )
-            if not wanted:
-                return []
+            since = self._since = self._since + len(chunk)
+            if self._tracker.feed(chunk):
+                self._hit = True
+            if self._hit:
+                if not self._look_wanted():
+                    return []
+            elif since < self._pending_len or since < _FLOOR:
+                return []  # nothing may have closed it: look once it has doubled
         return self._run(eof=False)
+
+    def _look_wanted(self) -> bool:
+        """Something may have closed the pending candidate: is it worth a look now (see the
+        module docstring)?"""
+        since, pending = self._since, self._pending_len
+        if since >= _FLOOR and since >= pending // _STEP:
+            return True
+        grown = pending + since
+        if grown >= self._free_from:  # the first possible close at this size: at once
+            self._free_from = 2 * grown
+            return True
+        return False
 
     def _plain_text_ahead(self, chunk: str) -> bool:
         """Fast path: everything so far is released, no region is open and ``chunk`` holds no
@@ -171,20 +208,32 @@ class StreamParser:
             self._text += "".join(self._new)
             self._new.clear()
         text, state, base = self._text, self._state, self._base
-        blocks = blocks_of(scan_items(text, state, eof), text, base=base)
+        if self._tracker is None or self._pending_len < _RESUME_FROM:
+            # no candidate was pending, or a short one (read again for less than the work of
+            # keeping it): the work of a look is kept from the second look at a long one on
+            blocks = blocks_of(scan_items(text, state, eof), text, base=base)
+        else:
+            token = enter(self._resumes, text)
+            try:
+                blocks = blocks_of(scan_items(text, state, eof), text, base=base)
+            finally:
+                leave(token)
         keep_from = max(0, state.pos - 1)  # one character of context for the next candidate
         if keep_from:
             self._text = text[keep_from:]
             self._base += keep_from
             state.shift(keep_from)
+            self._resumes.clear()  # its indices are those of the text before the shift
         self._hit, self._since = False, 0
         if not state.pending or eof:
             self._tracker, self._tracked_from = None, -1
+            self._resumes.clear()
             return blocks
         pending_from = self._base + state.search
         if self._tracker is None or self._tracked_from != pending_from:
             # a new candidate: its text so far is scanned once (later chunks go to feed)
             self._tracker, self._tracked_from = _Tracker(), pending_from
+            self._free_from = 0
             self._tracker.feed(self._text[state.search :])
         self._pending_len = len(self._text) - state.search
         return blocks

@@ -21,6 +21,7 @@ ENV_VARS = {
     "modelPath": "AGENT_LS_MODEL_PATH",
     "cliCommand": "AGENT_LS_CLI_COMMAND",
     "indexUrl": "AGENT_LS_INDEX_URL",
+    "indexSummaries": "AGENT_LS_INDEX_SUMMARIES",
     "review": "AGENT_LS_REVIEW",
     "allowSecretFiles": "AGENT_LS_ALLOW_SECRET_FILES",
 }
@@ -47,6 +48,9 @@ class Config:
     cliTimeout: float = 600.0  # cli: seconds before the command is killed
     toolProtocol: str = "json"  # json | xml | native: see actions/tools/adapters.py
     indexUrl: str = ""  # retrieval index: "" = embedded SQLite; postgresql://... for a team
+    # The provider writes the index's table / long-code summaries (one request per new table:
+    # a cost on a cloud provider); False: the deterministic summaries only.
+    indexSummaries: bool = True
     # Secret files the user lets agent-ls read, list and write (gitignore globs; ["*"]: all).
     allowSecretFiles: tuple[str, ...] = ()
     review: str = "off"  # on: plans are staged until agent.accept (actions/review.py)
@@ -162,6 +166,19 @@ def _index_url(value: Any) -> str:
     return value
 
 
+_TRUE = ("true", "1", "on", "yes")
+_FALSE = ("false", "0", "off", "no")
+
+
+def _flag(value: Any) -> bool:
+    """true / false (an environment variable: 1, 0, on, off, yes, no too)."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.strip().lower() in _TRUE + _FALSE:
+        return value.strip().lower() in _TRUE
+    raise ValueError("true or false")
+
+
 def _globs(value: Any) -> tuple[str, ...]:
     """A list of gitignore-style globs; `true` means every file, `false` none. A string (the
     environment's form) is a comma-separated list, or `true` / `false`."""
@@ -197,6 +214,7 @@ _CHECKS: dict[str, Callable[[Any], Any]] = {
     "cliTimeout": _positive_float,
     "toolProtocol": _one_of("json", "xml", "native"),
     "indexUrl": _index_url,
+    "indexSummaries": _flag,
     "allowSecretFiles": _globs,
     "review": _one_of("off", "on"),
 }

@@ -21,7 +21,7 @@ import os
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
-from actions.index.model_summary import ModelSummarizer
+from actions.index.model_summary import ModelSummarizer, SummariesUnavailable
 from actions.index.store import default_index_dir
 from server.config import ENV_VARS, Config
 from server.providers import make_provider
@@ -32,9 +32,15 @@ REPLY_CHARS = 800
 SYSTEM = "You write one-sentence descriptions of tables and code for a search index."
 CACHE_FILE = "summaries.sqlite3"
 CHOOSING = ("provider", "baseUrl", "modelPath", "cliCommand")
+LOCAL_NOT_ASKED = "the embedded model is not asked for summaries unless it is chosen"
+SUMMARIES_OFF = "turned off by the setting indexSummaries (AGENT_LS_INDEX_SUMMARIES)"
+NO_CLI_PROVIDER = (
+    "no provider is configured in the environment (AGENT_LS_PROVIDER, AGENT_LS_BASE_URL, "
+    "AGENT_LS_MODEL_PATH or AGENT_LS_CLI_COMMAND)"
+)
 
 
-class NoSummaryProvider(Exception):
+class NoSummaryProvider(SummariesUnavailable):
     """No provider should write summaries (the message says why)."""
 
 
@@ -65,13 +71,21 @@ def allowed(resolution: Resolution) -> None:
     """Raise ``NoSummaryProvider`` for the embedded model chosen only because nothing else is."""
     chosen = resolution.candidates_tried[-1] if resolution.candidates_tried else None
     if chosen is not None and chosen.source == "local":
-        raise NoSummaryProvider("the embedded model is not asked for summaries unless chosen")
+        raise NoSummaryProvider(LOCAL_NOT_ASKED)
 
 
-def cli_summarizer(root: Path, config: Config) -> ModelSummarizer | None:
-    """The summarizer of `agent-ls index` / `search`: the environment's provider, if any."""
+def cli_summarizer(
+    root: Path, config: Config, *, off: bool = False
+) -> tuple[ModelSummarizer | None, str]:
+    """The summarizer of `agent-ls index` / `search`: the environment's provider, if any and
+    not turned off (``off``: `--no-summaries`, or ``indexSummaries`` false); else None and
+    why."""
+    if off:
+        return None, "turned off by --no-summaries"
+    if not config.indexSummaries:
+        return None, SUMMARIES_OFF
     if not any(os.environ.get(ENV_VARS[key], "").strip() for key in CHOOSING):
-        return None
+        return None, NO_CLI_PROVIDER
     providers: list[Provider] = []
 
     async def get() -> Provider:
@@ -81,4 +95,4 @@ def cli_summarizer(root: Path, config: Config) -> ModelSummarizer | None:
             providers.append(make_provider(resolution.config, root))
         return providers[0]
 
-    return summarizer(root, f"{config.provider}:{config.baseUrl}:{config.model}", get)
+    return summarizer(root, f"{config.provider}:{config.baseUrl}:{config.model}", get), ""

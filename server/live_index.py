@@ -8,7 +8,11 @@ every update that changed something the server sends ``agent/indexUpdated``
 ``{indexed, removed, failed: {path: reason}}`` so a client (or a test) knows the index caught up.
 With the ``embeddings`` extra, new and changed chunks are embedded in the background (BM25
 finds them at once); when the embedder caught up it sends ``agent/indexUpdated`` with
-``embedded`` / ``embeddingFailed`` counts.
+``embedded`` / ``embeddingFailed`` counts. The provider's summaries of tables and long code
+are asked after their document is written (``chunked``, found by its deterministic summary),
+with no lock held and without holding up the build or the watcher; when they are final (the
+provider's, or the deterministic ones where it gave none) the document is ``ready`` and
+``agent/indexUpdated`` says ``summarized: [path]``.
 """
 
 from __future__ import annotations
@@ -51,6 +55,7 @@ class LiveIndex:
         self._tasks: list[asyncio.Task[Any]] = []
         if index.embeddings is not None:
             index.embeddings.on_idle = self._embedded
+        index.on_summarized = self._announce
 
     def start(self, *, watch_files: bool | None = None) -> None:
         if watch_files is None:
@@ -62,7 +67,7 @@ class LiveIndex:
     async def _initial(self) -> None:
         self.state = "indexing"
         try:
-            report = await self.index.update_all()
+            report = await self.index.update_all(wait_summaries=False)
         except Exception as error:
             log.exception("the first index build failed")
             self.state, self.error = "error", str(error)
@@ -92,7 +97,7 @@ class LiveIndex:
             await asyncio.wait({self._tasks[0]}, timeout=timeout)
 
     async def changed(self, paths: Iterable[str]) -> UpdateReport:
-        report = await self.index.update_paths(paths)
+        report = await self.index.update_paths(paths, wait_summaries=False)
         self._announce(report)
         return report
 
@@ -127,12 +132,13 @@ class LiveIndex:
         )
 
     def _announce(self, report: UpdateReport) -> None:
-        if report.changed:
+        if report.changed or report.summarized:
             self.notify(
                 IndexUpdated(
                     indexed=list(report.indexed),
                     removed=list(report.removed),
                     failed=dict(report.failed),
+                    summarized=list(report.summarized) or None,
                 )
             )
 
@@ -146,12 +152,20 @@ class LiveIndex:
 
 
 def open_live(
-    root: Path, url: str, notify: Notify, summarizer: Summarizer | None = None
+    root: Path,
+    url: str,
+    notify: Notify,
+    summarizer: Summarizer | None = None,
+    summaries_off: str = "",
 ) -> LiveIndex:
     """Open (not start) the live index of ``root``; ``StoreError`` when it cannot be.
-    ``summarizer``: writes table / long-code summaries (the active provider)."""
+    ``summarizer``: writes table / long-code summaries (the active provider); without one,
+    ``summaries_off`` says why (status)."""
     workspace = Workspace(root, extra_denied=[default_store_dir(root)])
-    return LiveIndex(open_index(workspace, url=url, summarizer=summarizer), notify)
+    index = open_index(workspace, url=url, summarizer=summarizer)
+    if summaries_off:
+        index.summaries_off = summaries_off
+    return LiveIndex(index, notify)
 
 
 __all__ = ["LiveIndex", "StoreError", "open_live"]

@@ -394,6 +394,23 @@ class EmbeddingReport:
     reason: str | None = None
     hint: str | None = None
     error: str | None = None
+    retrying: int | None = None  # failed chunks waiting for their next attempt (backoff)
+
+
+@attrs.frozen(kw_only=True)
+class SummaryReport:
+    """Who writes the summaries of tables and long code the index searches: `source`
+    `provider` (the `model` asked; `asked` / `failed` questions so far, `paused` after
+    repeated failures, the last `error`) or `fallback` (the deterministic summary, and the
+    `reason`: turned off by `indexSummaries`, no provider configured...)."""
+
+    source: str
+    model: str | None = None
+    reason: str | None = None
+    asked: int | None = None
+    failed: int | None = None
+    paused: bool | None = None
+    error: str | None = None
 
 
 @attrs.frozen(kw_only=True)
@@ -413,6 +430,7 @@ class IndexReport:
     watching: bool | None = None
     error: str | None = None
     hint: str | None = None
+    summaries: SummaryReport | None = None
 
 
 @attrs.frozen(kw_only=True)
@@ -448,13 +466,17 @@ class ReindexResult:
 class IndexUpdated:
     """`agent/indexUpdated`: what an index update changed (failed: path -> reason). Also sent
     when the background embedder caught up: `embedded` chunks got their dense vector (hybrid
-    search now uses them), `embeddingFailed` could not be embedded (see `agent/status`)."""
+    search now uses them), `embeddingFailed` could not be embedded (see `agent/status`); and
+    when a document's summaries of tables / long code are final (`summarized`: those
+    documents, now `ready` and searchable by the provider's sentences, or by the
+    deterministic summaries where it gave none; see `summaries` in `agent/status`)."""
 
     indexed: list[str]
     removed: list[str]
     failed: dict[str, str]
     embedded: int | None = None
     embedding_failed: int | None = None
+    summarized: list[str] | None = None  # documents whose summaries are final (now ready)
 
 
 @attrs.frozen(kw_only=True)

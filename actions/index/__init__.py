@@ -7,10 +7,11 @@ from __future__ import annotations
 
 from actions.index.embeddings import Embedder, load_embedder
 from actions.index.files import IndexConfig
-from actions.index.indexer import UpdateReport, WorkspaceIndex
+from actions.index.indexer import WorkspaceIndex
 from actions.index.model import Chunk, DocumentRecord, Hit, IndexStatus
 from actions.index.store import Store, StoreError, open_store
 from actions.index.summary import Summarizer
+from actions.index.summary_phase import UpdateReport
 from actions.paths import Workspace
 
 __all__ = [

@@ -2,8 +2,16 @@
 
 Each covered file goes ``pending -> chunked -> ready`` or ``failed`` (with the reason). A file
 whose size and modification time match its record is not read again; one whose content hash
-matches is not re-chunked; removed files leave the index. Updates of one document run one at
-a time (an asyncio lock), so the watcher and a full re-index can interleave safely.
+matches is not re-chunked; removed files leave the index. Writes run one batch at a time (an
+asyncio lock), so the watcher and a full re-index can interleave safely.
+
+With a summarizer (the provider), a document with tables or long code blocks is written
+``chunked`` at once with the deterministic summaries (BM25 finds it), then the summarizer is
+asked with no lock held — a slow provider never delays other files' updates — and the
+document is rewritten ``ready`` (``summary_phase``). ``update_all`` / ``update_paths`` wait for
+those summaries unless told not to (``wait_summaries=False``: the server, told by
+``on_summarized`` when they land). A document still ``chunked`` when the process stopped is
+finished at the next build without being re-chunked (``resume``).
 """
 
 from __future__ import annotations
@@ -14,14 +22,13 @@ import logging
 import os
 import stat
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 
-from actions.index.chunking import apply_summaries, summarized_by_model
 from actions.index.embedding_worker import EmbeddingWorker
 from actions.index.embeddings import Embedder, dense_status
 from actions.index.files import FileSet, IndexConfig
-from actions.index.model import DocumentRecord, Hit, IndexStatus
+from actions.index.model import DocumentRecord, DocumentStatus, Hit, IndexStatus
 from actions.index.planning import (
     Plan,
     Planner,
@@ -32,6 +39,7 @@ from actions.index.planning import (
 )
 from actions.index.store import Store
 from actions.index.summary import Summarizer
+from actions.index.summary_phase import SummaryPhase, UpdateReport
 from actions.paths import Workspace
 
 log = logging.getLogger(__name__)
@@ -39,27 +47,7 @@ ProgressCallback = Callable[[int, int, str], None]
 MAX_FAILURES_SHOWN = 50
 
 
-@dataclass
-class UpdateReport:
-    """What one update did, by path."""
-
-    indexed: list[str] = field(default_factory=list)
-    unchanged: list[str] = field(default_factory=list)
-    removed: list[str] = field(default_factory=list)
-    failed: dict[str, str] = field(default_factory=dict)
-
-    def merge(self, other: UpdateReport) -> None:
-        self.indexed += other.indexed
-        self.unchanged += other.unchanged
-        self.removed += other.removed
-        self.failed.update(other.failed)
-
-    @property
-    def changed(self) -> list[str]:
-        return self.indexed + self.removed + list(self.failed)
-
-
-class WorkspaceIndex:
+class WorkspaceIndex(SummaryPhase):
     """The index of one workspace: updates (full or by path), search and status."""
 
     def __init__(
@@ -74,12 +62,17 @@ class WorkspaceIndex:
         self.store = store
         self.files = FileSet(workspace, config or IndexConfig())
         self.summarizer = summarizer
+        self.summaries_off = "no provider is configured to write them"  # without a summarizer
+        self.on_summarized: Callable[[UpdateReport], None] | None = None
+        self._summarizing: set[asyncio.Task[UpdateReport]] = set()
         self.embedder = embedder  # None: BM25 only
         self.embeddings = EmbeddingWorker(store, embedder) if embedder else None
         self.embed_in_background = True  # False: pending chunks wait for another process
         self._lock = asyncio.Lock()
 
-    async def update_all(self, progress: ProgressCallback | None = None) -> UpdateReport:
+    async def update_all(
+        self, progress: ProgressCallback | None = None, *, wait_summaries: bool = True
+    ) -> UpdateReport:
         """Bring the whole index up to date with the workspace."""
         paths = await self.files.list()
         known = await asyncio.to_thread(self.store.documents)
@@ -101,25 +94,35 @@ class WorkspaceIndex:
 
         writing: asyncio.Future[list[Plan]] | None = None  # batch N is written while N+1
         batches = Planner(self.files).batches(items)  # is read and chunked (two threads)
+        summarizing: list[asyncio.Task[UpdateReport]] = []
         try:
             async with contextlib.aclosing(batches):
                 async for plans in batches:
                     await written(writing)
-                    writing = asyncio.ensure_future(self._write_batch(plans, report))
+                    writing = asyncio.ensure_future(self._write_batch(plans, report, summarizing))
             await written(writing)
         finally:
             if writing is not None and not writing.done():
                 writing.cancel()
         self._embed_later()
+        if wait_summaries:
+            for summarized in await asyncio.gather(*summarizing):
+                report.merge(summarized)
         return report
 
-    async def _write_batch(self, plans: list[Plan], report: UpdateReport) -> list[Plan]:
+    async def _write_batch(
+        self, plans: list[Plan], report: UpdateReport, summarizing: list[asyncio.Task[UpdateReport]]
+    ) -> list[Plan]:
         async with self._lock:  # a watcher's update waits for one batch at most
-            await asyncio.gather(*(self._summarize(plan) for plan in plans))
-            report.merge(await asyncio.to_thread(self._write, plans))
+            done, awaiting = await asyncio.to_thread(self._write, plans)
+        report.merge(done)
+        if awaiting:
+            summarizing.append(self._summarize_later(awaiting))
         return plans
 
-    async def update_paths(self, paths: Iterable[str]) -> UpdateReport:
+    async def update_paths(
+        self, paths: Iterable[str], *, wait_summaries: bool = True
+    ) -> UpdateReport:
         """Re-index these workspace-relative paths (created, changed, renamed or deleted)."""
         given = {path.strip("/") for path in paths if path.strip("/")}
         known = await asyncio.to_thread(self.store.documents)
@@ -128,14 +131,18 @@ class WorkspaceIndex:
         wanted = sorted(given | below | inside)  # a folder: every file it holds / held
         ignored = await asyncio.to_thread(self.files.ignored, wanted)
         report = UpdateReport()
+        summarizing: list[asyncio.Task[UpdateReport]] = []
         for path in wanted:
             if path in ignored or self.files.skipped(path):
                 if path in known:
                     await asyncio.to_thread(self.store.remove_document, path)
                     report.removed.append(path)
                 continue
-            report.merge(await self._update(path, known.get(path)))
+            report.merge(await self._update(path, known.get(path), summarizing))
         self._embed_later()
+        if wait_summaries:
+            for done in await asyncio.gather(*summarizing):
+                report.merge(done)
         return report
 
     def _embed_later(self) -> None:
@@ -155,40 +162,41 @@ class WorkspaceIndex:
                 found.update(f"{folder}/{name}" for name in names)
         return found
 
-    async def _update(self, path: str, known: DocumentRecord | None) -> UpdateReport:
+    async def _update(
+        self,
+        path: str,
+        known: DocumentRecord | None,
+        summarizing: list[asyncio.Task[UpdateReport]],
+    ) -> UpdateReport:
         async with self._lock:
             plan = await asyncio.to_thread(plan_document, self.files, path, known, False)
-            await self._summarize(plan)
-            return await asyncio.to_thread(self._write, [plan])
+            report, awaiting = await asyncio.to_thread(self._write, [plan])
+        if awaiting:
+            summarizing.append(self._summarize_later(awaiting))
+        return report
 
-    async def _summarize(self, plan: Plan) -> None:
-        """Let the summarizer rewrite the summaries of tables and long code (if any)."""
-        if self.summarizer is None or plan.record is None:
-            return
-        if not any(chunk.summary and summarized_by_model(chunk) for chunk in plan.chunks):
-            return
-        try:
-            chunked = replace(plan.record, status="chunked")
-            await asyncio.to_thread(self.store.replace_chunks, chunked, plan.chunks)
-            plan.chunks = await apply_summaries(plan.chunks, self.summarizer)
-        except Exception as error:  # the fallback summaries stay
-            log.warning("summarizing %s failed: %r", plan.path, error)
-
-    def _write(self, plans: list[Plan]) -> UpdateReport:
+    def _write(self, plans: list[Plan], *, chunked: bool = True) -> tuple[UpdateReport, list[Plan]]:
         """Write plans in one batch of the store (runs in a worker thread); a file that
-        changed since it was planned is planned again first."""
-        report = UpdateReport()
+        changed since it was planned is planned again first. Documents whose summaries the
+        model writes are written ``chunked`` (``chunked``) and returned, to be summarized."""
+        report, awaiting = UpdateReport(), []
         with self.store.batch():
             for plan in plans:
                 if stale(self.files, plan):
                     plan = plan_document(self.files, plan.path, None, True)
+                if plan.action == "resume" and self.summarizer is not None:
+                    plan.chunks = self.store.chunks_of(plan.path)
+                waits = chunked and self._awaits_summaries(plan)
                 try:
-                    report.merge(self._apply(plan))
+                    report.merge(self._apply(plan, "chunked" if waits else "ready"))
                 except Exception as error:
                     report.merge(self._apply(failed_plan(plan.path, error)))
-        return report
+                    continue
+                if waits:
+                    awaiting.append(plan)
+        return report, awaiting
 
-    def _apply(self, plan: Plan) -> UpdateReport:
+    def _apply(self, plan: Plan, status: DocumentStatus = "ready") -> UpdateReport:
         """Write one plan to the store (runs in a worker thread)."""
         if plan.action == "skip":
             return UpdateReport()
@@ -201,10 +209,16 @@ class WorkspaceIndex:
         if plan.action == "touch":
             self.store.put_document(plan.record)
             return UpdateReport(unchanged=[plan.path])
+        if plan.action == "resume":  # chunked when the last process stopped: chunks kept
+            self.store.put_document(replace(plan.record, status=status))
+            return UpdateReport(unchanged=[plan.path])
         chunks = plan.chunks
         if self.embedder is not None:  # vectors are filled in the background
             chunks = [replace(chunk, embedding_status="pending") for chunk in chunks]
-        self.store.replace_chunks(plan.record, chunks)
+        record = plan.record
+        if plan.action == "chunks" and status != record.status:
+            record = replace(record, status=status)
+        self.store.replace_chunks(record, chunks)
         if plan.action == "failed":
             return UpdateReport(failed={plan.path: plan.record.reason})
         return UpdateReport(indexed=[plan.path])
@@ -261,6 +275,7 @@ class WorkspaceIndex:
                 location=self.store.location,
                 dense=self.embedder is not None,
                 embeddings=self._embedding_status(),
+                summaries=self._summary_status(),
             )
 
         return await asyncio.to_thread(collect)
@@ -278,9 +293,13 @@ class WorkspaceIndex:
             report["failures"] = [{"path": p, "reason": r} for p, r in failures]
         if self.embeddings is not None and self.embeddings.error:
             report["error"] = self.embeddings.error
+        if self.embeddings is not None and self.embeddings.retrying:
+            report["retrying"] = self.embeddings.retrying
         return report
 
     def close(self) -> None:
+        for task in self._summarizing:  # their documents stay ``chunked``: re-planned next time
+            task.cancel()
         if self.embeddings is not None:
             self.embeddings.stop()
         self.store.close()

@@ -124,6 +124,7 @@ class IndexStatus:
     location: str
     dense: bool = False
     embeddings: dict[str, Any] = field(default_factory=dict)
+    summaries: dict[str, Any] = field(default_factory=dict)  # provider or fallback (why)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -131,6 +132,7 @@ class IndexStatus:
             "location": self.location,
             "dense": self.dense,
             "embeddings": dict(self.embeddings),
+            "summaries": dict(self.summaries),
             "documents": dict(self.counts),
             "chunks": self.chunks,
             "failures": [{"path": f.path, "reason": f.reason} for f in self.failures],

@@ -36,6 +36,11 @@ PROMPT = (
 )
 
 
+class SummariesUnavailable(Exception):
+    """Raised by ``ask`` when no model should be asked at all (the message says why): the
+    summarizer then keeps the deterministic summaries without asking again."""
+
+
 class ModelSummarizer:
     """See the module docstring."""
 
@@ -60,12 +65,15 @@ class ModelSummarizer:
         self._paused_until = 0.0
         self._cache = _Cache(cache) if cache is not None else None
         self.asked = 0  # questions sent to the model (cache hits are not)
+        self.failed = 0  # of them, how many gave no summary (error, timeout)
+        self.error = ""  # the last failure
+        self.unavailable = ""  # why no model is asked at all (SummariesUnavailable)
 
     async def summarize(self, element: Element, caption: str, document: str = "") -> str | None:
         key = self._key(element, caption)
         if self._cache is not None and (cached := self._cache.get(key)) is not None:
             return cached
-        if time.monotonic() < self._paused_until:
+        if self.unavailable or self.paused:
             return None
         async with self._slots:
             try:
@@ -73,6 +81,10 @@ class ModelSummarizer:
                 reply = await asyncio.wait_for(
                     self.ask(prompt(element, caption, document)), self.timeout
                 )
+            except SummariesUnavailable as error:
+                self.asked -= 1
+                self.unavailable = str(error)
+                return None
             except Exception as error:  # any provider trouble: the fallback summary stays
                 self._failed(error)
                 return None
@@ -82,9 +94,26 @@ class ModelSummarizer:
             self._cache.put(key, sentence)
         return sentence or None
 
+    @property
+    def paused(self) -> bool:
+        return time.monotonic() < self._paused_until
+
+    def report(self) -> dict[str, object]:
+        """For status: ``provider`` (the model, questions asked and failed, paused, the last
+        error) or ``fallback`` with the reason no model is asked."""
+        if self.unavailable:
+            return {"source": "fallback", "reason": self.unavailable}
+        found: dict[str, object] = {"source": "provider", "model": self.model}
+        found.update(asked=self.asked, failed=self.failed, paused=self.paused)
+        if self.error:
+            found["error"] = self.error
+        return found
+
     def _failed(self, error: Exception) -> None:
         self._failures += 1
-        log.warning("the model did not summarize a table: %s", error or type(error).__name__)
+        self.failed += 1
+        self.error = str(error) or type(error).__name__
+        log.warning("the model did not summarize a table: %s", self.error)
         if self._failures >= self.max_failures:
             self._paused_until = time.monotonic() + self.cooldown
             self._failures = 0

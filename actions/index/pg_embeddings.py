@@ -85,6 +85,24 @@ class PgEmbeddings:
         self._dimensions |= sizes
         return stored
 
+    def retry_embeddings(self, keys: Sequence[tuple[int, str]] | None = None) -> int:
+        """Make failed chunks pending again (``keys``: those ``(id, text_hash)``; else all)."""
+        retry = (
+            f"UPDATE {SCHEMA}.chunks SET embedding_status = 'pending'"
+            " WHERE workspace = %s AND embedding_status = 'failed'"
+        )
+        with self._cursor("retrying embeddings failed", write=True) as cur:
+            if keys is None:
+                cur.execute(retry, (self.workspace,))
+                return int(cur.rowcount)
+            done = 0
+            for row_id, digest in keys:
+                cur.execute(
+                    retry + " AND id = %s AND text_hash = %s", (self.workspace, row_id, digest)
+                )
+                done += cur.rowcount
+            return done
+
     def embedding_counts(self) -> dict[str, int]:
         """Chunks by embedding status (every status present, zero included)."""
         with self._cursor("counting embeddings failed") as cur:

@@ -24,6 +24,7 @@ from actions.index.model import Chunk, DocumentRecord
 from actions.index.pdf import PdfError, pdf_to_markdown
 
 log = logging.getLogger(__name__)
+DELETED_WHILE_INDEXED = "deleted while being indexed"
 BATCH_SECONDS = 0.5  # a worker thread plans at most this long before the batch is written
 
 Item = tuple[str, DocumentRecord | None, bool]  # path, what the index knows, listed by a build
@@ -34,9 +35,11 @@ class Plan:
     """What one document's update will write."""
 
     path: str
-    action: Literal["skip", "remove", "unchanged", "touch", "failed", "chunks"]
+    # resume: chunked (written, its summaries not yet) when the last process stopped
+    action: Literal["skip", "remove", "unchanged", "touch", "resume", "failed", "chunks"]
     record: DocumentRecord | None = None
     chunks: list[Chunk] = field(default_factory=list)
+    summarized: bool = False  # the model rewrote a summary of its chunks
 
 
 def same_stat(known: DocumentRecord | None, info: os.stat_result) -> bool:
@@ -64,12 +67,19 @@ def plan_document(files: FileSet, path: str, known: DocumentRecord | None, liste
 def _plan(files: FileSet, path: str, known: DocumentRecord | None, listed: bool) -> Plan:
     info = files.stat(path)
     if info is None and listed:  # marked pending by a full build, then gone
-        reason = "deleted while being indexed"
-        return Plan(path, "failed", DocumentRecord(path, "failed", reason=reason))
+        failed = DocumentRecord(path, "failed", reason=DELETED_WHILE_INDEXED)
+        return Plan(path, "failed", failed)
     if info is None or stat.S_ISDIR(info.st_mode):
         return Plan(path, "remove" if known is not None else "skip")
     if same_stat(known, info):
         return Plan(path, "unchanged")
+    if (
+        known is not None
+        and known.status == "chunked"
+        and known.content_hash
+        and (known.size, known.mtime_ns) == (info.st_size, info.st_mtime_ns)
+    ):
+        return Plan(path, "resume", known)
     read = files.read(path, info)
     record = DocumentRecord(path, "ready", read.content_hash, read.size, read.mtime_ns)
     if read.text is None:
@@ -92,7 +102,9 @@ def _plan(files: FileSet, path: str, known: DocumentRecord | None, listed: bool)
 
 def stale(files: FileSet, plan: Plan) -> bool:
     """Whether the file changed since ``plan`` read it (planned outside the index's lock)."""
-    if plan.record is None or plan.action not in ("chunks", "touch") or not plan.record.mtime_ns:
+    if plan.record is None or plan.action not in ("chunks", "touch", "resume"):
+        return False
+    if not plan.record.mtime_ns:
         return False
     info = files.stat(plan.path)
     return info is None or (info.st_size, info.st_mtime_ns) != (

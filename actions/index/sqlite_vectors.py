@@ -69,6 +69,16 @@ class SqliteEmbeddings:
                 stored += cursor.rowcount
         return stored
 
+    def retry_embeddings(self, keys: Sequence[tuple[int, str]] | None = None) -> int:
+        """Make failed chunks pending again (``keys``: those ``(id, text_hash)``; else all)."""
+        retry = "UPDATE chunks SET embedding_status = 'pending' WHERE embedding_status = 'failed'"
+        with self._transaction() as db:
+            if keys is None:
+                return int(db.execute(retry).rowcount)
+            return sum(
+                db.execute(retry + " AND id = ? AND text_hash = ?", key).rowcount for key in keys
+            )
+
     def embedding_counts(self) -> dict[str, int]:
         """Chunks by embedding status (every status present, zero included)."""
         with self._lock:

@@ -109,6 +109,11 @@ class Store(Protocol):
         the embedded text (same ``text_hash``, still ``pending``); how many were stored."""
         ...
 
+    def retry_embeddings(self, keys: Sequence[tuple[int, str]] | None = None) -> int:
+        """Make ``failed`` chunks ``pending`` again: those of ``keys`` (``(id, text_hash)``,
+        still with that text), or every failed one (``None``); how many."""
+        ...
+
     def embedding_counts(self) -> dict[str, int]:
         """Chunks by embedding status (every status present, zero included)."""
         ...

@@ -17,7 +17,8 @@ import attrs
 from server.commands.chat import cli_setup
 from server.commands.index import index_report, render_index
 from server.config import Config
-from server.protocol import IndexReport, StatusReport, from_wire, to_wire
+from server.index_summaries import LOCAL_NOT_ASKED, SUMMARIES_OFF
+from server.protocol import IndexReport, StatusReport, SummaryReport, from_wire, to_wire
 from server.providers import PROVIDERS, make_provider
 from server.providers.base import Provider
 from server.resolve import provider_status
@@ -51,6 +52,19 @@ def render(report: StatusReport) -> str:
     return "\n".join(lines)
 
 
+def summaries(config: Config, report: StatusReport) -> SummaryReport:
+    """Who the server has write the index's table / long-code summaries, for this setup."""
+    if not config.indexSummaries:
+        return SummaryReport(source="fallback", reason=SUMMARIES_OFF)
+    chosen = next((c for c in report.candidates if c.chosen), None)
+    if chosen is None or not report.provider:
+        return SummaryReport(source="fallback", reason="no provider is configured or found")
+    if chosen.source == "local":
+        return SummaryReport(source="fallback", reason=LOCAL_NOT_ASKED)
+    where = f"{report.base_url}:" if report.base_url else ""  # as `agent-ls index` names it
+    return SummaryReport(source="provider", model=f"{report.provider}:{where}{report.model or ''}")
+
+
 def run(args: argparse.Namespace) -> int:
     setup = cli_setup(args)
     if setup is None:
@@ -64,7 +78,7 @@ def run(args: argparse.Namespace) -> int:
         provider_status(config, explicit, provider_for=provider_for, check=not args.no_check)
     )
     index = from_wire(index_report(root, config.indexUrl), IndexReport)
-    report = attrs.evolve(report, index=index)
+    report = attrs.evolve(report, index=attrs.evolve(index, summaries=summaries(config, report)))
     if args.json:
         print(json.dumps(to_wire(report), ensure_ascii=False))
     else:

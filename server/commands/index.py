@@ -10,7 +10,10 @@ returns (only new or changed text: a vector is kept while its chunk's text is un
 `--no-embed` leaves them pending (BM25 finds them; the server embeds them in the background).
 Exit status 0 when the index was updated (failed documents included), 2 when it cannot be.
 When the environment configures a provider (AGENT_LS_PROVIDER, AGENT_LS_BASE_URL, ...), it
-writes the summaries of tables and long code blocks (server/index_summaries.py).
+writes the summaries of tables and long code blocks (server/index_summaries.py), unless
+`--no-summaries` or `AGENT_LS_INDEX_SUMMARIES=0` (cloud cost): then the deterministic ones.
+`--json` adds `summaries: {source: provider, model, asked, failed, ...} | {source: fallback,
+reason}`.
 """
 
 from __future__ import annotations
@@ -41,7 +44,17 @@ def register(sub: Any) -> None:
     parser.add_argument(
         "--no-embed", action="store_true", help="do not wait for dense vectors (left pending)"
     )
+    add_summaries_flag(parser)
     parser.set_defaults(func=run)
+
+
+def add_summaries_flag(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--no-summaries",
+        action="store_true",
+        help="never ask the provider to summarize tables and long code (deterministic "
+        "summaries; also AGENT_LS_INDEX_SUMMARIES=0)",
+    )
 
 
 def open_workspace_index(args: argparse.Namespace) -> WorkspaceIndex | None:
@@ -54,11 +67,15 @@ def open_workspace_index(args: argparse.Namespace) -> WorkspaceIndex | None:
     config, _ = from_environment()
     url = getattr(args, "indexUrl", None) or config.indexUrl
     workspace = Workspace(root, extra_denied=[default_store_dir(root)])
+    summarizer, why = cli_summarizer(root, config, off=getattr(args, "no_summaries", False))
     try:
-        return open_index(workspace, url=url, summarizer=cli_summarizer(root, config))
+        index = open_index(workspace, url=url, summarizer=summarizer)
     except StoreError as error:
         print(f"agent-ls: {error}", file=sys.stderr)
         return None
+    if why:
+        index.summaries_off = why
+    return index
 
 
 def index_report(root: Path, url: str) -> dict[str, Any]:
@@ -83,14 +100,35 @@ def index_report(root: Path, url: str) -> dict[str, Any]:
 
 
 def render_index(report: dict[str, Any]) -> str:
-    """One line for a terminal."""
+    """A few lines for a terminal: the index, dense search, who writes the summaries."""
     if "documents" not in report:
         detail = report.get("error") or report.get("hint", "")
-        line = f"index:     {report['state']} ({detail})"
-        return line + ("\n" + render_dense(report["embeddings"]) if "embeddings" in report else "")
-    counts = ", ".join(f"{n} {name}" for name, n in report["documents"].items() if n)
-    line = f"index:     {counts or 'empty'}; {report['chunks']} chunks ({report['location']})"
-    return line + "\n" + render_dense(report.get("embeddings") or {})
+        lines = [f"index:     {report['state']} ({detail})"]
+        if "embeddings" in report:
+            lines.append(render_dense(report["embeddings"]))
+    else:
+        counts = ", ".join(f"{n} {name}" for name, n in report["documents"].items() if n)
+        where = f"{report['chunks']} chunks ({report['location']})"
+        lines = [
+            f"index:     {counts or 'empty'}; {where}",
+            render_dense(report.get("embeddings") or {}),
+        ]
+    if report.get("summaries"):
+        lines.append(render_summaries(report["summaries"]))
+    return "\n".join(lines)
+
+
+def render_summaries(summaries: dict[str, Any]) -> str:
+    """Whether tables and long code are summarized by the provider or by the fallback."""
+    if summaries.get("source") != "provider":
+        return f"summaries: deterministic fallback ({summaries.get('reason') or 'no provider'})"
+    line = f"summaries: by the provider {summaries.get('model') or ''}".rstrip()
+    if summaries.get("asked") is not None:
+        line += f" ({summaries['asked']} asked, {summaries.get('failed') or 0} failed"
+        line += ", paused after failures)" if summaries.get("paused") else ")"
+    if summaries.get("error"):
+        line += f"; last error: {summaries['error']}"
+    return line
 
 
 def render_dense(dense: dict[str, Any]) -> str:
@@ -143,6 +181,7 @@ async def summary(index: WorkspaceIndex, report: UpdateReport) -> dict[str, Any]
         "failures": failures,
         "embedded": index.embeddings.total.embedded if index.embeddings else 0,
         "embeddings": status.embeddings,
+        "summaries": status.summaries,
     }
 
 
@@ -157,6 +196,7 @@ def render(result: dict[str, Any]) -> str:
     ]
     lines += [f"failed:    {f['path']}: {f['reason']}" for f in result["failures"]]
     lines.append(render_dense(result["embeddings"]))
+    lines.append(render_summaries(result["summaries"]))
     if result["embedded"]:
         lines.append(f"embedded:  {result['embedded']} chunks this run")
     return "\n".join(lines)

@@ -17,7 +17,7 @@ import sys
 from typing import Any
 
 from actions.index import Hit, StoreError
-from server.commands.index import open_workspace_index
+from server.commands.index import add_summaries_flag, open_workspace_index
 
 PREVIEW_LINES = 12
 
@@ -29,6 +29,7 @@ def register(sub: Any) -> None:
     parser.add_argument("--k", type=int, default=8, help="number of results (default 8)")
     parser.add_argument("--index-url", dest="indexUrl", help="index store URL (postgresql://...)")
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
+    add_summaries_flag(parser)
     parser.set_defaults(func=run)
 
 

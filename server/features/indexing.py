@@ -15,12 +15,15 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+import attrs
 from lsprotocol import types
 from pygls.uris import to_fs_path
 
+from actions.index.model_summary import ModelSummarizer
 from actions.roots import folder_names
+from server.config import Config
 from server.features.configuration import settled
-from server.index_summaries import allowed, summarizer
+from server.index_summaries import SUMMARIES_OFF, NoSummaryProvider, allowed, summarizer
 from server.live_index import LiveIndex, StoreError, open_live
 from server.lsp import AgentLanguageServer, RequestFailed
 from server.protocol import (
@@ -62,9 +65,15 @@ async def _start(ls: AgentLanguageServer) -> None:
 async def index_status(ls: AgentLanguageServer, root: Path | None = None) -> dict[str, Any]:
     """The index part of `agent/status` (of the folder `root`, default the first one)."""
     try:
-        return await (await live(ls, root)).status()
+        report = await (await live(ls, root)).status()
     except RequestFailed as error:
         return {"state": "unavailable", "error": error.message}
+    if report["summaries"].get("source") == "provider" and ls.state.resolution is not None:
+        try:  # the provider is known already: say now whether it will be asked
+            allowed(ls.state.resolution[1])
+        except NoSummaryProvider as error:
+            report["summaries"] = {"source": "fallback", "reason": str(error)}
+    return report
 
 
 async def live(ls: AgentLanguageServer, root: Path | None = None) -> LiveIndex:
@@ -78,6 +87,7 @@ async def live(ls: AgentLanguageServer, root: Path | None = None) -> LiveIndex:
     key = (root, config.indexUrl)
     existing = ls.state.indexes.get(key)
     if existing is not None:
+        _follow_summaries(ls, root, existing, config)
         return existing  # type: ignore[no-any-return]
     roots = ls.roots()
     for old_key in list(ls.state.indexes):  # another indexUrl, or a folder gone: stop it
@@ -87,12 +97,30 @@ async def live(ls: AgentLanguageServer, root: Path | None = None) -> LiveIndex:
     def notify(payload: IndexUpdated) -> None:
         name = ls.folder_name(root)
         if name:  # paths qualified by folder name, as the model sees them
-            payload = IndexUpdated(
+            payload = attrs.evolve(
+                payload,
                 indexed=[f"{name}/{path}" for path in payload.indexed],
                 removed=[f"{name}/{path}" for path in payload.removed],
                 failed={f"{name}/{path}": why for path, why in payload.failed.items()},
+                summarized=[f"{name}/{path}" for path in payload.summarized or []] or None,
             )
         ls.protocol.notify(AGENT_INDEX_UPDATED, payload)
+
+    try:
+        index = open_live(root, config.indexUrl, notify, *_summaries(ls, root, config))
+    except StoreError as error:
+        raise RequestFailed(f"the index cannot be opened: {error}") from None
+    ls.state.indexes[key] = index
+    index.start()
+    return index
+
+
+def _summaries(
+    ls: AgentLanguageServer, root: Path, config: Config
+) -> tuple[ModelSummarizer | None, str]:
+    """The summarizer asking the active provider, or None and why (``indexSummaries`` off)."""
+    if not config.indexSummaries:
+        return None, SUMMARIES_OFF
 
     async def provider() -> Provider:
         chosen = await ls.state.resolved_provider(root)
@@ -100,14 +128,26 @@ async def live(ls: AgentLanguageServer, root: Path | None = None) -> LiveIndex:
             allowed(ls.state.resolution[1])
         return chosen
 
-    model = f"{config.provider}:{config.baseUrl}:{config.model}"
-    try:
-        index = open_live(root, config.indexUrl, notify, summarizer(root, model, provider))
-    except StoreError as error:
-        raise RequestFailed(f"the index cannot be opened: {error}") from None
-    ls.state.indexes[key] = index
-    index.start()
-    return index
+    return summarizer(root, _model(config), provider), ""
+
+
+def _model(config: Config) -> str:
+    """Which model writes the summaries (part of their cache key)."""
+    return f"{config.provider}:{config.baseUrl}:{config.model}"
+
+
+def _follow_summaries(ls: AgentLanguageServer, root: Path, live: LiveIndex, config: Config) -> None:
+    """``indexSummaries`` or the provider changed since the index was opened: from now on,
+    the summaries follow the settings."""
+    index = live.index
+    model = getattr(index.summarizer, "model", None)
+    if config.indexSummaries == (index.summarizer is not None) and model in (None, _model(config)):
+        return
+    old = index.summarizer
+    index.summarizer, index.summaries_off = _summaries(ls, root, config)
+    close = getattr(old, "close", None)
+    if close is not None:
+        close()
 
 
 async def lives(ls: AgentLanguageServer) -> list[tuple[str, LiveIndex]]:

@@ -51,6 +51,10 @@ class IndexEvents:
     def removed(self, path: str) -> Callable[[dict[str, Any]], bool]:
         return lambda item: path in item["removed"]
 
+    def summarized(self, path: str) -> Callable[[dict[str, Any]], bool]:
+        """The provider's summaries of ``path`` were written (it is searchable by them)."""
+        return lambda item: path in (item.get("summarized") or [])
+
 
 @asynccontextmanager
 async def running_server(

@@ -136,7 +136,7 @@ async def test_bad_files_fail_with_reasons_and_the_server_stays_up(workspace: Pa
     (workspace / "gone.md").symlink_to(workspace / "missing-target.md")
     (workspace / "latin.txt").write_bytes(b"na\xefve")
     async with running_server(workspace) as (client, events):
-        await events.wait_for(events.indexed("docs/errors.md"))
+        await events.wait_for(events.summarized("docs/errors.md"))  # its table's summary: final
         index = (await status(client))["index"]
         assert index["documents"] == {"pending": 0, "chunked": 0, "ready": 2, "failed": 4}
         reasons = {failure["path"]: failure["reason"] for failure in index["failures"]}

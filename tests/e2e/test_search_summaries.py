@@ -39,7 +39,7 @@ async def test_the_providers_summary_finds_the_table_and_is_not_asked_again(
     root = workspace(tmp_path)
     with FakeLLM({"rules": [{"match": ASKED, "reply": f"Summary: {SENTENCE}"}]}) as llm:
         async with running_server(root, settings_for(llm)) as (client, events):
-            await events.wait_for(events.indexed("docs/ops.md"))
+            await events.wait_for(events.summarized("docs/ops.md"))
             (hit,) = await search(client, "zeppelin slots", k=3)  # words only in the sentence
             assert hit["content"] == TABLE  # the original, byte-identical to the file
             assert (hit["type"], hit["startLine"], hit["endLine"]) == ("table", 7, 10)
@@ -51,7 +51,7 @@ async def test_the_providers_summary_finds_the_table_and_is_not_asked_again(
             assert (await search(client, "hangar closed"))[0]["content"] == TABLE  # caption too
         (root / "docs" / "ops.md").write_text(DOC + "\nA new paragraph about runways.\n")
         async with running_server(root, settings_for(llm)) as (client, events):
-            await events.wait_for(events.indexed("docs/ops.md"))  # re-chunked after restart
+            await events.wait_for(events.summarized("docs/ops.md"))  # re-chunked after restart
             (hit,) = await search(client, "zeppelin slots", k=3)
             assert hit["summary"] == SENTENCE
             assert len(summary_requests(llm)) == 1  # the unchanged table: from the cache

@@ -76,6 +76,12 @@ class FakeServer(ThreadingHTTPServer):
         self.connections = 0
         self.closed = 0
         self._closed_lock = threading.Lock()
+        self._gates: dict[str, threading.Event] = {}
+
+    def gate(self, name: str) -> threading.Event:
+        """The gate ``name`` (created closed on first use; see ``Reply.hold``)."""
+        with self._closed_lock:
+            return self._gates.setdefault(name, threading.Event())
 
     def process_request(self, request: Any, client_address: Any) -> None:
         self.connections += 1  # only the serving thread accepts: no lock needed
@@ -168,7 +174,7 @@ class Handler(BaseHTTPRequestHandler):
         if reply is None:
             self._send_json(500, wire.error_body(500, "fakellm: no scripted reply"))
             return
-        if self._pause(reply.first_byte_delay):
+        if self._pause(reply.first_byte_delay) or self._held(reply.hold):
             return
         status = reply.error_status
         if status is not None:
@@ -251,6 +257,16 @@ class Handler(BaseHTTPRequestHandler):
     def _pause(self, seconds: float) -> bool:
         """Wait; True when the server is stopping (the caller then gives up)."""
         return seconds > 0 and self.server.stopping.wait(seconds)
+
+    def _held(self, gate: str | None) -> bool:
+        """Wait until the gate is released; True when the server is stopping instead."""
+        if gate is None:
+            return False
+        opened = self.server.gate(gate)
+        while not opened.wait(0.05):
+            if self.server.stopping.is_set():
+                return True
+        return False
 
     def _abort(self, reset: bool = False) -> None:
         """Close the connection abruptly, without finishing the response (`reset`: with a

@@ -44,6 +44,7 @@ _REPLY_KEYS = frozenset(
         "retry_after",
         "status",
         "events",
+        "hold",
     }
 )
 
@@ -69,6 +70,10 @@ class Reply:
     reply an HTTP error; ``retry_after`` then adds a Retry-After header. ``first_byte_delay_ms``
     is always honoured; the "slow_first_byte" fault without it waits 1000 ms.
 
+    ``hold`` names a gate: the response waits (before any byte) until the test opens it
+    with ``FakeLLM.release(name)`` (or the server stops) — a provider that stalls for as long
+    as a test needs, without a timed wait.
+
     ``events`` replaces the generated stream with exactly these events, each a raw payload
     string or a JSON value (sent as JSON), framed as the protocol frames one event (SSE
     ``data:`` line, NDJSON line): how tests send malformed events.
@@ -84,6 +89,7 @@ class Reply:
     retry_after: float | None = None
     status: int | None = None
     events: tuple[str, ...] | None = None
+    hold: str | None = None
 
     @property
     def error_status(self) -> int | None:
@@ -152,6 +158,7 @@ def parse_reply(data: Any) -> Reply:
     if status is not None and not 400 <= status <= 599:
         raise ValueError(f"reply 'status' must be an HTTP error status 400-599, got {status}")
     retry_after = _optional(data, "retry_after", (int, float))
+    hold = _optional(data, "hold", (str,))
     events = data.get("events")
     if events is not None and not isinstance(events, list):
         raise ValueError("reply 'events' must be a list")
@@ -169,6 +176,7 @@ def parse_reply(data: Any) -> Reply:
         retry_after=retry_after,
         status=status,
         events=None if events is None else tuple(_event_text(e) for e in events),
+        hold=hold,
     )
 
 

@@ -106,6 +106,12 @@ class FakeLLM:
         self._log.clear()
         self._player.rewind()
 
+    def release(self, gate: str) -> None:
+        """Open the gate ``gate``: replies held by it (``"hold": gate``) are sent now."""
+        if self._server is None:
+            raise RuntimeError("fakellm: not started")
+        self._server.gate(gate).set()
+
     def wait_for_requests(self, n: int, timeout: float = 5.0) -> list[RecordedRequest]:
         """Block until ``n`` requests were recorded and return them; TimeoutError otherwise."""
         return self._log.wait_for(n, timeout)

@@ -247,6 +247,18 @@ export interface EmbeddingReport {
   reason?: string;
   hint?: string;
   error?: string;
+  retrying?: number;
+}
+
+/** Who writes the index's table / long-code summaries: the provider, or the fallback (why). */
+export interface SummaryReport {
+  source: string;
+  model?: string;
+  reason?: string;
+  asked?: number;
+  failed?: number;
+  paused?: boolean;
+  error?: string;
 }
 
 /** The retrieval index in `agent/status`. */
@@ -262,6 +274,7 @@ export interface IndexReport {
   watching?: boolean;
   error?: string;
   hint?: string;
+  summaries?: SummaryReport;
 }
 
 /** One `agent/search` result: the original element and where it is. */
@@ -296,6 +309,7 @@ export interface IndexUpdated {
   failed: Record<string, string>;
   embedded?: number;
   embeddingFailed?: number;
+  summarized?: string[];
 }
 
 type Json = Record<string, unknown>;

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import concurrent.futures
+
 import httpx
 import pytest
 
@@ -148,3 +150,28 @@ def test_scripted_events_are_sent_exactly(llm: FakeLLM, protocol: str, framed: s
     response = post(llm, protocol)
     assert response.status_code == 200
     assert response.text == framed
+
+
+def test_a_held_reply_waits_for_its_gate_while_others_are_answered(llm: FakeLLM) -> None:
+    llm.set_script(
+        {"rules": [{"match": "slow", "reply": {"content": "late", "hold": "g"}}], "default": "now"}
+    )
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        held = pool.submit(post, llm, "openai", "slow", False)
+        llm.wait_for_requests(1, timeout=10)
+        assert post(llm, "openai", "fast", False).json()["choices"][0]["message"]["content"] == (
+            "now"
+        )
+        assert not held.done()  # still held: nothing sent before the gate opens
+        llm.release("g")
+        assert held.result(timeout=10).json()["choices"][0]["message"]["content"] == "late"
+
+
+def test_a_held_reply_gives_up_when_the_server_stops() -> None:
+    llm = FakeLLM({"replies": [{"content": "never", "hold": "g"}]}).start()
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        held = pool.submit(post, llm, "openai", "hi", False)
+        llm.wait_for_requests(1, timeout=10)
+        llm.stop()
+        with pytest.raises(httpx.HTTPError):
+            held.result(timeout=10)

@@ -122,6 +122,21 @@ def test_a_failed_embedding_keeps_its_reason_and_bm25_still_finds_it(store: Stor
     assert [hit.chunk.content for hit in store.search("credentials", 3)] == [ROTATE]
 
 
+def test_a_failed_embedding_can_be_retried_while_its_text_is_the_same(store: Store) -> None:
+    write_three(store)
+    items = store.pending_embeddings(10)
+    failures = [EmbeddingResult(i.id, i.text_hash, None, "embedding failed: E") for i in items]
+    assert store.store_embeddings(failures) == 3
+    first, *_ = items
+    assert store.retry_embeddings([(first.id, first.text_hash)]) == 1
+    assert store.retry_embeddings([(first.id, "another text")]) == 0  # not that text any more
+    assert [item.id for item in store.pending_embeddings(10)] == [first.id]
+    assert store.embedding_counts() == {"none": 0, "pending": 1, "ready": 0, "failed": 2}
+    assert store.retry_embeddings() == 2  # every failed chunk
+    assert embed_pending(store, VECTORS) == [ROTATE, SECRETS, IMAGE]
+    assert store.retry_embeddings() == 0
+
+
 def test_chunks_written_without_an_embedder_are_queued_later(store: Store) -> None:
     plain = Chunk("b.md", 0, "text", IMAGE, f"b.md\n\n{IMAGE}")  # embedding_status "none"
     store.replace_chunks(ready("b.md", 1), [plain])

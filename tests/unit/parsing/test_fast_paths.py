@@ -17,13 +17,14 @@ from hypothesis import strategies as st
 
 from parsing.json_scan import Source, run_pattern, split_at_quotes
 from parsing.json_snippets import _FLAT_REJECT, _LOSSLESS_FIRST, _strict, decode_at
-from parsing.json_tolerant import _VALUE_RUNS, Rejected, _Frame, _Parser
+from parsing.json_tolerant import _VALUE_RUNS, _VALUE_RUNS_FLAT, Rejected, _Frame, _Parser
 
 FAST = settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
 
 _ATOMS = [
     *"\"',:{}[]/ \n\tab1-_.$<`~\\",
     ", ", ": ", '", "', "', '", '": ', '"k":', "key: ", "true", "None", "//c\n", "/*c*/",
+    '"] = ', "] ", "]x", '"]', "]}",
     "\\\"", "\\n", "é", "\x01", "```", "</tool_call>",
 ]  # fmt: skip
 body = st.lists(st.sampled_from(_ATOMS), max_size=40).map("".join)
@@ -51,7 +52,9 @@ def test_quotes_passed_over_never_end_the_string(
     """Every quote the value run passes over is one `_quote_ends` keeps as a character,
     whatever brackets are open (and that decision never needs more text)."""
     text = quote + rest
-    end = _VALUE_RUNS[quote, ctx, code].match(text, 1).end()  # type: ignore[union-attr]
+    flat = "[" not in outer and ctx == "o"  # no array open: lone "]" quotes passed too
+    runs = _VALUE_RUNS_FLAT if flat else _VALUE_RUNS
+    end = runs[quote, ctx, code].match(text, 1).end()  # type: ignore[union-attr]
     plain = run_pattern(quote).match
     parser = _parser(text, outer + ("{" if ctx == "o" else "["), marker, eof)
     k = plain(text, 1).end()  # type: ignore[union-attr]

@@ -1,0 +1,82 @@
+"""Strict JSON at C speed, on a window of a longer text: one value or one string body.
+
+The C decoder's errors compute a line and column from the start of the text they were given,
+so decoding in place at index ``i`` of a long reply would cost O(i) per failure (quadratic
+over a reply full of failing candidates). Each reader here decodes a slice that starts at
+``i`` and grows (x8) only while the failure is due to the slice's own end, so a failure
+costs about the distance to it.
+
+Numbers, strings, literals and nesting are read exactly as `json.loads` reads them;
+``NaN`` / ``Infinity`` are refused (they are not JSON).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any, Final
+
+WINDOW: Final = 4096
+"""First slice length; it grows x8 while the value runs past it."""
+
+
+def _no_constants(name: str) -> Any:
+    raise ValueError(f"not JSON: {name}")
+
+
+STRICT: Final = json.JSONDecoder(parse_constant=_no_constants)
+"""The strict decoder (``raw_decode``, ``scan_once``): NaN and Infinity refused."""
+_scan_once: Callable[[str, int], tuple[Any, int]] = STRICT.scan_once  # type: ignore[attr-defined]
+_scanstring: Callable[[str, int, bool], tuple[str, int]] = json.decoder.scanstring  # type: ignore[attr-defined]
+_CUT_SLACK: Final = 6
+"""A failure this close to the slice's end may be the slice's doing (``\\u12`` cut short)."""
+
+
+def strict_value(text: str, i: int) -> tuple[Any, int] | int:
+    """The strictly valid JSON value at ``text[i]``: ``(value, end)``; else the index where
+    strict decoding failed (``i`` when unknown: nothing valid there, too deep, NaN...)."""
+    n, width = len(text), WINDOW
+    while True:
+        stop = min(n, i + width)
+        window = text if i == 0 and stop == n else text[i:stop]
+        try:
+            value, end = _scan_once(window, 0)
+            if stop >= n or end < len(window) - _CUT_SLACK:  # (a number may run on)
+                return value, i + end
+        except json.JSONDecodeError as exc:
+            if stop >= n or not _cut_by_window(exc, len(window)):
+                return i + exc.pos
+        except StopIteration:
+            return i
+        except (ValueError, RecursionError):  # a constant, an int past the digit limit
+            return i
+        width *= 8
+
+
+def strict_string(text: str, j: int) -> tuple[str, int] | None:
+    """The strictly valid string body starting at ``text[j]`` (just after its opening
+    ``"``): ``(value, end)`` with ``end`` just after the closing quote, or None (a raw
+    control character, an unknown escape, no closing quote)."""
+    quote = text.find('"', j)
+    if quote < 0:
+        return None
+    if text[quote - 1] != "\\":  # the first quote ends the body: decode exactly that
+        try:
+            value, end = _scanstring(text[j : quote + 1], 0, True)
+            return value, j + end
+        except json.JSONDecodeError:
+            return None
+    n, width = len(text), WINDOW
+    while True:
+        stop = min(n, j + width)
+        try:
+            value, end = _scanstring(text[j:stop], 0, True)
+            return value, j + end
+        except json.JSONDecodeError as exc:
+            if stop >= n or not _cut_by_window(exc, stop - j):
+                return None
+        width *= 8
+
+
+def _cut_by_window(exc: json.JSONDecodeError, size: int) -> bool:
+    return exc.msg.startswith("Unterminated string") or exc.pos >= size - _CUT_SLACK
