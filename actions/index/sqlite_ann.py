@@ -223,6 +223,7 @@ class VectorIndex:
     ) -> Path | None:
         """The graph of ``base`` with the tombstones removed and the delta added, saved as
         ``name`` (None when stopped first)."""
+        _usearch()  # onnxruntime first (see there)
         from usearch.index import Index
 
         graph: Any = Index.restore(str(base)) if base is not None else None
@@ -323,6 +324,7 @@ def configured_ann_min() -> int:
 
 
 def _new_graph(dimension: int) -> Any:
+    _usearch()  # onnxruntime first (see there)
     from usearch.index import Index
 
     return Index(
@@ -408,10 +410,16 @@ def _stack(ids: list[int], blobs: list[bytes]) -> tuple[Any, Any]:
 
 
 def _usearch() -> bool:
-    """Whether usearch is installed (it comes with the ``embeddings`` extra)."""
+    """Whether usearch is installed (it comes with the ``embeddings`` extra). onnxruntime is
+    imported first when installed: importing it after usearch (2.26, numkong 7.8) crashes the
+    process with a segmentation fault; in this order both work."""
     import importlib.util
 
-    return importlib.util.find_spec("usearch") is not None
+    if importlib.util.find_spec("usearch") is None:
+        return False
+    if importlib.util.find_spec("onnxruntime") is not None:
+        import onnxruntime  # noqa: F401
+    return True
 
 
 def _view(path: Path) -> Any:

@@ -246,3 +246,21 @@ def test_many_removed_neighbours_do_not_shorten_the_answer(filled) -> None:
     expected = exact(corpus, query, 5)
     assert len(expected) == 5  # the graph held more tombstones than that ahead of them
     assert nearest(store, query) == expected
+
+
+def test_the_model_still_loads_after_a_graph_was_used() -> None:
+    # importing onnxruntime after usearch crashed the process (a server builds or views a
+    # graph, then embeds a query): a fresh interpreter in that order
+    import subprocess
+    import sys
+
+    code = (
+        "from actions.index.sqlite_ann import _new_graph\n"
+        "_new_graph(4)\n"
+        "import onnxruntime\n"
+        "print('alive')\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert (done.returncode, done.stdout.strip()) == (0, "alive"), done.stderr
