@@ -257,8 +257,9 @@ class WorkspaceIndex(SummaryPhase):
         return self.store.search(query, k, vector=vector)
 
     async def warm(self) -> None:
-        """Load what the first hybrid search would (the embedded store's vector matrix: seconds
-        at 100k chunks), so that a user's first search does not wait for it."""
+        """Open what the first hybrid search would (the embedded store's saved vector graph, or
+        the start of its background build when there is none), so that a user's first search
+        does not wait for it."""
         if self.embedder is not None:
             probe = (1.0,) + (0.0,) * (self.embedder.dimension - 1)
             await asyncio.to_thread(self.store.search, "", 1, vector=probe)
