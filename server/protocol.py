@@ -379,6 +379,18 @@ class IndexFailure:
 
 
 @attrs.frozen(kw_only=True)
+class VectorSearchReport:
+    """How the nearest chunks are found now: `kind` `hnsw` (a saved graph of `vectors`
+    vectors, newer ones searched exactly), `exact` (a small index, or while a graph is
+    `building`), `not loaded` (before the first search), `pgvector`; the last build `error`."""
+
+    kind: str
+    vectors: int | None = None
+    building: bool | None = None
+    error: str | None = None
+
+
+@attrs.frozen(kw_only=True)
 class EmbeddingReport:
     """Dense search in `agent/status` / `agent-ls doctor`: `enabled` with the `model` and its
     chunks by embedding status (`pending` are being embedded in the background), or off with
@@ -395,6 +407,7 @@ class EmbeddingReport:
     hint: str | None = None
     error: str | None = None
     retrying: int | None = None  # failed chunks waiting for their next attempt (backoff)
+    search: VectorSearchReport | None = None
 
 
 @attrs.frozen(kw_only=True)

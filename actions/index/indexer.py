@@ -289,6 +289,7 @@ class WorkspaceIndex(SummaryPhase):
             return {"enabled": False, "reason": reason, "hint": off.hint}
         report: dict[str, object] = {"enabled": True, "model": self.embedder.model_id}
         report.update(self.store.embedding_counts())
+        report["search"] = self.store.vector_search()
         failures = self.store.embedding_failures(MAX_FAILURES_SHOWN)
         if failures:
             report["failures"] = [{"path": p, "reason": r} for p, r in failures]

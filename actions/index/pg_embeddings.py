@@ -103,6 +103,10 @@ class PgEmbeddings:
                 done += cur.rowcount
             return done
 
+    def vector_search(self) -> dict[str, object]:
+        """Nearest chunks come from pgvector's HNSW index (see ``_vector_index``)."""
+        return {"kind": "pgvector"}
+
     def embedding_counts(self) -> dict[str, int]:
         """Chunks by embedding status (every status present, zero included)."""
         with self._cursor("counting embeddings failed") as cur:

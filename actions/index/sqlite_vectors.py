@@ -103,6 +103,15 @@ class SqliteEmbeddings:
         """How the nearest-neighbour search runs now (``hnsw`` or ``exact``, sizes, file)."""
         return self._vectors.describe()
 
+    def vector_search(self) -> dict[str, object]:
+        described = self._vectors.describe()
+        report = {"kind": described["kind"], "building": described.get("building", False)}
+        if described.get("graph"):
+            report["vectors"] = described["graph"]
+        if described.get("error"):
+            report["error"] = described["error"]
+        return report
+
     def wait_for_vector_index(self, timeout: float | None = None) -> bool:
         """Bring the vector index up to date and wait for a build it starts (True: done)."""
         return self._vectors.wait(self._db, timeout)

@@ -122,6 +122,12 @@ class Store(Protocol):
         """``(document, reason)`` of chunks whose embedding failed."""
         ...
 
+    def vector_search(self) -> dict[str, object]:
+        """How the nearest chunks are found now, for status: ``kind`` (``hnsw`` graph,
+        ``exact``, ``not loaded`` before the first search, ``pgvector``), the ``vectors`` in
+        the graph, whether a graph is ``building``, the last build ``error``."""
+        ...
+
     def close(self) -> None: ...
 
 

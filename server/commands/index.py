@@ -139,7 +139,22 @@ def render_dense(dense: dict[str, Any]) -> str:
         return f"dense:     off, BM25 only ({reason}{hint})"
     names = {"ready": "ready", "pending": "pending", "failed": "failed", "none": "not queued yet"}
     counts = ", ".join(f"{dense[key]} {name}" for key, name in names.items() if dense.get(key))
-    return f"dense:     on, hybrid BM25 + {dense.get('model')} ({counts or 'no chunk yet'})"
+    line = f"dense:     on, hybrid BM25 + {dense.get('model')} ({counts or 'no chunk yet'})"
+    return line + render_vector_search(dense.get("search") or {})
+
+
+def render_vector_search(search: dict[str, Any]) -> str:
+    """How the nearest chunks are found: a graph, exact, or a graph still being built."""
+    kind = search.get("kind")
+    if kind == "hnsw":
+        text = f"; nearest chunks: HNSW graph of {search.get('vectors', 0)} vectors"
+    elif kind == "exact":
+        text = "; nearest chunks: exact" + (", graph building" if search.get("building") else "")
+    elif kind == "pgvector":
+        text = "; nearest chunks: pgvector HNSW"
+    else:
+        return ""
+    return text + (f" (last graph build failed: {search['error']})" if search.get("error") else "")
 
 
 class ProgressBar:

@@ -46,6 +46,7 @@ async def test_background_embedding_makes_paraphrases_findable(workspace: Path) 
         assert dense["enabled"] is True
         assert dense["model"] == "all-MiniLM-L6-v2-onnx-int8"
         assert (dense["ready"], dense["pending"], dense["failed"]) == (5, 0, 0)
+        assert dense["search"] == {"kind": "exact", "building": False}  # 5 vectors: no graph
 
         mark = events.mark()
         (workspace / "kitchen.md").write_text(KITCHEN.replace("bread", "sourdough loaf"))

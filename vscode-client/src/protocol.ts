@@ -235,6 +235,14 @@ export interface IndexFailure {
   reason: string;
 }
 
+/** How the nearest chunks are found now: a saved `hnsw` graph, `exact`, `not loaded`, `pgvector`. */
+export interface VectorSearchReport {
+  kind: string;
+  vectors?: number;
+  building?: boolean;
+  error?: string;
+}
+
 /** Dense search in `agent/status`: on (model, chunks by embedding status) or off (why, how). */
 export interface EmbeddingReport {
   enabled: boolean;
@@ -248,6 +256,7 @@ export interface EmbeddingReport {
   hint?: string;
   error?: string;
   retrying?: number;
+  search?: VectorSearchReport;
 }
 
 /** Who writes the index's table / long-code summaries: the provider, or the fallback (why). */
