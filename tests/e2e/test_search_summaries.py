@@ -61,7 +61,8 @@ async def test_provider_errors_leave_the_deterministic_summary(tmp_path: Path) -
     root = workspace(tmp_path)
     with FakeLLM({"replies": [{"fault": "500"}]}) as llm:
         async with running_server(root, settings_for(llm)) as (client, events):
-            await events.wait_for(events.indexed("docs/ops.md"))
+            # final once the failed question is over: written `ready` with the fallback
+            await events.wait_for(events.summarized("docs/ops.md"))
             (hit,) = await search(client, "hangar closed", k=1)
             assert hit["content"] == TABLE
             assert hit["summary"].startswith("Table: When the hangar may be closed.")
