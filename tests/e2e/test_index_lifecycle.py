@@ -23,27 +23,18 @@ from lsprotocol import types
 from server.index_summaries import SUMMARIES_OFF
 from tests.e2e.conftest import settings_for
 from tests.e2e.search_support import running_server, search, status
+from tests.e2e.test_search_summaries import (
+    ASKED,
+    DOC,
+    SENTENCE,
+    TABLE,
+    summary_requests,
+    workspace,
+)
 from tests.fakellm import FakeLLM
 
-TABLE = "| code | window |\n|---|---|\n| Q1 | 02:00-04:00 |\n| Q2 | 03:00-05:00 |"
-DOC = "# Operations\n\n## Windows\n\nWhen the hangar may be closed.\n\n" + TABLE + "\n"
-SENTENCE = "Lists the quarterly zeppelin maintenance slots."
-ASKED = "for a search index"  # in every summary prompt
 DELETED = "deleted while being indexed"
 HELD = {"rules": [{"match": ASKED, "reply": {"content": SENTENCE, "hold": "summary"}}]}
-
-
-def workspace(tmp_path: Path) -> Path:
-    root = tmp_path / "ws"
-    (root / "docs").mkdir(parents=True)
-    (root / "docs" / "ops.md").write_text(DOC)
-    (root / "notes.md").write_text("Nothing about airships here.\n")
-    return root
-
-
-def summary_requests(llm: FakeLLM) -> list[str]:
-    prompts = [request.body["messages"][-1]["content"] for request in llm.requests]
-    return [prompt for prompt in prompts if ASKED in prompt]
 
 
 async def summary_asked(llm: FakeLLM) -> None:
