@@ -40,7 +40,9 @@ async def test_the_providers_summary_finds_the_table_and_is_not_asked_again(
     with FakeLLM({"rules": [{"match": ASKED, "reply": f"Summary: {SENTENCE}"}]}) as llm:
         async with running_server(root, settings_for(llm)) as (client, events):
             await events.wait_for(events.summarized("docs/ops.md"))
-            (hit,) = await search(client, "zeppelin slots", k=3)  # words only in the sentence
+            # words only in the sentence; once the chunks' vectors are in, dense search may add
+            # the aviation prose below it, so only the first hit is certain
+            hit, *_ = await search(client, "zeppelin slots", k=3)
             assert hit["content"] == TABLE  # the original, byte-identical to the file
             assert (hit["type"], hit["startLine"], hit["endLine"]) == ("table", 7, 10)
             assert hit["summary"] == SENTENCE
@@ -52,8 +54,8 @@ async def test_the_providers_summary_finds_the_table_and_is_not_asked_again(
         (root / "docs" / "ops.md").write_text(DOC + "\nA new paragraph about runways.\n")
         async with running_server(root, settings_for(llm)) as (client, events):
             await events.wait_for(events.summarized("docs/ops.md"))  # re-chunked after restart
-            (hit,) = await search(client, "zeppelin slots", k=3)
-            assert hit["summary"] == SENTENCE
+            hit, *_ = await search(client, "zeppelin slots", k=3)
+            assert (hit["content"], hit["summary"]) == (TABLE, SENTENCE)
             assert len(summary_requests(llm)) == 1  # the unchanged table: from the cache
 
 
