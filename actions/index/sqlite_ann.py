@@ -20,6 +20,8 @@ Layout and lifecycle:
   (written aside, then renamed), swaps it in and trims the log. A missing, corrupt (does
   not load) or stale file (another epoch, or older than the trimmed log) is rebuilt from
   the blobs the same way; until then searches are exact over the blobs.
+- A failed build is tried again after ``RETRY_AFTER`` seconds, doubled per failure (at most
+  ``RETRY_MAX``); its reason stays in ``build_error`` until a build succeeds.
 - Below ``ANN_MIN`` vectors there is no graph at all: exact search is as fast there.
 """
 
@@ -29,6 +31,7 @@ import contextlib
 import os
 import sqlite3
 import threading
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -47,6 +50,9 @@ BUILD_THREADS = min(2, os.cpu_count() or 1)
 # build of 100k vectors takes half as long; recall@10 measured in bench/retrieval.py).
 CONNECTIVITY = 16
 EXPANSION_ADD = 64
+RETRY_AFTER = 60.0  # seconds before a failed build is tried again; doubled per failure
+RETRY_MAX = 3_600.0
+STALE_TMP = 3_600.0  # seconds: an older ``.tmp`` graph was left by a build that crashed
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS vector_log (
@@ -100,6 +106,7 @@ class VectorIndex:
         lock: threading.Lock,
         ann_min: int | None = None,
         delta_max: int = DELTA_MAX,
+        retry_after: float = RETRY_AFTER,
     ) -> None:
         self.db_path = db_path
         self._lock = lock
@@ -111,6 +118,9 @@ class VectorIndex:
         self._idle = threading.Event()
         self._idle.set()
         self.build_error = ""  # why the last build failed (the search stays exact)
+        self.retry_after = retry_after
+        self._failures = 0
+        self._retry_at = 0.0  # monotonic time of the next try after a failed build
 
     # ------------------------------------------------------------------ searching
 
@@ -185,12 +195,18 @@ class VectorIndex:
                 found.append((int(seq), path))
             elif not stem.endswith(".tmp"):
                 _unlink(path)
+        for path in self.db_path.parent.glob(f"{prefix}*.usearch.tmp"):
+            with contextlib.suppress(OSError):  # a build that crashed while writing it
+                if time.time() - path.stat().st_mtime > STALE_TMP:
+                    _unlink(path)
         return sorted(found, reverse=True)
 
     # ------------------------------------------------------------------ building
 
     def _needs_build(self, state: _State) -> bool:
-        if not self._idle.is_set() or self._stop.is_set() or self.build_error:
+        if not self._idle.is_set() or self._stop.is_set():
+            return False
+        if self._failures and time.monotonic() < self._retry_at:
             return False
         if not _usearch():
             return False
@@ -213,8 +229,15 @@ class VectorIndex:
             path = self._write(base, tombstones, ids, matrix, f"{epoch}-{seq}")
             if path is not None:
                 self._swap(epoch, seq, path)
+            self._failures, self.build_error = 0, ""
         except (OSError, ValueError, RuntimeError, sqlite3.Error) as error:
-            self.build_error = f"{type(error).__name__}: {error}"
+            delay = min(self.retry_after * 2**self._failures, RETRY_MAX)
+            self._failures += 1
+            self._retry_at = time.monotonic() + delay
+            self.build_error = (
+                f"{type(error).__name__}: {error} (failed {self._failures} time"
+                f"{'s' if self._failures > 1 else ''}; tried again in {delay:.0f} s)"
+            )
         finally:
             self._idle.set()
 

@@ -34,7 +34,7 @@ from actions.index.model import (
     Hit,
     StoreError,
 )
-from actions.index.sqlite_ann import DELTA_MAX, VectorIndex
+from actions.index.sqlite_ann import DELTA_MAX, RETRY_AFTER, VectorIndex
 from actions.index.sqlite_ann import DROP as VECTOR_DROP
 from actions.index.sqlite_ann import SCHEMA as VECTOR_SCHEMA
 from actions.index.sqlite_vectors import SqliteEmbeddings, pack
@@ -121,7 +121,12 @@ class SqliteStore(SqliteEmbeddings):
     backend = "sqlite"
 
     def __init__(
-        self, path: Path, *, ann_min: int | None = None, delta_max: int = DELTA_MAX
+        self,
+        path: Path,
+        *,
+        ann_min: int | None = None,
+        delta_max: int = DELTA_MAX,
+        graph_retry: float = RETRY_AFTER,
     ) -> None:
         self.path = path
         try:
@@ -139,7 +144,7 @@ class SqliteStore(SqliteEmbeddings):
         self._frequencies: dict[str, int] = {}  # document frequency of query words, cached
         self._total: int | None = None
         self._writes = 0
-        self._vectors = VectorIndex(path, self._lock, ann_min, delta_max)
+        self._vectors = VectorIndex(path, self._lock, ann_min, delta_max, graph_retry)
         self._batching = False
         self._batch_started = 0.0
 

@@ -6,7 +6,9 @@ against exact cosine search over the same vectors."""
 
 from __future__ import annotations
 
+import os
 import sqlite3
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -181,6 +183,64 @@ def test_a_damaged_graph_file_is_rebuilt_from_the_blobs(filled, damage: str) -> 
     assert not state["error"]
     assert graph_files(path) == [Path(str(state["file"]))]
     assert nearest(again, query) == exact(corpus, query)
+    again.close()
+
+
+def block_the_graph_file(path: Path) -> Path:
+    """A directory where the first build will save its graph: the rename fails, a real
+    OSError of the build (as a full or read-only disk would give)."""
+    with sqlite3.connect(path) as db:
+        (epoch,) = db.execute("SELECT value FROM vector_meta WHERE key = 'epoch'").fetchone()
+        (seq,) = db.execute("SELECT max(seq) FROM vector_log").fetchone()
+    blocker = path.with_name(f"{path.name}.vectors-{epoch}-{seq}.usearch")
+    (blocker / "in-the-way").mkdir(parents=True)
+    return blocker
+
+
+@pytest.mark.parametrize("retry", [0.0, 3_600.0])
+def test_a_failed_build_keeps_exact_search_and_is_tried_again_later(
+    tmp_path: Path, retry: float
+) -> None:
+    path = tmp_path / "index.sqlite3"
+    store = SqliteStore(path, ann_min=20, delta_max=8, graph_retry=retry)
+    matrix = vectors(5, DOCS * PER_DOC)
+    corpus = {}
+    for doc in range(DOCS):
+        block = matrix[doc * PER_DOC : (doc + 1) * PER_DOC]
+        store.replace_chunks(record(doc), chunks(doc, block))
+        corpus.update({(f"d{doc}.md", i): block[i] for i in range(PER_DOC)})
+    blocker = block_the_graph_file(path)
+    state = settle(store)
+    assert state["kind"] == "exact"
+    assert "IsADirectoryError" in str(state["error"])
+    assert f"tried again in {retry:.0f} s" in str(state["error"])
+    query = vectors(15, 1)[0]
+    assert nearest(store, query) == exact(corpus, query)  # nothing lost meanwhile
+    (blocker / "in-the-way").rmdir()
+    blocker.rmdir()
+    state = settle(store)
+    if retry:  # not before the delay: a disk that stays full is not hammered
+        assert (state["kind"], state["graph"]) == ("exact", 0)
+        assert "failed 1 time;" in str(state["error"])
+    else:
+        assert (state["kind"], state["graph"], state["error"]) == ("hnsw", len(corpus), "")
+        assert nearest(store, query) == exact(corpus, query)
+    store.close()
+
+
+def test_a_graph_left_half_written_by_a_crash_is_removed_once_stale(filled) -> None:
+    store, path, _ = filled
+    settle(store)
+    store.close()
+    crashed = path.with_name(f"{path.name}.vectors-0123456789abcdef-7.usearch.tmp")
+    writing = path.with_name(f"{path.name}.vectors-fedcba9876543210-9.usearch.tmp")
+    crashed.write_bytes(b"half")
+    writing.write_bytes(b"being written by another process")
+    os.utime(crashed, (time.time() - 7_200, time.time() - 7_200))
+    again = open_store(path)
+    settle(again)
+    assert not crashed.exists()
+    assert writing.exists()  # recent: may still be another process's build
     again.close()
 
 
