@@ -103,7 +103,10 @@ async def test_a_file_deleted_while_indexed_fails_and_the_server_goes_on(tmp_pat
             report = (await status(client))["index"]
             assert report["documents"] == {"pending": 0, "chunked": 0, "ready": 1, "failed": 1}
             assert report["failures"] == [{"path": "docs/ops.md", "reason": DELETED}]
-            assert await search(client, "zeppelin slots") == []
+            # none of the deleted file's chunks is served (dense search may still offer
+            # notes.md's "airships" for "zeppelin": 0.38 similar once its vector is in)
+            hits = await search(client, "zeppelin slots")
+            assert [hit["path"] for hit in hits if hit["path"] != "notes.md"] == []
             (hit,) = await search(client, "airships", k=1)  # the rest is indexed and served
             assert hit["path"] == "notes.md"
             result = await client.workspace_execute_command_async(
