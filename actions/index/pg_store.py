@@ -35,10 +35,11 @@ from urllib.parse import parse_qsl, unquote, urlencode, urlsplit
 from actions.index.embeddings import MIN_SIMILARITY, fuse, text_hash
 from actions.index.model import STATUSES, Chunk, DocumentRecord, Hit, StoreError
 from actions.index.pg_embeddings import PgEmbeddings, carried, vector_literal
-from actions.index.sqlite_store import (
+from actions.index.terms import (
     CAPPED_ROWS,
     COMMON_MIN,
     COMMON_SHARE,
+    FUSION_DEPTH,
     MAX_TERMS,
     query_terms,
     terms,
@@ -47,7 +48,6 @@ from actions.index.sqlite_store import (
 SCHEMA = "agent_ls"
 SCHEMA_VERSION = "1"
 BM25_K1, BM25_B = 1.2, 0.75  # FTS5's
-FUSION_DEPTH = 50  # how many of each ranking take part in the fusion (at least k)
 CONNECT_TIMEOUT = 10
 STATS_TTL = 500  # document frequencies are re-read after this many document writes
 

@@ -16,9 +16,7 @@ another process (``agent-ls index`` beside a running server) can read and write 
 
 from __future__ import annotations
 
-import functools
 import json
-import re
 import sqlite3
 import threading
 import time
@@ -38,18 +36,18 @@ from actions.index.sqlite_ann import DELTA_MAX, RETRY_AFTER, VectorIndex
 from actions.index.sqlite_ann import DROP as VECTOR_DROP
 from actions.index.sqlite_ann import SCHEMA as VECTOR_SCHEMA
 from actions.index.sqlite_vectors import SqliteEmbeddings, pack
-
-SCHEMA_VERSION = 3
-FUSION_DEPTH = 50  # how many of each ranking take part in the hybrid fusion (at least k)
-WEIGHTS = (2.0, 1.0, 0.5)
-_WORD = re.compile(r"\w+", re.UNICODE)
-STOP_WORDS = frozenset(
-    _WORD.findall(
-        "a an and are as at be by can do does for from how i if in is it its of on or so that"
-        " the their then there these this to was what when where which who why will with you your"
-    )
+from actions.index.terms import (
+    CAPPED_ROWS,
+    COMMON_MIN,
+    COMMON_SHARE,
+    FUSION_DEPTH,
+    MAX_TERMS,
+    query_terms,
+    terms,
 )
 
+SCHEMA_VERSION = 3
+WEIGHTS = (2.0, 1.0, 0.5)
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS documents (
     path TEXT PRIMARY KEY, status TEXT NOT NULL, content_hash TEXT NOT NULL DEFAULT '',
@@ -71,35 +69,8 @@ CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
 );
 CREATE VIRTUAL TABLE IF NOT EXISTS chunks_vocab USING fts5vocab(chunks_fts, 'row');
 """
-COMMON_SHARE = 0.01  # a query word in more than 1% of the chunks (and > COMMON_MIN) is noise
-COMMON_MIN = 500
-MAX_TERMS = 6  # the rarest words of a long query decide its ranking
-CAPPED_ROWS = 1000
 BATCH_SECONDS = 0.5  # in a batch (a full build), commit at least this often
 STATS_TTL = 500  # document frequencies are re-read after this many document writes
-
-
-def terms(text: str) -> list[str]:
-    """Lower-cased words with a light plural stemmer (``indexes`` -> ``index``), the form
-    both the FTS columns and the queries use."""
-    return [_stem(word) for word in _WORD.findall(text.lower())]
-
-
-@functools.lru_cache(maxsize=65536)
-def _stem(word: str) -> str:
-    if len(word) <= 3 or not word.endswith("s") or word.endswith(("ss", "us", "is")):
-        return word
-    if word.endswith("ies") and not word.endswith(("eies", "aies")):
-        return word[:-3] + "y"
-    if word.endswith(("sses", "xes", "ches", "shes", "zes")):
-        return word[:-2]
-    return word[:-1]
-
-
-def query_terms(query: str) -> list[str]:
-    """``query``'s distinct terms, stop words dropped unless nothing else is left."""
-    words = list(dict.fromkeys(terms(query)))
-    return [word for word in words if word not in STOP_WORDS] or words
 
 
 def fts_query(words: list[str]) -> str:
