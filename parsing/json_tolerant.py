@@ -201,6 +201,9 @@ class _Parser:
     """Characters strictly re-read before `_far` so far (bounded: linear cost)."""
     at: tuple[int, int] | None = None
     """Where a reading stopped by `NeedMore` resumes: (index, state) before its last step."""
+    string_at: tuple[int, int, list[str], int, bool, bool] | None = None
+    """The string a reading stopped in: (its quote, where its body resumes, the raw
+    segments kept so far, and the reading's mode there: dense count, strict, fast)."""
 
     def resume_over(self, src: Source) -> None:
         """Go on over ``src``, a longer text that extends the one this reading stopped in
@@ -439,55 +442,70 @@ class _Parser:
         strict = quote == '"' and cut < 0 and self.strict_reads  # C speed (see below)
         run = run_pattern(quote).match
         j, dense = i + 1, 0
-        # a resumed reading (parsing/resume.py) reads a string again from its quote: resuming
-        # inside it read otherwise than a fresh reading with the strict reads on some inputs
-        while True:
-            read = strict_string(text, j) if strict and (fast or ctx == "k") else None
-            if read is not None:
-                part, end = read
-                k = end - 1  # the first unescaped quote, as `run` finds it
-                if ctx == "k":
-                    return part, end
-                if text[k + 1 : k + 2] in "}]" or _NEVER[ctx, code].match(text, k + 1) is None:
+        resumed, self.string_at = self.string_at, None
+        if resumed is not None and resumed[0] == i:  # a reading resumed (parsing/resume.py)
+            _, j, segments, dense, strict, fast = resumed
+        # where a reading stopped by `NeedMore` resumes: the start of its last step. Every
+        # earlier step was decided from characters the text held (a decision that needs more
+        # raises), so a fresh reading of a longer text reaches that point in the same state;
+        # but for the switch to quote-by-quote reading when the text ends inside a run of
+        # kept quotes: the mode before it is the one kept
+        mark: tuple[int, int, int, bool, bool] | None = None
+        try:
+            while True:
+                if fast or mark is None:
+                    mark = (j, len(segments), dense, strict, fast)
+                read = strict_string(text, j) if strict and (fast or ctx == "k") else None
+                if read is not None:
+                    part, end = read
+                    k = end - 1  # the first unescaped quote, as `run` finds it
+                    if ctx == "k":
+                        return part, end
+                    if text[k + 1 : k + 2] in "}]" or _NEVER[ctx, code].match(text, k + 1) is None:
+                        if self._quote_ends(k, ctx, code):
+                            head = self._joined(segments, quote, tail=True) if segments else ""
+                            return head + part, end
+                        segments.append(text[j:k])
+                        self.fixes.add("inner_quotes")
+                        j = end
+                        continue
+                    dense = dense + 1 if k - j < _SPARSE else 0
+                    if dense < 3:  # a kept quote between long stretches: read on at C speed
+                        segments.append(text[j:k])
+                        self.fixes.add("inner_quotes")
+                        j = end
+                        continue
+                    strict = False  # dense quotes (code): runs of them in one regex, below
+                k = run(text, j).end()  # type: ignore[union-attr]
+                # (a closer right after the quote: `_quote_ends` decides, as below)
+                if fast and k < src.n and text[k] == quote and text[k + 1 : k + 2] not in "}]":
+                    k = self._kept_quotes(segments, j, k, ctx, code)
+                    if k < 0:  # the text ends inside the string: read it quote by quote
+                        fast = False  # (`mark` keeps the fast mode: see above)
+                        continue
                     if self._quote_ends(k, ctx, code):
-                        head = self._joined(segments, quote, tail=True) if segments else ""
-                        return head + part, end
-                    segments.append(text[j:k])
+                        return self._joined(segments, quote), k + 1
                     self.fixes.add("inner_quotes")
-                    j = end
+                    j = k + 1
                     continue
-                dense = dense + 1 if k - j < _SPARSE else 0
-                if dense < 3:  # a kept quote between long stretches: read on at C speed
-                    segments.append(text[j:k])
-                    self.fixes.add("inner_quotes")
-                    j = end
-                    continue
-                strict = False  # dense quotes (code): runs of them in one regex, below
-            k = run(text, j).end()  # type: ignore[union-attr]
-            # (a closer right after the quote: `_quote_ends` decides, as below)
-            if fast and k < src.n and text[k] == quote and text[k + 1 : k + 2] not in "}]":
-                k = self._kept_quotes(segments, j, k, ctx, code)
-                if k < 0:  # the text ends inside the string: read it quote by quote
-                    fast = False
-                    continue
-                if self._quote_ends(k, ctx, code):
+                if 0 <= cut <= k:
+                    head = self._joined(segments, quote, tail=True)
+                    self.fixes.add("missing_quote")
+                    return head + decode_segment(text, j, cut)[0], cut
+                if k >= src.n or text[k] != quote:
+                    src.at_end(src.n)
+                    self._unterminated(i, j, k, self._joined(segments, quote, tail=True), ctx)
+                    return "", -1
+                segments.append(text[j:k])
+                if ctx == "k" or self._quote_ends(k, ctx, code):
                     return self._joined(segments, quote), k + 1
                 self.fixes.add("inner_quotes")
                 j = k + 1
-                continue
-            if 0 <= cut <= k:
-                head = self._joined(segments, quote, tail=True)
-                self.fixes.add("missing_quote")
-                return head + decode_segment(text, j, cut)[0], cut
-            if k >= src.n or text[k] != quote:
-                src.at_end(src.n)
-                self._unterminated(i, j, k, self._joined(segments, quote, tail=True), ctx)
-                return "", -1
-            segments.append(text[j:k])
-            if ctx == "k" or self._quote_ends(k, ctx, code):
-                return self._joined(segments, quote), k + 1
-            self.fixes.add("inner_quotes")
-            j = k + 1
+        except NeedMore:
+            assert mark is not None
+            at, kept, dense, strict, fast = mark
+            self.string_at = (i, at, segments[:kept], dense, strict, fast)
+            raise
 
     def _strict_container(self, i: int) -> int:
         """The container at ``i`` read at C speed when it is strictly valid JSON and this
