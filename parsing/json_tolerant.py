@@ -201,6 +201,8 @@ class _Parser:
     """Characters strictly re-read before `_far` so far (bounded: linear cost)."""
     at: tuple[int, int] | None = None
     """Where a reading stopped by `NeedMore` resumes: (index, state) before its last step."""
+    _tail: int = 0
+    """Where a string body goes on after `_kept_quotes` kept every quote up to the end."""
     string_at: tuple[int, int, list[str], int, bool, bool] | None = None
     """The string a reading stopped in: (its quote, where its body resumes, the raw
     segments kept so far, and the reading's mode there: dense count, strict, fast)."""
@@ -483,6 +485,9 @@ class _Parser:
                     if k < 0:  # the text ends inside the string: read it quote by quote
                         fast = False  # (`mark` keeps the fast mode: see above)
                         continue
+                    if k >= src.n:  # the body goes on past the end of the text
+                        j = self._tail
+                        continue
                     if self._quote_ends(k, ctx, code):
                         return self._joined(segments, quote), k + 1
                     self.fixes.add("inner_quotes")
@@ -560,7 +565,9 @@ class _Parser:
     def _kept_quotes(self, segments: list[str], j: int, k: int, ctx: str, code: bool) -> int:
         """The body from ``j`` reaches a quote at ``k``: when no string can end there, pass
         it and the following such quotes in one regex run and add the body's segments.
-        Returns the next quote that may end the string, or -1 (the text ends first)."""
+        Returns the next quote that may end the string; the end of the text when every
+        quote up to it is kept (the body goes on at ``_tail``, after the last of them); or
+        -1 (a lone backslash at the end)."""
         text, quote = self.src.text, self.src.text[k]
         flat = all(frame.kind != "[" for frame in self.stack)
         never = (_NEVER_FLAT if flat else _NEVER)[ctx, code]
@@ -569,7 +576,14 @@ class _Parser:
             return k
         runs = _VALUE_RUNS_FLAT if flat else _VALUE_RUNS
         end = runs[quote, ctx, code].match(text, k + 1).end()  # type: ignore[union-attr]
-        if end >= self.src.n or text[end] != quote:
+        if end >= self.src.n:  # every quote up to the end of the text is kept
+            parts = split_at_quotes(text[k + 1 : end], quote)
+            segments.append(text[j:k])
+            segments += parts[:-1]
+            self.fixes.add("inner_quotes")
+            self._tail = end - len(parts[-1])
+            return end
+        if text[end] != quote:  # a lone backslash at the end
             return -1
         segments.append(text[j:k])
         segments += split_at_quotes(text[k + 1 : end], quote)
