@@ -62,6 +62,23 @@ _VALUE_RUNS_FLAT = {
     for (ctx, code), never in _NEVER_ENDS.items()
 }
 _NEVER_FLAT = {key: re.compile(never + _LONE_BRACKET) for key, never in _NEVER_ENDS.items()}
+# With one array open and nothing else (a bare ``[`` candidate), a quote then a ``}`` (it
+# closes nothing), more closers and a comma or a character that is neither a quote nor may
+# start a comment or a region's end never ends an element either: `_closer_run_fits` finds
+# no reading of the run that leaves a bracket open or closes the array (``["x"}, "y"}``).
+# (What follows a comma is required only so that the decision never waits for more text.)
+_LONE_BRACE = r"|\s*+\}[\s}\]]*+(?:,\s*+[^\s/`~<]|[^\s,\"'`~</])"
+_VALUE_RUNS_ARRAY = {
+    (quote, ctx, code): re.compile(
+        rf"[^{quote}\\]*+(?:(?:\\[\s\S]|{quote}(?={never}{_LONE_BRACE}))[^{quote}\\]*+)*+"
+    )
+    for quote in "\"'"
+    for (ctx, code), never in _NEVER_ENDS.items()
+    if ctx == "a"
+}
+_NEVER_ARRAY = {
+    key: re.compile(never + _LONE_BRACE) for key, never in _NEVER_ENDS.items() if key[0] == "a"
+}
 _UNQUOTED_STOP = re.compile(r"[,{}\[\]\n`~<]")
 _VALUE_START: Final = frozenset("\"'{[-0123456789tfnTFN")
 _MAY_FOLLOW_END: Final = frozenset(" \t\r\n\f\v,}]:/\"'`~<")

@@ -35,6 +35,7 @@ from parsing.json_rules import (
     _LITERALS,
     _MAY_FOLLOW_END,
     _NEVER,
+    _NEVER_ARRAY,
     _NEVER_FLAT,
     _NUMBER,
     _OPENER,
@@ -42,6 +43,7 @@ from parsing.json_rules import (
     _SPARSE,
     _UNQUOTED_STOP,
     _VALUE_RUNS,
+    _VALUE_RUNS_ARRAY,
     _VALUE_RUNS_FLAT,
     _VALUE_START,
     _closes_root,
@@ -568,13 +570,16 @@ class _Parser:
         Returns the next quote that may end the string; the end of the text when every
         quote up to it is kept (the body goes on at ``_tail``, after the last of them); or
         -1 (a lone backslash at the end)."""
-        text, quote = self.src.text, self.src.text[k]
-        flat = all(frame.kind != "[" for frame in self.stack)
-        never = (_NEVER_FLAT if flat else _NEVER)[ctx, code]
+        text, quote, stack = self.src.text, self.src.text[k], self.stack
+        if len(stack) == 1 and ctx == "a":  # a bare array: a lone "}" closes nothing
+            never, runs = _NEVER_ARRAY[ctx, code], _VALUE_RUNS_ARRAY
+        elif all(frame.kind != "[" for frame in stack):  # a lone "]" closes nothing
+            never, runs = _NEVER_FLAT[ctx, code], _VALUE_RUNS_FLAT
+        else:
+            never, runs = _NEVER[ctx, code], _VALUE_RUNS
         if never.match(text, k + 1) is None:
             segments.append(text[j:k])
             return k
-        runs = _VALUE_RUNS_FLAT if flat else _VALUE_RUNS
         end = runs[quote, ctx, code].match(text, k + 1).end()  # type: ignore[union-attr]
         if end >= self.src.n:  # every quote up to the end of the text is kept
             parts = split_at_quotes(text[k + 1 : end], quote)

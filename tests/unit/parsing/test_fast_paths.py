@@ -12,17 +12,25 @@ from __future__ import annotations
 
 import json
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from parsing.json_scan import Source, run_pattern, split_at_quotes
 from parsing.json_snippets import _FLAT_REJECT, _LOSSLESS_FIRST, _strict, decode_at
-from parsing.json_tolerant import _VALUE_RUNS, _VALUE_RUNS_FLAT, Rejected, _Frame, _Parser
+from parsing.json_tolerant import (
+    _VALUE_RUNS,
+    _VALUE_RUNS_ARRAY,
+    _VALUE_RUNS_FLAT,
+    Rejected,
+    _Frame,
+    _Parser,
+)
 
 FAST = settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
 
 _ATOMS = [
     *"\"',:{}[]/ \n\tab1-_.$<`~\\",
+    '"}, "', '"}}, ', '"} x', '"}]', '"},', "},",
     ", ", ": ", '", "', "', '", '": ', '"k":', "key: ", "true", "None", "//c\n", "/*c*/",
     '"] = ', "] ", "]x", '"]', "]}",
     "\\\"", "\\n", "é", "\x01", "```", "</tool_call>",
@@ -46,6 +54,7 @@ def _parser(text: str, kinds: str, marker: str | None, eof: bool) -> _Parser:
     st.booleans(),
     st.booleans(),
 )
+@example('x"}, "y"},', '"', "a", "", None, False, False)  # a bare array's lone "}": waits
 def test_quotes_passed_over_never_end_the_string(
     rest: str, quote: str, ctx: str, outer: str, marker: str | None, eof: bool, code: bool
 ) -> None:
@@ -53,7 +62,8 @@ def test_quotes_passed_over_never_end_the_string(
     whatever brackets are open (and that decision never needs more text)."""
     text = quote + rest
     flat = "[" not in outer and ctx == "o"  # no array open: lone "]" quotes passed too
-    runs = _VALUE_RUNS_FLAT if flat else _VALUE_RUNS
+    array = not outer and ctx == "a"  # only a bare array open: lone "}" quotes passed too
+    runs = _VALUE_RUNS_FLAT if flat else _VALUE_RUNS_ARRAY if array else _VALUE_RUNS
     end = runs[quote, ctx, code].match(text, 1).end()  # type: ignore[union-attr]
     plain = run_pattern(quote).match
     parser = _parser(text, outer + ("{" if ctx == "o" else "["), marker, eof)
