@@ -35,6 +35,9 @@ from parsing.resume import Resumes, enter, leave
 from parsing.snippets import ScanState, scan_items
 
 _OTHER = re.compile(r"[`~<>]")
+_TAG_CHAR = re.compile(r"[<>]")
+_FENCE_LINE = re.compile(r"\n[ \t]{0,3}[`~]")
+"""A fence character at the start of a line: a closing fence may begin there."""
 _BRACKET = re.compile(r"[{}\[\]]")
 _IN_STRING = re.compile(r'[^"\\]*+(?:\\[\s\S][^"\\]*+)*+')
 """A string's body up to its closing quote (or a lone backslash at the end)."""
@@ -58,9 +61,20 @@ class _Tracker:
         self.in_string = False
         self.escaped = False
         self.depth = 0
+        self.line_open = False  # the current line so far holds only blanks and fence characters
 
     def feed(self, chunk: str) -> bool:
-        """Scan ``chunk``; True if something outside a string may close the candidate.
+        """Scan ``chunk``; True if something outside a string may close the candidate."""
+        hit = self._feed(chunk)
+        newline = chunk.rfind("\n")
+        if newline >= 0:
+            self.line_open = not chunk[newline + 1 :].strip(" \t`~")
+        elif self.line_open:
+            self.line_open = not chunk.strip(" \t`~")
+        return hit
+
+    def _feed(self, chunk: str) -> bool:
+        """`feed` without the line bookkeeping.
         The end of a string left open by the last chunk is found by a regular expression;
         then the chunk's complete strings are cut out at C speed (`_CLOSED`), and what is
         left before a string still open at its end is tracked in one piece."""
@@ -95,7 +109,11 @@ class _Tracker:
         return self._outside(outside, 0, len(outside)) if outside else False
 
     def _outside(self, chunk: str, at: int, stop: int) -> bool:
-        """``chunk[at:stop]`` lies outside strings: track its brackets."""
+        """``chunk[at:stop]`` lies outside strings: track its brackets. A tag character
+        (``<``, ``>``) may always close the candidate; a fence character only where no
+        bracket is open (a region's closing marker after its JSON value) or at the start of
+        a line (a closing fence line). Inside an open value, mid-line, it is text
+        (``{~~~json``): the growth rules of `StreamParser.feed` bound the delay."""
         if stop - at == 1:  # as between the strings of {"a":"b"}
             c = chunk[at]
             if c in "{[":
@@ -104,27 +122,39 @@ class _Tracker:
             if c in "}]":
                 self.depth -= 1
                 return self.depth == 0
-            return c in "`~<>"
-        hit = _OTHER.search(chunk, at, stop) is not None
+            if c in "<>":
+                return True
+            return c in "`~" and (self.depth <= 0 or self.line_open)
+        before = self.depth
+        marker = _OTHER.search(chunk, at, stop) is not None
         opens = chunk.count("{", at, stop) + chunk.count("[", at, stop)
         closes = chunk.count("}", at, stop) + chunk.count("]", at, stop)
+        reaches = False
         if not closes:
             self.depth += opens
-            return hit
-        if not opens:
+        elif not opens:
             # only the closer that brings the depth down to 0 may end the candidate: past
             # it (mismatched closers) every later closer would trigger a costly look,
             # and the doubling rule of `StreamParser.feed` bounds the delay anyway
             reaches = self.depth >= 1 and self.depth - closes <= 0
             self.depth -= closes
-            return hit or reaches
-        for m in _BRACKET.finditer(chunk, at, stop):
-            if m.group() in "{[":
-                self.depth += 1
-            else:
-                self.depth -= 1
-                hit = hit or self.depth == 0
-        return hit
+        else:
+            for m in _BRACKET.finditer(chunk, at, stop):
+                if m.group() in "{[":
+                    self.depth += 1
+                else:
+                    self.depth -= 1
+                    reaches = reaches or self.depth == 0
+        return reaches or (marker and self._marker_closes(chunk, at, stop, before))
+
+    def _marker_closes(self, chunk: str, at: int, stop: int, before: int) -> bool:
+        """May a fence or tag character of ``chunk[at:stop]`` close the candidate (see
+        `_outside`; ``before``: the depth at its start)?"""
+        if before <= 0 or self.depth <= 0 or _TAG_CHAR.search(chunk, at, stop):
+            return True
+        if _FENCE_LINE.search(chunk, at, stop):
+            return True
+        return self.line_open and chunk[at:stop].lstrip(" \t")[:1] in ("`", "~")
 
 
 class StreamParser:
