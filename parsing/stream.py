@@ -36,6 +36,7 @@ from parsing.snippets import ScanState, scan_items
 
 _OTHER = re.compile(r"[`~<>]")
 _TAG_CHAR = re.compile(r"[<>]")
+_FENCE_CHAR = re.compile(r"[`~]")
 _FENCE_LINE = re.compile(r"\n[ \t]{0,3}[`~]")
 """A fence character at the start of a line: a closing fence may begin there."""
 _BRACKET = re.compile(r"[{}\[\]]")
@@ -62,15 +63,25 @@ class _Tracker:
         self.escaped = False
         self.depth = 0
         self.line_open = False  # the current line so far holds only blanks and fence characters
+        self.line_fence = False  # ... and at least one fence character
 
     def feed(self, chunk: str) -> bool:
         """Scan ``chunk``; True if something outside a string may close the candidate."""
         hit = self._feed(chunk)
-        newline = chunk.rfind("\n")
-        if newline >= 0:
-            self.line_open = not chunk[newline + 1 :].strip(" \t`~")
-        elif self.line_open:
-            self.line_open = not chunk.strip(" \t`~")
+        first = chunk.find("\n")
+        if first < 0:
+            self.line_open = self.line_open and not chunk.strip(" \t`~")
+            self.line_fence = self.line_open and (
+                self.line_fence or _FENCE_CHAR.search(chunk) is not None
+            )
+            return hit
+        if self.line_open and not chunk[:first].strip(" \t`~"):
+            # the newline ending a line of fence characters (a closing fence line, its
+            # characters split across deltas) may end the region
+            hit = hit or self.line_fence or _FENCE_CHAR.search(chunk, 0, first) is not None
+        tail = chunk[chunk.rfind("\n") + 1 :]
+        self.line_open = not tail.strip(" \t`~")
+        self.line_fence = self.line_open and _FENCE_CHAR.search(tail) is not None
         return hit
 
     def _feed(self, chunk: str) -> bool:

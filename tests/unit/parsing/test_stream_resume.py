@@ -115,3 +115,21 @@ def test_a_document_is_released_when_its_closing_brace_arrives(size: int) -> Non
     released = _released_by(list(reply))
     end = len("Plan: ") + len(doc)
     assert released[end - 1] >= end  # the chunk holding the closing brace releases it
+
+
+@pytest.mark.parametrize("delta", [1, 2, 3, 5, 7, 16, 24])
+@pytest.mark.parametrize("fence", ["```", "~~~", "  ```"])
+def test_a_cut_off_document_in_a_fence_is_released_once_its_fence_closes(
+    delta: int, fence: str
+) -> None:
+    # a bracket stays open to the end, so only the closing fence line may end the region:
+    # its characters must be watched even split across deltas ("\n``" then "`\n")
+    doc = '{"action": "text_response", "text_response": "' + "hello " * 40 + '"'
+    reply = f"Here:\n{fence.strip()}json\n{doc}\n{fence}\n" + "more prose " * 12
+    chunks = [reply[i : i + delta] for i in range(0, len(reply), delta)]
+    released = _released_by(chunks)
+    end = reply.index("more prose")  # the region with its closing fence line
+    # the promised delay: 1/8 of the pending candidate, at least 32 characters (a look at
+    # every delta would cost more than the delta); the rest of the reply is 132 characters
+    after = (end + max(32, end // 8)) // delta  # the chunk holding that character
+    assert released[after] >= end
