@@ -484,7 +484,7 @@ class _Parser:
                 # (a closer right after the quote: `_quote_ends` decides, as below)
                 if fast and k < src.n and text[k] == quote and text[k + 1 : k + 2] not in "}]":
                     k = self._kept_quotes(segments, j, k, ctx, code)
-                    if k < 0:  # the text ends inside the string: read it quote by quote
+                    if k < 0:  # a lone backslash ends the text: read on quote by quote
                         fast = False  # (`mark` keeps the fast mode: see above)
                         continue
                     if k >= src.n:  # the body goes on past the end of the text
