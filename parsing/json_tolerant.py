@@ -452,8 +452,8 @@ class _Parser:
         # where a reading stopped by `NeedMore` resumes: the start of its last step. Every
         # earlier step was decided from characters the text held (a decision that needs more
         # raises), so a fresh reading of a longer text reaches that point in the same state;
-        # but for the switch to quote-by-quote reading when the text ends inside a run of
-        # kept quotes: the mode before it is the one kept
+        # but for the switch to quote-by-quote reading when a lone backslash ends the text
+        # inside a run of kept quotes: the mode before it is the one kept
         mark: tuple[int, int, int, bool, bool] | None = None
         try:
             while True:
