@@ -57,6 +57,17 @@ def nearest(store: SqliteStore, query: np.ndarray, k: int = 5) -> list[tuple[str
     return [(hit.chunk.document, hit.chunk.position) for hit in store.search("", k, vector=query)]
 
 
+def like_exact(got: list, corpus: dict[tuple[str, int], np.ndarray], query: np.ndarray) -> bool:
+    """``got`` is the exact answer but for the order of near ties: the graph keeps vectors at
+    a lower precision (scores within ~1e-3 of float32), so two neighbours whose similarities
+    differ by less may swap, also across the k-th place."""
+    want = exact(corpus, query)
+    if len(got) != len(want):
+        return False
+    score = {key: float(corpus[key] @ query) for key in corpus}
+    return all(g == w or abs(score[g] - score[w]) < 2e-3 for g, w in zip(got, want, strict=True))
+
+
 def exact(corpus: dict[tuple[str, int], np.ndarray], query: np.ndarray, k: int = 5) -> list:
     scored = sorted(corpus, key=lambda key: -float(corpus[key] @ query))
     return [key for key in scored if float(corpus[key] @ query) >= 0.25][:k]
@@ -89,7 +100,7 @@ def test_the_graph_is_built_saved_and_answers_like_exact_search(filled) -> None:
     store, path, corpus = filled
     assert graph_files(path) == []
     query = vectors(7, 1)[0]
-    assert nearest(store, query) == exact(corpus, query)  # before the graph: exact
+    assert like_exact(nearest(store, query), corpus, query)  # before the graph: exact
     state = settle(store)
     assert state["kind"] == "hnsw"
     assert state["graph"] == DOCS * PER_DOC
@@ -97,7 +108,7 @@ def test_the_graph_is_built_saved_and_answers_like_exact_search(filled) -> None:
     assert graph_files(path) == [Path(str(state["file"]))]
     for seed in range(10, 20):
         query = vectors(seed, 1)[0]
-        assert nearest(store, query) == exact(corpus, query)
+        assert like_exact(nearest(store, query), corpus, query)
 
 
 def test_a_restart_views_the_saved_graph_without_rebuilding(filled) -> None:
@@ -106,7 +117,7 @@ def test_a_restart_views_the_saved_graph_without_rebuilding(filled) -> None:
     store.close()
     again = open_store(path)
     query = vectors(8, 1)[0]
-    assert nearest(again, query) == exact(corpus, query)
+    assert like_exact(nearest(again, query), corpus, query)
     state = again.vector_index()
     assert state["kind"] == "hnsw"
     assert state["file"] == saved
@@ -127,7 +138,7 @@ def test_added_removed_and_re_embedded_chunks_are_searched_at_once(filled) -> No
     store.remove_document(best[0])
     corpus = {key: value for key, value in corpus.items() if key[0] != best[0]}
     corpus[("d100.md", 0)] = query
-    assert nearest(store, query) == exact(corpus, query)
+    assert like_exact(nearest(store, query), corpus, query)
     # re-embedded: the text of d100 changed; its new vector replaces the old one
     edited = chunks(100, query[None, :], status="pending", text=" edited")
     store.replace_chunks(record(100, "h2"), edited)
@@ -138,7 +149,7 @@ def test_added_removed_and_re_embedded_chunks_are_searched_at_once(filled) -> No
     assert nearest(store, away, 1) == [("d100.md", 0)]
     assert ("d100.md", 0) not in nearest(store, query)
     corpus[("d100.md", 0)] = away
-    assert nearest(store, query) == exact(corpus, query)
+    assert like_exact(nearest(store, query), corpus, query)
 
 
 def test_enough_changes_fold_into_a_new_file_and_the_old_one_goes(filled) -> None:
@@ -155,10 +166,10 @@ def test_enough_changes_fold_into_a_new_file_and_the_old_one_goes(filled) -> Non
     assert state["graph"] == len(corpus)
     assert state["delta"] == 0
     query = vectors(11, 1)[0]
-    assert nearest(store, query) == exact(corpus, query)
+    assert like_exact(nearest(store, query), corpus, query)
     store.close()
     again = open_store(path)  # the new file is the one a restart views
-    assert nearest(again, query) == exact(corpus, query)
+    assert like_exact(nearest(again, query), corpus, query)
     assert again.vector_index()["file"] == state["file"]
     again.close()
 
@@ -176,13 +187,13 @@ def test_a_damaged_graph_file_is_rebuilt_from_the_blobs(filled, damage: str) -> 
         saved.write_bytes(b"\x00garbage" * 500)
     again = open_store(path)
     query = vectors(12, 1)[0]
-    assert nearest(again, query) == exact(corpus, query)  # exact meanwhile, nothing lost
+    assert like_exact(nearest(again, query), corpus, query)  # exact meanwhile, nothing lost
     state = settle(again)
     assert state["kind"] == "hnsw"
     assert state["graph"] == len(corpus)
     assert not state["error"]
     assert graph_files(path) == [Path(str(state["file"]))]
-    assert nearest(again, query) == exact(corpus, query)
+    assert like_exact(nearest(again, query), corpus, query)
     again.close()
 
 
@@ -215,7 +226,7 @@ def test_a_failed_build_keeps_exact_search_and_is_tried_again_later(
     assert "IsADirectoryError" in str(state["error"])
     assert f"tried again in {retry:.0f} s" in str(state["error"])
     query = vectors(15, 1)[0]
-    assert nearest(store, query) == exact(corpus, query)  # nothing lost meanwhile
+    assert like_exact(nearest(store, query), corpus, query)  # nothing lost meanwhile
     (blocker / "in-the-way").rmdir()
     blocker.rmdir()
     state = settle(store)
@@ -224,7 +235,7 @@ def test_a_failed_build_keeps_exact_search_and_is_tried_again_later(
         assert "failed 1 time;" in str(state["error"])
     else:
         assert (state["kind"], state["graph"], state["error"]) == ("hnsw", len(corpus), "")
-        assert nearest(store, query) == exact(corpus, query)
+        assert like_exact(nearest(store, query), corpus, query)
     store.close()
 
 
@@ -267,12 +278,12 @@ def test_another_connection_sees_the_graph_and_every_change(filled) -> None:
     settle(store)
     reader = open_store(path)  # e.g. the server while `agent-ls index` writes
     query = vectors(13, 1)[0]
-    assert nearest(reader, query) == exact(corpus, query)
+    assert like_exact(nearest(reader, query), corpus, query)
     assert reader.vector_index()["kind"] == "hnsw"
     store.replace_chunks(record(300), chunks(300, query[None, :]))
     assert nearest(reader, query, 1) == [("d300.md", 0)]
     store.remove_document("d300.md")
-    assert nearest(reader, query) == exact(corpus, query)
+    assert like_exact(nearest(reader, query), corpus, query)
     reader.close()
 
 
