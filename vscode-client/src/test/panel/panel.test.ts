@@ -17,13 +17,15 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../.
 const DIST = path.join(ROOT, "dist");
 const SKIP = !fs.existsSync(CHROMIUM) ? `no Chromium at ${CHROMIUM}` : false;
 
+// The webview API as VS Code gives it: the state set is kept by the host, not by the page
+// (`reloadWith` hands it to the reloaded page, as VS Code does when it restores a webview).
 const STUB = `
   window.__posted = [];
-  window.__state = JSON.parse(sessionStorage.getItem("state") || "null");
+  window.__state = null;
   window.acquireVsCodeApi = () => ({
     postMessage: (m) => window.__posted.push(m),
     getState: () => window.__state,
-    setState: (s) => { window.__state = s; sessionStorage.setItem("state", JSON.stringify(s)); },
+    setState: (s) => { window.__state = s; },
   });
 `;
 
@@ -78,10 +80,36 @@ beforeEach(async () => {
   assert.deepEqual(errors, [], "the page loads without errors (CSP included)");
 });
 
+/** Posts the host's messages and returns once the page has handled all of them (a marker
+ * posted last arrives last: window messages from one source are delivered in order). */
 async function host(...messages: HostMessage[]): Promise<void> {
-  for (const message of messages) {
-    await page.evaluate((m) => window.postMessage(m, "*"), message);
-  }
+  await page.evaluate(
+    (all) =>
+      new Promise<void>((resolve) => {
+        const marker = `host-done-${Math.random()}`;
+        const done = (event: MessageEvent) => {
+          if (event.data === marker) {
+            window.removeEventListener("message", done);
+            resolve();
+          }
+        };
+        window.addEventListener("message", done);
+        for (const m of all) {
+          window.postMessage(m, "*");
+        }
+        window.postMessage(marker, "*");
+      }),
+    messages,
+  );
+}
+
+/** Reloads the page with the state it last set, as VS Code restores a webview's state. */
+async function reloadWith(): Promise<void> {
+  const saved = await page.evaluate(() => (window as unknown as { __state: unknown }).__state);
+  await page.addInitScript((s) => {
+    (window as unknown as { __state: unknown }).__state = s;
+  }, saved);
+  await page.reload();
 }
 
 async function posted(): Promise<unknown[]> {
@@ -191,7 +219,7 @@ test("sessions: New chat, the list, switching back; the transcript survives a re
   await page.fill("#message", "follow-up");
   await page.press("#message", "Enter");
   assert.deepEqual((await posted()).at(-1), { type: "send", text: "follow-up", sessionId: "a" });
-  await page.reload();
+  await reloadWith();
   await page.waitForSelector(".entry.assistant");
   assert.match((await page.textContent("#transcript")) ?? "", /first answer/);
   assert.equal(await page.locator("#sessions option").count(), 2);
