@@ -7,7 +7,7 @@ Prints, each over >= 3 runs (min / median / max):
   bench/data/questions.json (answers in tables, code and prose): hit@5 (a relevant passage
   among the first five: what SPEC §10's "precision@5" target means), strict precision@5
   (relevant results / 5; at most 1/5 when one passage holds the answer) and MRR, for BM25
-  alone and hybrid (BM25 + all-MiniLM-L6-v2 int8 cosine, reciprocal rank fusion; needs the
+  alone and hybrid (BM25 + all-MiniLM-L6-v2 int8 cosine, relative score fusion; needs the
   `embeddings` extra, else only BM25 is printed). A result is relevant when it comes from the
   expected file and its line range contains the answer's first line. The same for the 8
   questions of bench/data/questions_paraphrase.json, worded with no word of the passage that
