@@ -3,7 +3,6 @@ the agent loop, retries and cancellation, each against the fake LLM's own wire p
 
 from __future__ import annotations
 
-import asyncio
 import os
 import sys
 from collections.abc import AsyncIterator, Iterator
@@ -12,11 +11,11 @@ from typing import Any
 
 import pytest
 from lsprotocol import types
-from pygls.exceptions import JsonRpcException
+from pygls.exceptions import JsonRpcException, JsonRpcRequestCancelled
 from pytest_lsp import LanguageClient, client_capabilities, make_test_lsp_client
 
 from server.protocol import AGENT_CHAT, AGENT_CHAT_PROGRESS
-from tests.e2e.conftest import ChatRecorder, as_dict
+from tests.e2e.conftest import ChatRecorder, as_dict, cancel, start_chat
 from tests.fakellm import FakeLLM
 
 PROVIDERS = ["anthropic", "ollama"]
@@ -138,13 +137,16 @@ async def test_cancel_stops_the_stream_and_the_server_keeps_serving(
     client: LanguageClient, llm: FakeLLM
 ) -> None:
     llm.set_script({"replies": [{"content": "z" * 400, "chunk_size": 2, "delay_ms": 20}]})
-    task = asyncio.ensure_future(chat(client, "talk slowly"))
+    request = start_chat(client, "talk slowly", "chat-to-cancel")  # 4 s of streaming
     await client.chat.wait_for(lambda items: len(items) >= 3)  # type: ignore[attr-defined]
-    task.cancel()
-    with pytest.raises(asyncio.CancelledError):
-        await task
+    cancel(client, "chat-to-cancel")  # what an editor sends when the user presses Stop
+    with pytest.raises(JsonRpcException) as cancelled:
+        await request
+    assert cancelled.value.code == JsonRpcRequestCancelled.CODE
+    # Once the server has answered RequestCancelled, the turn sends nothing more, while the
+    # next turn streams (the cancelled stream would still have seconds to go).
     received = len(client.chat.items)  # type: ignore[attr-defined]
-    llm.set_script({"replies": ["after cancel"]})
+    llm.set_script({"replies": [{"content": "after cancel", "delay_ms": 100}]})
     result = await chat(client, "still there?")
     assert result["text"] == "after cancel"
     late = [
@@ -152,7 +154,7 @@ async def test_cancel_stops_the_stream_and_the_server_keeps_serving(
         for p in client.chat.items[received:]  # type: ignore[attr-defined]
         if p["sessionId"] != result["sessionId"]
     ]
-    assert len(late) <= 2, "the cancelled turn kept streaming"
+    assert late == [], "the cancelled turn kept streaming"
 
 
 async def test_many_turns_reuse_one_connection(client: LanguageClient, llm: FakeLLM) -> None:

@@ -175,6 +175,9 @@ class Handler(BaseHTTPRequestHandler):
             self._send_json(500, wire.error_body(500, "fakellm: no scripted reply"))
             return
         if self._pause(reply.first_byte_delay) or self._held(reply.hold):
+            # The server is stopping: drop the connection unanswered (keep-alive would
+            # otherwise wait on it for a next request while the client waits for this one).
+            self.close_connection = True
             return
         status = reply.error_status
         if status is not None:
