@@ -62,7 +62,12 @@ def _strict(text: str, i: int, *, streaming: bool = False) -> tuple[Any, int] | 
     n, width = len(text), 4096
     if text[i] == "{":  # no quoted key: the decoder fails right there (its error costs more)
         j = _JSON_WS.match(text, i + 1).end()  # type: ignore[union-attr]
-        if text[j : j + 1] not in ('"', "}") and j - i < 4000 and n - j > 6:
+        # (near the end too, unless the decoder's error there reads as a cut-off token)
+        if (
+            text[j : j + 1] not in ('"', "}")
+            and j - i < 4000
+            and (n - j > 6 or (j < n and not (streaming and _PARTIAL_TOKEN.match(text, j))))
+        ):
             at = text[j]
             return at in _LOSSLESS_FIRST or at < " "
     while True:
@@ -333,6 +338,10 @@ def _one_strict_value(
     value, stop = strict
     after = WS_COMMENTS.match(text, stop).end()  # type: ignore[union-attr]
     if not text.startswith(close, after):
+        if not eof and close.startswith(text[after:]):
+            # the end of the text, or a closer cut by it, after the value: the general loop
+            # reads this value again and needs more text there (`Source.ended`)
+            return PENDING
         return None
     end, n = after + len(close), len(text)
     if close[0] in "`~":

@@ -11,12 +11,19 @@ colons and brackets.
 from __future__ import annotations
 
 import json
+from unittest.mock import patch
 
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from parsing.json_scan import Source, run_pattern, split_at_quotes
-from parsing.json_snippets import _FLAT_REJECT, _LOSSLESS_FIRST, _strict, decode_at
+from parsing.json_snippets import (
+    _FLAT_REJECT,
+    _LOSSLESS_FIRST,
+    _PARTIAL_TOKEN,
+    _strict,
+    decode_at,
+)
 from parsing.json_tolerant import (
     _VALUE_RUNS,
     _VALUE_RUNS_ARRAY,
@@ -25,6 +32,7 @@ from parsing.json_tolerant import (
     _Frame,
     _Parser,
 )
+from parsing.snippets import match_at
 
 FAST = settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
 
@@ -137,16 +145,50 @@ def test_flat_reject_is_what_every_pass_answers(text: str, eof: bool) -> None:
 
 
 @FAST
-@given(st.sampled_from(["", " ", "\n\t ", "\r"]), body)
-def test_strict_answers_a_missing_quoted_key_as_the_decoder(ws: str, rest: str) -> None:
+@given(st.sampled_from(["", " ", "\n\t ", "\r"]), body, st.booleans())
+@example(ws="", rest="~~~", streaming=True)  # near the end of a streamed text: no decoder
+@example(ws="", rest="abc", streaming=True)  # ... but a word there may be a cut-off token: None
+@example(ws=" ", rest="", streaming=True)
+def test_strict_answers_a_missing_quoted_key_as_the_decoder(
+    ws: str, rest: str, streaming: bool
+) -> None:
     text = "{" + ws + rest
     try:
         json.JSONDecoder().raw_decode(text)
         expected: object = "decoded"
     except json.JSONDecodeError as exc:
         at = text[exc.pos : exc.pos + 1]
-        expected = at != "" and (at in _LOSSLESS_FIRST or at < " ")
+        cut = exc.msg.startswith("Unterminated string") or exc.pos >= len(text) - 6
+        if streaming and cut and _PARTIAL_TOKEN.match(text, exc.pos):
+            expected = None  # a valid prefix cut by the end of the text
+        else:
+            expected = at != "" and (at in _LOSSLESS_FIRST or at < " ")
     except (ValueError, RecursionError):
         expected = True
-    got = _strict(text, 0)
-    assert (got if isinstance(got, bool) else "decoded") == expected
+    got = _strict(text, 0, streaming=streaming)
+    assert (got if isinstance(got, bool | None) else "decoded") == expected
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text('ab"}`', max_size=4),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text("ab", max_size=2), inner),
+    max_leaves=6,
+)
+
+
+@FAST
+@given(
+    st.sampled_from(["```json\n", "~~~json ", "<tool_call>"]),
+    _JSON.filter(lambda v: isinstance(v, dict | list)).map(json.dumps),
+    st.sampled_from(["", " ", "\n", " /", " // c", " /* c */ ", "`", "``", "~~", "</tool"]),
+    st.sampled_from(["", "```", "~~~", "``` x", "~~~~\n", "</tool_call>", ", ", "x"]),
+    st.booleans(),
+)
+def test_one_strict_value_answers_as_the_general_loop(
+    opener: str, value: str, gap: str, rest: str, eof: bool
+) -> None:
+    text = opener + value + gap + rest
+    token = opener.strip()[:3] if opener[0] in "`~" else "<tool_call>"
+    got = match_at(text, 0, token, eof)
+    with patch("parsing.json_snippets._one_strict_value", return_value=None):
+        assert match_at(text, 0, token, eof) == got
