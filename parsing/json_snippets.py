@@ -144,6 +144,18 @@ _FLAT_REJECT = re.compile(
     r"""[^\s,{}\[\]"'/`~<\\][^\n,{}\[\]"'/`~<\\]*+\s*+,\s*+)++"""
     r"""(?=[^\s\w"'}\]/\\.+\-$\x00-\x1f])"""
 )
+# Flat members with plain keys up to the end of a streamed text (``{a: b, ``, ``{a: b, c:``):
+# every pass needs more text there (the strict pass fails at the plain key, the lossless one
+# has nothing to fix, the tolerant one reads each member, a one-line value holding no
+# bracket, quote, comment or backslash, as an unquoted value or a literal, and the end of
+# the text cuts the next key, colon or value). The candidate is pending, decided without
+# those passes.
+_FLAT_KEY = r"[A-Za-z_$][\w$.-]*+\s*+"
+_FLAT_VALUE = r"""[^\s,{}\[\]"'/`~<\\][^\n,{}\[\]"'/`~<\\]*+\s*+"""
+_FLAT_PENDING = re.compile(
+    rf"\{{\s*+(?:(?:{_FLAT_KEY}:\s*+{_FLAT_VALUE},\s*+)++(?:{_FLAT_KEY}(?::\s*+(?:{_FLAT_VALUE})?+)?+)?+"
+    rf"|{_FLAT_KEY}:\s*+(?:{_FLAT_VALUE})?+)\Z"
+)
 _STRUCTURE = re.compile(r'["\\\[\]{}]')
 
 
@@ -190,6 +202,8 @@ def match_bare_at(text: str, i: int, eof: bool) -> Match:
         return NoMatch()
     if text[i] == "{" and _FLAT_REJECT.match(text, i) is not None:
         return NoMatch()  # what the tolerant pass answers there, without its cost
+    if not eof and text[i] == "{" and len(text) - i < 256 and _FLAT_PENDING.match(text, i):
+        return PENDING  # what every pass answers there (a short candidate: see `resume`)
     strict = _strict(text, i, streaming=not eof)
     if strict is None:
         return PENDING  # a valid prefix: still streaming in

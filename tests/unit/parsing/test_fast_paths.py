@@ -11,6 +11,7 @@ colons and brackets.
 from __future__ import annotations
 
 import json
+import re
 from unittest.mock import patch
 
 from hypothesis import HealthCheck, example, given, settings
@@ -18,11 +19,13 @@ from hypothesis import strategies as st
 
 from parsing.json_scan import Source, run_pattern, split_at_quotes
 from parsing.json_snippets import (
+    _FLAT_PENDING,
     _FLAT_REJECT,
     _LOSSLESS_FIRST,
     _PARTIAL_TOKEN,
     _strict,
     decode_at,
+    match_bare_at,
 )
 from parsing.json_tolerant import (
     _VALUE_RUNS,
@@ -32,6 +35,7 @@ from parsing.json_tolerant import (
     _Frame,
     _Parser,
 )
+from parsing.regions import PENDING
 from parsing.snippets import match_at
 
 FAST = settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
@@ -192,3 +196,33 @@ def test_one_strict_value_answers_as_the_general_loop(
     got = match_at(text, 0, token, eof)
     with patch("parsing.json_snippets._one_strict_value", return_value=None):
         assert match_at(text, 0, token, eof) == got
+
+
+_MEMBER_PARTS = ["a", "b", "Tx", "$k.v-1", " ", "\n", "\t", ":", "1", "-2.5e3", "1 2", "true",
+                 "None", "nullx", "x y", "#", ">", ")", "é", "\x01", "\r", "'", '"', "/", "`",
+                 "[", "]", "{", "}"]  # fmt: skip
+flat_members = st.lists(
+    st.tuples(
+        st.lists(st.sampled_from(_MEMBER_PARTS), min_size=1, max_size=4).map("".join),
+        st.lists(st.sampled_from(_MEMBER_PARTS), min_size=1, max_size=4).map("".join),
+        st.sampled_from([",", ", ", " ,\n", ",\t"]),
+    ).map(lambda m: f"{m[0]}: {m[1]}{m[2]}"),
+    max_size=4,
+).map(lambda members: "{" + "".join(members))
+_LAST_MEMBER = ["", "k", "k ", "k:", "k :", "k: ", "k: b", "k: tru", "k: true", "k: 1", "k: -",
+                "k: b\n", "k: x y  ", "k: [", "k: '", "k /", "'k"]  # fmt: skip
+flat_prefixes = st.tuples(flat_members, st.sampled_from(_LAST_MEMBER)).map("".join)
+
+
+@FAST
+@given(flat_prefixes)
+@example("{a: b, ")
+@example("{a: ")
+@example("{a:")
+@example("{a: 1 2, ")  # a number then more: an unquoted value in an object
+@example("{a: nullx, b: True ,\n")
+def test_flat_pending_is_what_every_pass_answers(text: str) -> None:
+    if _FLAT_PENDING.match(text) is None:
+        return
+    with patch("parsing.json_snippets._FLAT_PENDING", re.compile(r"(?!)")):
+        assert match_bare_at(text, 0, eof=False) is PENDING
