@@ -156,8 +156,8 @@ class _Tracker:
             reaches = depth >= 1 and depth - closes <= 0
             depth -= closes
         else:
-            for m in _BRACKET.finditer(chunk):
-                if m.group() in "{[":
+            for c in _BRACKET.findall(chunk):  # (strings: no match object per bracket)
+                if c in "{[":
                     depth += 1
                 else:
                     depth -= 1
