@@ -259,7 +259,8 @@ def match_enclosed(
             v = src.skip_ws(pos, comments=True)
             if src.ended(v) or text[v] not in "{[":
                 break
-            d = decode_at(text, v, eof=eof, marker=close, lossless=None if found else first)
+            cut = None if found or first is not False else _cut_at_once(text, v, close)
+            d = cut or decode_at(text, v, eof=eof, marker=close, lossless=None if found else first)
             if isinstance(d, Rejected):
                 d = _code_in_values(text, v, eof, close)
             if isinstance(d, Rejected):
@@ -278,6 +279,19 @@ def match_enclosed(
     bounds = [open_start] + [d.end for d in found[:-1]] + [max(end, found[-1].end)]
     snippets = tuple(_snippet((bounds[k], bounds[k + 1]), d, origin) for k, d in enumerate(found))
     return Found(snippets, bounds[-1])
+
+
+_TRUNCATED = frozenset({"truncated"})
+
+
+def _cut_at_once(text: str, v: int, close: str) -> Decoded | None:
+    """The tolerant reading of a region's first value when its region's closer follows its
+    opening bracket at once (after blanks: ``{`` then a closing fence): the empty container,
+    cut off. None otherwise (the caller reads it)."""
+    j = WS_COMMENTS.match(text, v + 1).end()  # type: ignore[union-attr]
+    if not text.startswith(close, j) or text.find("/", v + 1, j) >= 0:
+        return None  # (a comment there adds a fix: left to the tolerant reading)
+    return Decoded({} if text[v] == "{" else [], v, j, True, True, _TRUNCATED)
 
 
 def _code_in_values(text: str, v: int, eof: bool, close: str) -> Decoded | Rejected:

@@ -23,6 +23,7 @@ from parsing.json_snippets import (
     _FLAT_REJECT,
     _LOSSLESS_FIRST,
     _PARTIAL_TOKEN,
+    _cut_at_once,
     _strict,
     decode_at,
     match_bare_at,
@@ -34,6 +35,7 @@ from parsing.json_tolerant import (
     Rejected,
     _Frame,
     _Parser,
+    parse_tolerant,
 )
 from parsing.regions import PENDING
 from parsing.snippets import match_at
@@ -226,3 +228,22 @@ def test_flat_pending_is_what_every_pass_answers(text: str) -> None:
         return
     with patch("parsing.json_snippets._FLAT_PENDING", re.compile(r"(?!)")):
         assert match_bare_at(text, 0, eof=False) is PENDING
+
+
+@FAST
+@given(
+    st.sampled_from(["{", "["]),
+    st.lists(st.sampled_from([" ", "\n", "\t", "/", "*", "//c\n", "/*c*/", "x", '"'])).map("".join),
+    st.sampled_from(["```", "~~~", "</tool_call>"]),
+    st.sampled_from(["", "`", "```", "\n", " x", "}"]),
+    st.booleans(),
+)
+@example(bracket="{", gap="\n", close="~~~", rest="json\n", eof=False)
+@example(bracket="[", gap=" /*c*/ ", close="```", rest="", eof=True)  # comment: not taken
+def test_cut_at_once_is_what_the_tolerant_pass_reads(
+    bracket: str, gap: str, close: str, rest: str, eof: bool
+) -> None:
+    text = "x" + bracket + gap + close + rest
+    got = _cut_at_once(text, 1, close)
+    if got is not None:
+        assert got == parse_tolerant(text, 1, eof=eof, marker=close)
