@@ -245,6 +245,8 @@ def match_enclosed(
     its own), else the last value's end. Undecodable bodies become `Opaque` text (after
     json-repair when ``repair``).
     """
+    if _no_closer_yet(text, body_start, close, eof, repair):
+        return PENDING
     fast: Match | bool | None = _whole_body(text, open_start, body_start, close, origin, eof)
     if fast is None:
         fast = _one_strict_value(text, open_start, body_start, close, origin, eof)
@@ -292,6 +294,13 @@ def _cut_at_once(text: str, v: int, close: str) -> Decoded | None:
     if not text.startswith(close, j) or text.find("/", v + 1, j) >= 0:
         return None  # (a comment there adds a fix: left to the tolerant reading)
     return Decoded({} if text[v] == "{" else [], v, j, True, True, _TRUNCATED)
+
+
+def _no_closer_yet(text: str, body_start: int, close: str, eof: bool, repair: bool) -> bool:
+    """While streaming, a region whose closer has not come yet (not even inside a string) is
+    pending whatever its body holds, when an undecodable body goes to json-repair (which
+    waits for the closer): every way `match_enclosed` decides needs the closer."""
+    return repair and not eof and text.find(close, body_start) < 0
 
 
 def _code_in_values(text: str, v: int, eof: bool, close: str) -> Decoded | Rejected:

@@ -247,3 +247,19 @@ def test_cut_at_once_is_what_the_tolerant_pass_reads(
     got = _cut_at_once(text, 1, close)
     if got is not None:
         assert got == parse_tolerant(text, 1, eof=eof, marker=close)
+
+
+@FAST
+@given(
+    st.sampled_from(["```json\n", "~~~json5 ", "```JSON\n  ", "<tool_call>", "<tool_use>"]), body
+)
+@example("```json\n", '{"a": 1}')
+@example("<tool_call>", '{"name": "x"} junk {')
+def test_a_region_without_its_closer_yet_is_pending(opener: str, rest: str) -> None:
+    text = opener + "{" + rest
+    close = "</" + opener[1:] if opener[0] == "<" else opener[:3]
+    if close in text[len(opener) :]:
+        return
+    token = opener[:3] if opener[0] != "<" else opener
+    with patch("parsing.json_snippets._no_closer_yet", new=lambda *_: False):
+        assert match_at(text, 0, token, eof=False) is PENDING  # what the general path answers
