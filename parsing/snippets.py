@@ -186,7 +186,10 @@ def scan_items(text: str, state: ScanState, eof: bool) -> Iterator[Item]:
                 finder = _Finder(text)
             m = finder.next_candidate(search)
         if m is None:
-            hold = None if eof else _HOLD.search(text, state.search)
+            # (a held tail starts with a marker character: none, none held)
+            hold = (
+                None if eof or _MARKER_SEARCH(text, search) is None else _HOLD.search(text, search)
+            )
             state.search = len(text) if hold is None else hold.start()
             span = _release(state, state.search)
             if span is not None:
