@@ -40,6 +40,8 @@ _FENCE_CHAR = re.compile(r"[`~]")
 _FENCE_LINE = re.compile(r"\n[ \t]{0,3}[`~]")
 """A fence character at the start of a line: a closing fence may begin there."""
 _BRACKET = re.compile(r"[{}\[\]]")
+_FEW = 64
+"""Brackets of a stretch this short are followed one by one (a count per kind costs more)."""
 _IN_STRING = re.compile(r'[^"\\]*+(?:\\[\s\S][^"\\]*+)*+')
 """A string's body up to its closing quote (or a lone backslash at the end)."""
 _CLOSED = re.compile(r'"[^"\\]*+(?:\\[\s\S][^"\\]*+)*+"')
@@ -143,19 +145,22 @@ class _Tracker:
             if chunk in "<>":
                 return True
             return chunk in "`~" and (self.depth <= 0 or line_open)
+        # only the closer that brings the depth down to 0 may end the candidate: past it
+        # (mismatched closers) every later closer would trigger a costly look, and the
+        # doubling rule of `StreamParser.feed` bounds the delay anyway
         before = depth = self.depth
-        opens = chunk.count("{") + chunk.count("[")
-        closes = chunk.count("}") + chunk.count("]")
         reaches = False
-        if not closes:
-            depth += opens
-        elif not opens:
-            # only the closer that brings the depth down to 0 may end the candidate: past
-            # it (mismatched closers) every later closer would trigger a costly look,
-            # and the doubling rule of `StreamParser.feed` bounds the delay anyway
-            reaches = depth >= 1 and depth - closes <= 0
-            depth -= closes
-        else:
+        mixed = len(chunk) <= _FEW
+        if not mixed:  # a stretch of only openers or only closers at C speed
+            opens = chunk.count("{") + chunk.count("[")
+            closes = chunk.count("}") + chunk.count("]")
+            mixed = opens > 0 and closes > 0
+            if not closes:
+                depth += opens
+            elif not opens:
+                reaches = depth >= 1 and depth - closes <= 0
+                depth -= closes
+        if mixed:
             for c in _BRACKET.findall(chunk):  # (strings: no match object per bracket)
                 if c in "{[":
                     depth += 1
