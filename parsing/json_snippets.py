@@ -247,6 +247,15 @@ def match_enclosed(
     """
     if _no_closer_yet(text, body_start, close, eof, repair):
         return PENDING
+    v = WS_COMMENTS.match(text, body_start).end()  # type: ignore[union-attr]
+    cut = _cut_at_once(text, v, close) if text[v : v + 1] in ("{", "[") else None
+    if cut is not None:  # (what the general loop below reads there: see `_cut_at_once`)
+        try:
+            end = _closing_end(Source(text, eof, close), cut.end, close, line_close)
+        except NeedMore:
+            return PENDING
+        last = max(end, cut.end)
+        return Found((_snippet((open_start, last), cut, origin),), last)
     fast: Match | bool | None = _whole_body(text, open_start, body_start, close, origin, eof)
     if fast is None:
         fast = _one_strict_value(text, open_start, body_start, close, origin, eof)
@@ -261,8 +270,7 @@ def match_enclosed(
             v = src.skip_ws(pos, comments=True)
             if src.ended(v) or text[v] not in "{[":
                 break
-            cut = None if found or first is not False else _cut_at_once(text, v, close)
-            d = cut or decode_at(text, v, eof=eof, marker=close, lossless=None if found else first)
+            d = decode_at(text, v, eof=eof, marker=close, lossless=None if found else first)
             if isinstance(d, Rejected):
                 d = _code_in_values(text, v, eof, close)
             if isinstance(d, Rejected):
@@ -278,21 +286,27 @@ def match_enclosed(
         end = _closing_end(src, pos, close, line_close)
     except NeedMore:
         return PENDING
-    bounds = [open_start] + [d.end for d in found[:-1]] + [max(end, found[-1].end)]
+    last = max(end, found[-1].end)
+    if len(found) == 1:  # (the commonest: one value)
+        return Found((_snippet((open_start, last), found[0], origin),), last)
+    bounds = [open_start] + [d.end for d in found[:-1]] + [last]
     snippets = tuple(_snippet((bounds[k], bounds[k + 1]), d, origin) for k, d in enumerate(found))
-    return Found(snippets, bounds[-1])
+    return Found(snippets, last)
 
 
 _TRUNCATED = frozenset({"truncated"})
 
 
 def _cut_at_once(text: str, v: int, close: str) -> Decoded | None:
-    """The tolerant reading of a region's first value when its region's closer follows its
-    opening bracket at once (after blanks: ``{`` then a closing fence): the empty container,
-    cut off. None otherwise (the caller reads it)."""
-    j = WS_COMMENTS.match(text, v + 1).end()  # type: ignore[union-attr]
-    if not text.startswith(close, j) or text.find("/", v + 1, j) >= 0:
-        return None  # (a comment there adds a fix: left to the tolerant reading)
+    """The reading of a region's first value when the region's closer follows its opening
+    bracket at once (after JSON whitespace: ``{`` then a closing fence): the empty container,
+    cut off; None otherwise. What `match_enclosed`'s general loop reads there: the region's
+    body up to the closer is no value (`_whole_body`), the strict pass fails at the closer
+    and the lossless one does not apply (its first character, a fence character or ``<``,
+    is none it fixes), and the tolerant reading is this one (a property test checks it)."""
+    j = _JSON_WS.match(text, v + 1).end()  # type: ignore[union-attr]
+    if not text.startswith(close, j):
+        return None
     return Decoded({} if text[v] == "{" else [], v, j, True, True, _TRUNCATED)
 
 

@@ -263,3 +263,24 @@ def test_a_region_without_its_closer_yet_is_pending(opener: str, rest: str) -> N
     token = opener[:3] if opener[0] != "<" else opener
     with patch("parsing.json_snippets._no_closer_yet", new=lambda *_: False):
         assert match_at(text, 0, token, eof=False) is PENDING  # what the general path answers
+
+
+@FAST
+@given(
+    st.sampled_from(["```json\n", "```\n", "~~~~json ", "<tool_call>", "```json\n/*c*/"]),
+    st.sampled_from(["{", "["]),
+    st.sampled_from(["", " ", "\n", "\r\n\t", "\f", "\u2003"]),
+    st.sampled_from(["```", "~~~", "~~~~", "</tool_call>", "``"]),
+    st.sampled_from(
+        ["", "`", "\n", " x", "\n```\n", ' {"a": 1}'],
+    ),
+    st.booleans(),
+)
+def test_a_value_cut_at_once_reads_as_the_general_loop(
+    opener: str, bracket: str, gap: str, close: str, rest: str, eof: bool
+) -> None:
+    text = opener + bracket + gap + close + rest
+    token = "<tool_call>" if opener[0] == "<" else opener[:3]
+    got = match_at(text, 0, token, eof)
+    with patch("parsing.json_snippets._cut_at_once", new=lambda *_: None):
+        assert match_at(text, 0, token, eof) == got
