@@ -40,8 +40,6 @@ _FENCE_CHAR = re.compile(r"[`~]")
 _FENCE_LINE = re.compile(r"\n[ \t]{0,3}[`~]")
 """A fence character at the start of a line: a closing fence may begin there."""
 _BRACKET = re.compile(r"[{}\[\]]")
-_FEW = 64
-"""Brackets of a stretch this short are followed one by one (a count per kind costs more)."""
 _IN_STRING = re.compile(r'[^"\\]*+(?:\\[\s\S][^"\\]*+)*+')
 """A string's body up to its closing quote (or a lone backslash at the end)."""
 _CLOSED = re.compile(r'"[^"\\]*+(?:\\[\s\S][^"\\]*+)*+"')
@@ -150,17 +148,15 @@ class _Tracker:
         # doubling rule of `StreamParser.feed` bounds the delay anyway
         before = depth = self.depth
         reaches = False
-        mixed = len(chunk) <= _FEW
-        if not mixed:  # a stretch of only openers or only closers at C speed
-            opens = chunk.count("{") + chunk.count("[")
+        opens = "{" in chunk or "[" in chunk
+        if not ("}" in chunk or "]" in chunk):  # only openers, or none, at C speed
+            if opens:
+                depth += chunk.count("{") + chunk.count("[")
+        elif not opens:  # only closers
             closes = chunk.count("}") + chunk.count("]")
-            mixed = opens > 0 and closes > 0
-            if not closes:
-                depth += opens
-            elif not opens:
-                reaches = depth >= 1 and depth - closes <= 0
-                depth -= closes
-        if mixed:
+            reaches = depth >= 1 and depth - closes <= 0
+            depth -= closes
+        else:
             for c in _BRACKET.findall(chunk):  # (strings: no match object per bracket)
                 if c in "{[":
                     depth += 1
