@@ -59,18 +59,30 @@ def is_action_document(value: Any) -> bool:
 def classify(snippet: Snippet, text: str, base: int = 0) -> Block:
     """The block a snippet becomes (``text`` is the whole reply, or the part of it that
     starts at offset ``base``: the block's span is then shifted by ``base``)."""
-    s = snippet
-    source, start, end = text[s.start : s.end], s.start + base, s.end + base
-    if is_action_document(s.value):
-        return ActionBlock(
-            start, end, source, s.value, s.repaired, s.truncated, s.suspect, s.origin
+    block = _document(snippet, text, base)
+    if block is None:
+        return TextBlock(
+            snippet.start + base, snippet.end + base, text[snippet.start : snippet.end]
         )
-    call = tool_call_of(s.value)
+    return block
+
+
+def _document(s: Snippet, text: str, base: int) -> Block | None:
+    """`classify` for a document; None for a snippet that is text."""
+    value = s.value
+    if not isinstance(value, dict):  # (neither kind of document: the commonest answer)
+        return None
+    start, end = s.start + base, s.end + base
+    if is_action_document(value):
+        source = text[s.start : s.end]
+        return ActionBlock(start, end, source, value, s.repaired, s.truncated, s.suspect, s.origin)
+    call = tool_call_of(value)
     if call is not None:
+        source = text[s.start : s.end]
         return ToolCallBlock(
             start, end, source, call[0], call[1], s.repaired, s.truncated, s.suspect, s.origin
         )
-    return TextBlock(start, end, source)
+    return None
 
 
 def blocks_of(
@@ -82,8 +94,8 @@ def blocks_of(
     run_start = -1  # start of the text run being merged, -1 when none
     run_end = 0
     for item in items:
-        block = None if isinstance(item, TextSpan) else classify(item, text, base)
-        if block is None or isinstance(block, TextBlock):
+        block = None if isinstance(item, TextSpan) else _document(item, text, base)
+        if block is None:
             if run_start < 0 or not merge:
                 if run_start >= 0:
                     blocks.append(_text(text, run_start, run_end, base))

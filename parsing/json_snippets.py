@@ -26,6 +26,14 @@ from typing import Any
 
 from parsing.blocks import Origin
 from parsing.json_scan import WS_COMMENTS, NeedMore, Source
+from parsing.json_shortcuts import (
+    _FLAT_PENDING,
+    _FLAT_REJECT,
+    _OBJECT_PREFIX,
+    _OBJECT_START,
+    _cut_at_once,
+    _no_closer_yet,
+)
 from parsing.json_tolerant import Decoded, Rejected, parse_tolerant
 from parsing.lossless import lossless_at, lossless_loads
 from parsing.regions import PENDING, Found, Match, NoMatch, Opaque, Snippet
@@ -62,7 +70,12 @@ def _strict(text: str, i: int, *, streaming: bool = False) -> tuple[Any, int] | 
     n, width = len(text), 4096
     if text[i] == "{":  # no quoted key: the decoder fails right there (its error costs more)
         j = _JSON_WS.match(text, i + 1).end()  # type: ignore[union-attr]
-        if text[j : j + 1] not in ('"', "}") and j - i < 4000 and n - j > 6:
+        # (near the end too, unless the decoder's error there reads as a cut-off token)
+        if (
+            text[j : j + 1] not in ('"', "}")
+            and j - i < 4000
+            and (n - j > 6 or (j < n and not (streaming and _PARTIAL_TOKEN.match(text, j))))
+        ):
             at = text[j]
             return at in _LOSSLESS_FIRST or at < " "
     while True:
@@ -115,30 +128,6 @@ def _snippet(span: tuple[int, int], d: Decoded, origin: Origin, suspect: bool = 
     )  # fmt: skip
 
 
-# Every repetition here is possessive (``*+``, ``?+``) or atomic (``(?>...)``): a failing
-# match never backtracks into it (``{"a"`` then n slashes was exponential with plain ``*``:
-# 28 s at n=44). A comment between a key and its colon counts up to `_COMMENT_MAX`
-# characters: a candidate is decided without reading to the end of a long line or of an
-# unclosed comment, so n candidates on one line cost O(n), not O(n^2).
-_COMMENT = r"//[^\n]{0,256}+(?=\n)|/\*(?:[^*]|\*(?!/)){0,256}+\*/"
-_COMMENT_PREFIX = r"//[^\n]{0,256}+|/\*(?:[^*]|\*(?!/)){0,256}+(?:\*/)?+"
-_OBJECT_START = re.compile(
-    r"""\{\s*+(?:\}|(?>"[^"\\]*+(?:\\[\s\S][^"\\]*+)*+"|'[^'\\]*+(?:\\[\s\S][^'\\]*+)*+'"""
-    rf"""|[A-Za-z_$][\w$.-]*+)(?>\s+|{_COMMENT})*+:)"""
-)
-_OBJECT_PREFIX = re.compile(
-    r"""\{\s*+(?>"[^"\\]*+(?:\\[\s\S][^"\\]*+)*+"?|'[^'\\]*+(?:\\[\s\S][^'\\]*+)*+'?"""
-    rf"""|[A-Za-z_$][\w$.-]*+)?+(?>\s+|{_COMMENT_PREFIX}|/)*+\\?+"""
-)
-# An object in prose that the tolerant pass surely rejects, decided at C speed: flat members
-# (a plain key, ``:``, a one-line value holding no bracket, quote, comment or backslash, then
-# ``,``) followed by what cannot start a key (``{a: b, {``). Strict JSON and the lossless
-# pass fail there too (nothing they fix), and no decision needs text past that character.
-_FLAT_REJECT = re.compile(
-    r"""\{\s*+(?:(?:[A-Za-z_$][\w$.-]*+|"[^"\\\n]*+"|'[^'\\\n]*+')\s*+:\s*+"""
-    r"""[^\s,{}\[\]"'/`~<\\][^\n,{}\[\]"'/`~<\\]*+\s*+,\s*+)++"""
-    r"""(?=[^\s\w"'}\]/\\.+\-$\x00-\x1f])"""
-)
 _STRUCTURE = re.compile(r'["\\\[\]{}]')
 
 
@@ -185,6 +174,8 @@ def match_bare_at(text: str, i: int, eof: bool) -> Match:
         return NoMatch()
     if text[i] == "{" and _FLAT_REJECT.match(text, i) is not None:
         return NoMatch()  # what the tolerant pass answers there, without its cost
+    if not eof and text[i] == "{" and len(text) - i < 256 and _FLAT_PENDING.match(text, i):
+        return PENDING  # what every pass answers there (a short candidate: see `resume`)
     strict = _strict(text, i, streaming=not eof)
     if strict is None:
         return PENDING  # a valid prefix: still streaming in
@@ -226,6 +217,17 @@ def match_enclosed(
     its own), else the last value's end. Undecodable bodies become `Opaque` text (after
     json-repair when ``repair``).
     """
+    if _no_closer_yet(text, body_start, close, eof, repair):
+        return PENDING
+    v = WS_COMMENTS.match(text, body_start).end()  # type: ignore[union-attr]
+    cut = _cut_at_once(text, v, close) if text[v : v + 1] in ("{", "[") else None
+    if cut is not None:  # (what the general loop below reads there: see `_cut_at_once`)
+        try:
+            end = _closing_end(Source(text, eof, close), cut.end, close, line_close)
+        except NeedMore:
+            return PENDING
+        last = max(end, cut.end)
+        return Found((_snippet((open_start, last), cut, origin),), last)
     fast: Match | bool | None = _whole_body(text, open_start, body_start, close, origin, eof)
     if fast is None:
         fast = _one_strict_value(text, open_start, body_start, close, origin, eof)
@@ -256,9 +258,12 @@ def match_enclosed(
         end = _closing_end(src, pos, close, line_close)
     except NeedMore:
         return PENDING
-    bounds = [open_start] + [d.end for d in found[:-1]] + [max(end, found[-1].end)]
+    last = max(end, found[-1].end)
+    if len(found) == 1:  # (the commonest: one value)
+        return Found((_snippet((open_start, last), found[0], origin),), last)
+    bounds = [open_start] + [d.end for d in found[:-1]] + [last]
     snippets = tuple(_snippet((bounds[k], bounds[k + 1]), d, origin) for k, d in enumerate(found))
-    return Found(snippets, bounds[-1])
+    return Found(snippets, last)
 
 
 def _code_in_values(text: str, v: int, eof: bool, close: str) -> Decoded | Rejected:
@@ -333,6 +338,10 @@ def _one_strict_value(
     value, stop = strict
     after = WS_COMMENTS.match(text, stop).end()  # type: ignore[union-attr]
     if not text.startswith(close, after):
+        if not eof and close.startswith(text[after:]):
+            # the end of the text, or a closer cut by it, after the value: the general loop
+            # reads this value again and needs more text there (`Source.ended`)
+            return PENDING
         return None
     end, n = after + len(close), len(text)
     if close[0] in "`~":

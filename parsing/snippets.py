@@ -46,6 +46,8 @@ _CANDIDATE = re.compile(
 )
 _MARKER_CHARS = "<`~{["
 _MARKER = re.compile(r"[<`~{\[]")
+_MARKER_SEARCH = _MARKER.search
+_CANDIDATE_SEARCH = _CANDIDATE.search
 _SHORT = 256
 """Below this many characters one character-class search finds the next marker character
 faster than a ``str.find`` per marker character (which wins on long prose: memchr)."""
@@ -89,7 +91,17 @@ class ScanState:
         """Re-base every index by ``-delta`` (the stream dropped released text)."""
         self.pos -= delta
         self.search -= delta
-        self.skip = {p - delta for p in self.skip if p >= delta}
+        if self.skip:
+            self.skip = {p - delta for p in self.skip if p >= delta}
+
+
+def _next_short(text: str, pos: int) -> re.Match[str] | None:
+    """The next candidate of a short tail (the stream's usual look): the first marker
+    character by a character-class search (at once when there is none), then the candidate
+    pattern's own search from there (faster on a short tail than a ``str.find`` per marker
+    character, which wins on long prose: memchr)."""
+    hit = _MARKER_SEARCH(text, pos)
+    return None if hit is None else _CANDIDATE_SEARCH(text, hit.start())
 
 
 class _Finder:
@@ -101,19 +113,9 @@ class _Finder:
         self.next_at: dict[str, int] | None = None  # built on the first long search
 
     def next_candidate(self, pos: int) -> re.Match[str] | None:
+        """(For a tail longer than `_SHORT`: see `scan_items`.)"""
         text, next_at = self.text, self.next_at
         misses = 0
-        if len(text) - pos <= _SHORT:  # the stream's usual look: a short tail
-            marker, match = _MARKER.search, _CANDIDATE.match
-            while misses <= 8:
-                hit = marker(text, pos)
-                if hit is None:
-                    return None
-                m = match(text, hit.start())
-                if m is not None:
-                    return m
-                pos = hit.start() + 1
-                misses += 1
         if next_at is None:
             next_at = self.next_at = dict.fromkeys(_MARKER_CHARS, -1)
         while True:
@@ -164,7 +166,8 @@ def scan_items(text: str, state: ScanState, eof: bool) -> Iterator[Item]:
     """`scan` as an iterator: each item is released as soon as it is known (a consumer that
     turns them into blocks at once keeps fewer objects alive)."""
     state.pending = False
-    finder = _Finder(text)
+    finder: _Finder | None = None  # built for a long text only
+    n = len(text)
     while True:
         if state.close is not None:
             done = _opaque(text, state, eof)
@@ -175,9 +178,18 @@ def scan_items(text: str, state: ScanState, eof: bool) -> Iterator[Item]:
             if done.more:
                 continue
             return
-        m = finder.next_candidate(state.search)
+        search = state.search
+        if n - search <= _SHORT:  # the stream's usual look: a short tail
+            m = _next_short(text, search)
+        else:
+            if finder is None:
+                finder = _Finder(text)
+            m = finder.next_candidate(search)
         if m is None:
-            hold = None if eof else _HOLD.search(text, state.search)
+            # (a held tail starts with a marker character: none, none held)
+            hold = (
+                None if eof or _MARKER_SEARCH(text, search) is None else _HOLD.search(text, search)
+            )
             state.search = len(text) if hold is None else hold.start()
             span = _release(state, state.search)
             if span is not None:
@@ -188,16 +200,17 @@ def scan_items(text: str, state: ScanState, eof: bool) -> Iterator[Item]:
             state.search = i + 1
             continue
         res = match_at(text, i, m.group(), eof)
+        pos = state.pos
         if res is PENDING:
-            span = _release(state, i)
-            if span is not None:
-                yield span
             state.search, state.pending = i, True
+            if i > pos:
+                state.pos = i
+                yield TextSpan(pos, i)
             return
         if isinstance(res, Found):
-            span = _release(state, i)
-            if span is not None:
-                yield span
+            if i > pos:
+                state.pos = i
+                yield TextSpan(pos, i)
             yield from res.snippets
             state.pos = state.search = res.end
         elif isinstance(res, NoMatch):

@@ -58,6 +58,8 @@ _FLOOR = 32
 class _Tracker:
     """Watches appended text for a possible end of the pending snippet."""
 
+    __slots__ = ("depth", "escaped", "in_string", "line_fence", "line_open")
+
     def __init__(self) -> None:
         self.in_string = False
         self.escaped = False
@@ -66,49 +68,54 @@ class _Tracker:
         self.line_fence = False  # ... and at least one fence character
 
     def feed(self, chunk: str) -> bool:
-        """Scan ``chunk``; True if something outside a string may close the candidate."""
-        hit = self._feed(chunk)
+        """Scan ``chunk``; True if something outside a string may close the candidate.
+        The end of a string left open by the last chunk is found by a regular expression;
+        then the chunk's complete strings are cut out at C speed (`_CLOSED`), and what is
+        left before a string still open at its end is tracked in one piece (`_outside`).
+        (One method: this runs at every delta of a pending candidate.)"""
+        line_open = self.line_open
+        if not self.in_string and '"' not in chunk:  # the commonest: no string here
+            hit = self._outside(chunk, line_open)
+        else:
+            outside = self._cut_strings(chunk)
+            hit = self._outside(outside, line_open) if outside else False
         first = chunk.find("\n")
         if first < 0:
-            self.line_open = self.line_open and not chunk.strip(" \t`~")
-            self.line_fence = self.line_open and (
-                self.line_fence or _FENCE_CHAR.search(chunk) is not None
-            )
+            if line_open:
+                line_open = self.line_open = not chunk.strip(" \t`~")
+                self.line_fence = line_open and (
+                    self.line_fence or _FENCE_CHAR.search(chunk) is not None
+                )
             return hit
-        if self.line_open and not chunk[:first].strip(" \t`~"):
+        if line_open and not chunk[:first].strip(" \t`~"):
             # the newline ending a line of fence characters (a closing fence line, its
             # characters split across deltas) may end the region
             hit = hit or self.line_fence or _FENCE_CHAR.search(chunk, 0, first) is not None
         tail = chunk[chunk.rfind("\n") + 1 :]
-        self.line_open = not tail.strip(" \t`~")
-        self.line_fence = self.line_open and _FENCE_CHAR.search(tail) is not None
+        line_open = self.line_open = not tail.strip(" \t`~")
+        self.line_fence = line_open and _FENCE_CHAR.search(tail) is not None
         return hit
 
-    def _feed(self, chunk: str) -> bool:
-        """`feed` without the line bookkeeping.
-        The end of a string left open by the last chunk is found by a regular expression;
-        then the chunk's complete strings are cut out at C speed (`_CLOSED`), and what is
-        left before a string still open at its end is tracked in one piece."""
-        if not self.in_string:  # (then no escape is pending either)
-            if '"' not in chunk:  # the commonest chunks: no string starts or ends here
-                return self._outside(chunk, 0, len(chunk))
-            if chunk == '"':
-                self.in_string = True
-                return False
+    def _cut_strings(self, chunk: str) -> str:
+        """What of ``chunk`` lies outside strings, up to a string left open at its end (the
+        string state is updated)."""
+        if chunk == '"' and not self.in_string:
+            self.in_string = True
+            return ""
         n = len(chunk)
         at = 1 if self.escaped else 0
         self.escaped = False
         if self.in_string:
             at = _IN_STRING.match(chunk, at).end()  # type: ignore[union-attr]
             if at >= n:
-                return False
+                return ""
             if chunk[at] == "\\":  # the last character: it escapes the next chunk's first
                 self.escaped = True
-                return False
+                return ""
             self.in_string = False
             at += 1
         if at >= n:
-            return False
+            return ""
         rest = chunk[at:] if at else chunk
         outside = _CLOSED.sub("", rest) if '"' in rest else rest
         quote = outside.find('"')
@@ -117,55 +124,60 @@ class _Tracker:
             run = len(rest) - len(rest.rstrip("\\"))
             self.escaped = run % 2 == 1 and len(outside) - quote > run
             outside = outside[:quote]
-        return self._outside(outside, 0, len(outside)) if outside else False
+        return outside
 
-    def _outside(self, chunk: str, at: int, stop: int) -> bool:
-        """``chunk[at:stop]`` lies outside strings: track its brackets. A tag character
-        (``<``, ``>``) may always close the candidate; a fence character only where no
-        bracket is open (a region's closing marker after its JSON value) or at the start of
-        a line (a closing fence line). Inside an open value, mid-line, it is text
-        (``{~~~json``): the growth rules of `StreamParser.feed` bound the delay."""
-        if stop - at == 1:  # as between the strings of {"a":"b"}
-            c = chunk[at]
-            if c in "{[":
+    def _outside(self, chunk: str, line_open: bool) -> bool:
+        """``chunk`` lies outside strings: track its brackets. A tag character (``<``,
+        ``>``) may always close the candidate; a fence character only where no bracket is
+        open (a region's closing marker after its JSON value) or at the start of a line (a
+        closing fence line; ``line_open``: the chunk's line so far holds only blanks and
+        fence characters). Inside an open value, mid-line, it is text (``{~~~json``): the
+        growth rules of `StreamParser.feed` bound the delay."""
+        if len(chunk) == 1:  # as between the strings of {"a":"b"}
+            if chunk in "{[":
                 self.depth += 1
                 return False
-            if c in "}]":
+            if chunk in "}]":
                 self.depth -= 1
                 return self.depth == 0
-            if c in "<>":
+            if chunk in "<>":
                 return True
-            return c in "`~" and (self.depth <= 0 or self.line_open)
-        before = self.depth
-        marker = _OTHER.search(chunk, at, stop) is not None
-        opens = chunk.count("{", at, stop) + chunk.count("[", at, stop)
-        closes = chunk.count("}", at, stop) + chunk.count("]", at, stop)
+            return chunk in "`~" and (self.depth <= 0 or line_open)
+        # only the closer that brings the depth down to 0 may end the candidate: past it
+        # (mismatched closers) every later closer would trigger a costly look, and the
+        # doubling rule of `StreamParser.feed` bounds the delay anyway
+        before = depth = self.depth
         reaches = False
-        if not closes:
-            self.depth += opens
-        elif not opens:
-            # only the closer that brings the depth down to 0 may end the candidate: past
-            # it (mismatched closers) every later closer would trigger a costly look,
-            # and the doubling rule of `StreamParser.feed` bounds the delay anyway
-            reaches = self.depth >= 1 and self.depth - closes <= 0
-            self.depth -= closes
+        opens = "{" in chunk or "[" in chunk
+        if not ("}" in chunk or "]" in chunk):  # only openers, or none, at C speed
+            if opens:
+                depth += chunk.count("{") + chunk.count("[")
+        elif not opens:  # only closers
+            closes = chunk.count("}") + chunk.count("]")
+            reaches = depth >= 1 and depth - closes <= 0
+            depth -= closes
         else:
-            for m in _BRACKET.finditer(chunk, at, stop):
-                if m.group() in "{[":
-                    self.depth += 1
+            for c in _BRACKET.findall(chunk):  # (strings: no match object per bracket)
+                if c in "{[":
+                    depth += 1
                 else:
-                    self.depth -= 1
-                    reaches = reaches or self.depth == 0
-        return reaches or (marker and self._marker_closes(chunk, at, stop, before))
+                    depth -= 1
+                    reaches = reaches or depth == 0
+        self.depth = depth
+        if reaches:
+            return True
+        if _OTHER.search(chunk) is None:
+            return False
+        return self._marker_closes(chunk, before, line_open)
 
-    def _marker_closes(self, chunk: str, at: int, stop: int, before: int) -> bool:
-        """May a fence or tag character of ``chunk[at:stop]`` close the candidate (see
-        `_outside`; ``before``: the depth at its start)?"""
-        if before <= 0 or self.depth <= 0 or _TAG_CHAR.search(chunk, at, stop):
+    def _marker_closes(self, chunk: str, before: int, line_open: bool) -> bool:
+        """May a fence or tag character of ``chunk`` close the candidate (see `_outside`;
+        ``before``: the depth at its start)?"""
+        if before <= 0 or self.depth <= 0 or _TAG_CHAR.search(chunk):
             return True
-        if _FENCE_LINE.search(chunk, at, stop):
+        if _FENCE_LINE.search(chunk):
             return True
-        return self.line_open and chunk[at:stop].lstrip(" \t")[:1] in ("`", "~")
+        return line_open and chunk.lstrip(" \t")[:1] in ("`", "~")
 
 
 class StreamParser:

@@ -11,12 +11,23 @@ colons and brackets.
 from __future__ import annotations
 
 import json
+import re
+from unittest.mock import patch
 
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from parsing.json_scan import Source, run_pattern, split_at_quotes
-from parsing.json_snippets import _FLAT_REJECT, _LOSSLESS_FIRST, _strict, decode_at
+from parsing.json_snippets import (
+    _FLAT_PENDING,
+    _FLAT_REJECT,
+    _LOSSLESS_FIRST,
+    _PARTIAL_TOKEN,
+    _cut_at_once,
+    _strict,
+    decode_at,
+    match_bare_at,
+)
 from parsing.json_tolerant import (
     _VALUE_RUNS,
     _VALUE_RUNS_ARRAY,
@@ -24,7 +35,10 @@ from parsing.json_tolerant import (
     Rejected,
     _Frame,
     _Parser,
+    parse_tolerant,
 )
+from parsing.regions import PENDING
+from parsing.snippets import match_at
 
 FAST = settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
 
@@ -137,16 +151,136 @@ def test_flat_reject_is_what_every_pass_answers(text: str, eof: bool) -> None:
 
 
 @FAST
-@given(st.sampled_from(["", " ", "\n\t ", "\r"]), body)
-def test_strict_answers_a_missing_quoted_key_as_the_decoder(ws: str, rest: str) -> None:
+@given(st.sampled_from(["", " ", "\n\t ", "\r"]), body, st.booleans())
+@example(ws="", rest="~~~", streaming=True)  # near the end of a streamed text: no decoder
+@example(ws="", rest="abc", streaming=True)  # ... but a word there may be a cut-off token: None
+@example(ws=" ", rest="", streaming=True)
+def test_strict_answers_a_missing_quoted_key_as_the_decoder(
+    ws: str, rest: str, streaming: bool
+) -> None:
     text = "{" + ws + rest
     try:
         json.JSONDecoder().raw_decode(text)
         expected: object = "decoded"
     except json.JSONDecodeError as exc:
         at = text[exc.pos : exc.pos + 1]
-        expected = at != "" and (at in _LOSSLESS_FIRST or at < " ")
+        cut = exc.msg.startswith("Unterminated string") or exc.pos >= len(text) - 6
+        if streaming and cut and _PARTIAL_TOKEN.match(text, exc.pos):
+            expected = None  # a valid prefix cut by the end of the text
+        else:
+            expected = at != "" and (at in _LOSSLESS_FIRST or at < " ")
     except (ValueError, RecursionError):
         expected = True
-    got = _strict(text, 0)
-    assert (got if isinstance(got, bool) else "decoded") == expected
+    got = _strict(text, 0, streaming=streaming)
+    assert (got if isinstance(got, bool | None) else "decoded") == expected
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text('ab"}`', max_size=4),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text("ab", max_size=2), inner),
+    max_leaves=6,
+)
+
+
+@FAST
+@given(
+    st.sampled_from(["```json\n", "~~~json ", "<tool_call>"]),
+    _JSON.filter(lambda v: isinstance(v, dict | list)).map(json.dumps),
+    st.sampled_from(["", " ", "\n", " /", " // c", " /* c */ ", "`", "``", "~~", "</tool"]),
+    st.sampled_from(["", "```", "~~~", "``` x", "~~~~\n", "</tool_call>", ", ", "x"]),
+    st.booleans(),
+)
+def test_one_strict_value_answers_as_the_general_loop(
+    opener: str, value: str, gap: str, rest: str, eof: bool
+) -> None:
+    text = opener + value + gap + rest
+    token = opener.strip()[:3] if opener[0] in "`~" else "<tool_call>"
+    got = match_at(text, 0, token, eof)
+    with patch("parsing.json_snippets._one_strict_value", return_value=None):
+        assert match_at(text, 0, token, eof) == got
+
+
+_MEMBER_PARTS = ["a", "b", "Tx", "$k.v-1", " ", "\n", "\t", ":", "1", "-2.5e3", "1 2", "true",
+                 "None", "nullx", "x y", "#", ">", ")", "é", "\x01", "\r", "'", '"', "/", "`",
+                 "[", "]", "{", "}"]  # fmt: skip
+flat_members = st.lists(
+    st.tuples(
+        st.lists(st.sampled_from(_MEMBER_PARTS), min_size=1, max_size=4).map("".join),
+        st.lists(st.sampled_from(_MEMBER_PARTS), min_size=1, max_size=4).map("".join),
+        st.sampled_from([",", ", ", " ,\n", ",\t"]),
+    ).map(lambda m: f"{m[0]}: {m[1]}{m[2]}"),
+    max_size=4,
+).map(lambda members: "{" + "".join(members))
+_LAST_MEMBER = ["", "k", "k ", "k:", "k :", "k: ", "k: b", "k: tru", "k: true", "k: 1", "k: -",
+                "k: b\n", "k: x y  ", "k: [", "k: '", "k /", "'k"]  # fmt: skip
+flat_prefixes = st.tuples(flat_members, st.sampled_from(_LAST_MEMBER)).map("".join)
+
+
+@FAST
+@given(flat_prefixes)
+@example("{a: b, ")
+@example("{a: ")
+@example("{a:")
+@example("{a: 1 2, ")  # a number then more: an unquoted value in an object
+@example("{a: nullx, b: True ,\n")
+def test_flat_pending_is_what_every_pass_answers(text: str) -> None:
+    if _FLAT_PENDING.match(text) is None:
+        return
+    with patch("parsing.json_snippets._FLAT_PENDING", re.compile(r"(?!)")):
+        assert match_bare_at(text, 0, eof=False) is PENDING
+
+
+@FAST
+@given(
+    st.sampled_from(["{", "["]),
+    st.lists(st.sampled_from([" ", "\n", "\t", "/", "*", "//c\n", "/*c*/", "x", '"'])).map("".join),
+    st.sampled_from(["```", "~~~", "</tool_call>"]),
+    st.sampled_from(["", "`", "```", "\n", " x", "}"]),
+    st.booleans(),
+)
+@example(bracket="{", gap="\n", close="~~~", rest="json\n", eof=False)
+@example(bracket="[", gap=" /*c*/ ", close="```", rest="", eof=True)  # comment: not taken
+def test_cut_at_once_is_what_the_tolerant_pass_reads(
+    bracket: str, gap: str, close: str, rest: str, eof: bool
+) -> None:
+    text = "x" + bracket + gap + close + rest
+    got = _cut_at_once(text, 1, close)
+    if got is not None:
+        assert got == parse_tolerant(text, 1, eof=eof, marker=close)
+
+
+@FAST
+@given(
+    st.sampled_from(["```json\n", "~~~json5 ", "```JSON\n  ", "<tool_call>", "<tool_use>"]), body
+)
+@example("```json\n", '{"a": 1}')
+@example("<tool_call>", '{"name": "x"} junk {')
+def test_a_region_without_its_closer_yet_is_pending(opener: str, rest: str) -> None:
+    text = opener + "{" + rest
+    close = "</" + opener[1:] if opener[0] == "<" else opener[:3]
+    if close in text[len(opener) :]:
+        return
+    token = opener[:3] if opener[0] != "<" else opener
+    with patch("parsing.json_snippets._no_closer_yet", new=lambda *_: False):
+        assert match_at(text, 0, token, eof=False) is PENDING  # what the general path answers
+
+
+@FAST
+@given(
+    st.sampled_from(["```json\n", "```\n", "~~~~json ", "<tool_call>", "```json\n/*c*/"]),
+    st.sampled_from(["{", "["]),
+    st.sampled_from(["", " ", "\n", "\r\n\t", "\f", "\u2003"]),
+    st.sampled_from(["```", "~~~", "~~~~", "</tool_call>", "``"]),
+    st.sampled_from(
+        ["", "`", "\n", " x", "\n```\n", ' {"a": 1}'],
+    ),
+    st.booleans(),
+)
+def test_a_value_cut_at_once_reads_as_the_general_loop(
+    opener: str, bracket: str, gap: str, close: str, rest: str, eof: bool
+) -> None:
+    text = opener + bracket + gap + close + rest
+    token = "<tool_call>" if opener[0] == "<" else opener[:3]
+    got = match_at(text, 0, token, eof)
+    with patch("parsing.json_snippets._cut_at_once", new=lambda *_: None):
+        assert match_at(text, 0, token, eof) == got

@@ -1,0 +1,74 @@
+"""Decisions the snippet parsers (`json_snippets`) take without the strict, lossless and
+tolerant passes, where those passes surely answer the same: which bare ``{`` can start an
+object, flat objects in prose (rejected, or pending at the end of a streamed text), and a
+region's first value cut at once by its closer. Each is pinned to the answer it replaces by
+a property test (tests/unit/parsing/test_fast_paths.py).
+"""
+
+from __future__ import annotations
+
+import re
+
+from parsing.json_tolerant import Decoded
+
+# Every repetition here is possessive (``*+``, ``?+``) or atomic (``(?>...)``): a failing
+# match never backtracks into it (``{"a"`` then n slashes was exponential with plain ``*``:
+# 28 s at n=44). A comment between a key and its colon counts up to `_COMMENT_MAX`
+# characters: a candidate is decided without reading to the end of a long line or of an
+# unclosed comment, so n candidates on one line cost O(n), not O(n^2).
+_COMMENT = r"//[^\n]{0,256}+(?=\n)|/\*(?:[^*]|\*(?!/)){0,256}+\*/"
+_COMMENT_PREFIX = r"//[^\n]{0,256}+|/\*(?:[^*]|\*(?!/)){0,256}+(?:\*/)?+"
+_OBJECT_START = re.compile(
+    r"""\{\s*+(?:\}|(?>"[^"\\]*+(?:\\[\s\S][^"\\]*+)*+"|'[^'\\]*+(?:\\[\s\S][^'\\]*+)*+'"""
+    rf"""|[A-Za-z_$][\w$.-]*+)(?>\s+|{_COMMENT})*+:)"""
+)
+_OBJECT_PREFIX = re.compile(
+    r"""\{\s*+(?>"[^"\\]*+(?:\\[\s\S][^"\\]*+)*+"?|'[^'\\]*+(?:\\[\s\S][^'\\]*+)*+'?"""
+    rf"""|[A-Za-z_$][\w$.-]*+)?+(?>\s+|{_COMMENT_PREFIX}|/)*+\\?+"""
+)
+# An object in prose that the tolerant pass surely rejects, decided at C speed: flat members
+# (a plain key, ``:``, a one-line value holding no bracket, quote, comment or backslash, then
+# ``,``) followed by what cannot start a key (``{a: b, {``). Strict JSON and the lossless
+# pass fail there too (nothing they fix), and no decision needs text past that character.
+_FLAT_REJECT = re.compile(
+    r"""\{\s*+(?:(?:[A-Za-z_$][\w$.-]*+|"[^"\\\n]*+"|'[^'\\\n]*+')\s*+:\s*+"""
+    r"""[^\s,{}\[\]"'/`~<\\][^\n,{}\[\]"'/`~<\\]*+\s*+,\s*+)++"""
+    r"""(?=[^\s\w"'}\]/\\.+\-$\x00-\x1f])"""
+)
+# Flat members with plain keys up to the end of a streamed text (``{a: b, ``, ``{a: b, c:``):
+# every pass needs more text there (the strict pass fails at the plain key, the lossless one
+# has nothing to fix, the tolerant one reads each member, a one-line value holding no
+# bracket, quote, comment or backslash, as an unquoted value or a literal, and the end of
+# the text cuts the next key, colon or value). The candidate is pending, decided without
+# those passes.
+_FLAT_KEY = r"[A-Za-z_$][\w$.-]*+\s*+"
+_FLAT_VALUE = r"""[^\s,{}\[\]"'/`~<\\][^\n,{}\[\]"'/`~<\\]*+\s*+"""
+_FLAT_PENDING = re.compile(
+    rf"\{{\s*+(?:(?:{_FLAT_KEY}:\s*+{_FLAT_VALUE},\s*+)++(?:{_FLAT_KEY}(?::\s*+(?:{_FLAT_VALUE})?+)?+)?+"
+    rf"|{_FLAT_KEY}:\s*+(?:{_FLAT_VALUE})?+)\Z"
+)
+
+_JSON_WS = re.compile(r"[ \t\n\r]*+")
+
+
+_TRUNCATED = frozenset({"truncated"})
+
+
+def _cut_at_once(text: str, v: int, close: str) -> Decoded | None:
+    """The reading of a region's first value when the region's closer follows its opening
+    bracket at once (after JSON whitespace: ``{`` then a closing fence): the empty container,
+    cut off; None otherwise. What `match_enclosed`'s general loop reads there: the region's
+    body up to the closer is no value (`_whole_body`), the strict pass fails at the closer
+    and the lossless one does not apply (its first character, a fence character or ``<``,
+    is none it fixes), and the tolerant reading is this one (a property test checks it)."""
+    j = _JSON_WS.match(text, v + 1).end()  # type: ignore[union-attr]
+    if not text.startswith(close, j):
+        return None
+    return Decoded({} if text[v] == "{" else [], v, j, True, True, _TRUNCATED)
+
+
+def _no_closer_yet(text: str, body_start: int, close: str, eof: bool, repair: bool) -> bool:
+    """While streaming, a region whose closer has not come yet (not even inside a string) is
+    pending whatever its body holds, when an undecodable body goes to json-repair (which
+    waits for the closer): every way `match_enclosed` decides needs the closer."""
+    return repair and not eof and text.find(close, body_start) < 0
