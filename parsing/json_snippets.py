@@ -25,6 +25,7 @@ import re
 from typing import Any
 
 from parsing.blocks import Origin
+from parsing.escaped_quotes import escaped_quotes_at
 from parsing.json_scan import WS_COMMENTS, NeedMore, Source
 from parsing.json_tolerant import Decoded, Rejected, parse_tolerant
 from parsing.lossless import lossless_at, lossless_loads
@@ -77,6 +78,7 @@ def _strict(text: str, i: int, *, streaming: bool = False) -> tuple[Any, int] | 
                 return None
             if stop >= n or not cut:
                 at = window[exc.pos : exc.pos + 1]
+                _FAILED[:] = (text, i, i + exc.pos, exc.msg)
                 return at != "" and (at in _LOSSLESS_FIRST or at < " ")
         except (ValueError, RecursionError):
             return True
@@ -84,6 +86,9 @@ def _strict(text: str, i: int, *, streaming: bool = False) -> tuple[Any, int] | 
 
 
 _LOSSLESS_FIRST = frozenset("]}/TFN\\")
+_FAILED: list[Any] = [None, -1, -1, ""]
+"""The last strict failure `_strict` saw: (text, start, where, why); `decode_at` hands it to
+the pass after it (no second decoding to find the same error)."""
 _JSON_WS = re.compile(r"[ \t\n\r]*+")
 _PARTIAL_TOKEN = re.compile(r'(?:"[^"\\]*+(?:\\[\s\S][^"\\]*+)*+\\?+|[\w.+-]*+)\Z')
 """What a cut-off value may end with at the error: an open string, a literal or number."""
@@ -105,6 +110,11 @@ def decode_at(
     if fast is not None:
         value, end, fixes = fast
         return Decoded(value, i, end, repaired=bool(fixes), truncated=False, fixes=fixes)
+    failed = _FAILED  # (a stream's look resumes its tolerant readings instead)
+    if not lossless and eof and failed[0] is text and failed[1] == i and active_resumes() is None:
+        quoted = escaped_quotes_at(text, i, (failed[2], failed[3]), marker)
+        if quoted is not None:
+            return quoted
     return parse_tolerant(text, i, eof=eof, marker=marker)
 
 

@@ -15,15 +15,18 @@ import json
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from parsing.escaped_quotes import escaped_quotes_at
 from parsing.json_scan import Source, run_pattern, split_at_quotes
 from parsing.json_snippets import _FLAT_REJECT, _LOSSLESS_FIRST, _strict, decode_at
 from parsing.json_tolerant import (
     _VALUE_RUNS,
     _VALUE_RUNS_ARRAY,
     _VALUE_RUNS_FLAT,
+    Decoded,
     Rejected,
     _Frame,
     _Parser,
+    parse_tolerant,
 )
 
 FAST = settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
@@ -150,3 +153,57 @@ def test_strict_answers_a_missing_quoted_key_as_the_decoder(ws: str, rest: str) 
         expected = True
     got = _strict(text, 0)
     assert (got if isinstance(got, bool) else "decoded") == expected
+
+
+_QUOTED = [
+    *'"""\',:{}[] \n/', "a", "b c", "1", "true", "x)", ";", '"k": ', ', "k": "', '", "',
+    '"]', '"}', '"}, ', "\\\"", "\\\\", "\\n", "//c\n", "/*c*/", "```", "</tool_call>", "é",
+]  # fmt: skip
+quoted = st.lists(st.sampled_from(_QUOTED), max_size=30).map("".join)
+
+
+def _strict_error(text: str, i: int) -> tuple[int, str] | None:
+    try:
+        json.JSONDecoder().raw_decode(text, i)
+    except json.JSONDecodeError as exc:
+        return exc.pos, exc.msg
+    except ValueError:
+        return None
+    return None
+
+
+@FAST
+@given(
+    st.sampled_from(['{"a": "', '["', '{"a": ["', '{"a": {"b": "', '{"k": 1, "a": "']),
+    quoted,
+    st.sampled_from(["", '"}', '"]', '"}}', '"]}', '"}\n```', '"} tail', '"}, x', '"}\n{"b": 1}']),
+    st.sampled_from([None, "```", "</tool_call>"]),
+)
+@example('{"a": "', 'Next "big" file', '"}', None)
+@example('{"a": "', 'x "r", encoding', '"}', "```")
+def test_escaped_quotes_read_as_the_tolerant_pass(
+    start: str, rest: str, end: str, marker: str | None
+) -> None:
+    """Where the inner quotes escaped at C speed give a reading, it is the tolerant pass's."""
+    text = start + rest + end
+    error = _strict_error(text, 0)
+    if error is None:
+        return
+    got = escaped_quotes_at(text, 0, error, marker)
+    if got is None:
+        return
+    ref = parse_tolerant(text, 0, marker=marker)
+    assert isinstance(ref, Decoded)
+    assert (repr(got.value), got.end, got.fixes) == (repr(ref.value), ref.end, ref.fixes)
+    assert (got.repaired, got.truncated) == (ref.repaired, ref.truncated)
+
+
+def test_escaped_quotes_answer_inner_quotes_and_leave_code() -> None:
+    for text in ('{"m": "Next "big" file"}', '["a "b" c", 1]', '{"c": "f("r", x) y"}'):
+        got = escaped_quotes_at(text, 0, _strict_error(text, 0) or (0, ""))
+        ref = parse_tolerant(text, 0)
+        assert got is not None
+        assert isinstance(ref, Decoded)
+        assert got.value == ref.value
+    for text in ('{"c": "x["k"] = 1"}', '{"c": "{"b": 1}"}', '{"c": "a "b"'):
+        assert escaped_quotes_at(text, 0, _strict_error(text, 0) or (0, "")) is None
