@@ -90,16 +90,17 @@ def _decoded(parser: _Parser, text: str, i: int, end: int, value: object) -> Dec
 def _kept_run(parser: _Parser, text: str, q: int) -> tuple[int, int, str] | None:
     """``q`` and the quotes after it in its string that the tolerant pass surely keeps too,
     wherever the string lies (strict JSON would fail right after each: one decoding for all):
-    ``(q, end, text[q:end] with them escaped)``. None when the string runs to the end of the
-    text, or when the next quote is followed by ``:`` or ``]`` (code: ``x["k"]``,
-    ``{"b": 1}``), where strict JSON would most likely fail again: the tolerant pass reads
-    it at once."""
+    ``(q, end, text[q:end] with them escaped)``. None when the string runs on past `WINDOW`
+    characters (left to the tolerant pass: this costs no more than a window), or when the
+    next quote is followed by ``:`` or ``]`` (code: ``x["k"]``, ``{"b": 1}``), where strict
+    JSON would most likely fail again: the tolerant pass reads it at once."""
     n, k = parser.src.n, q
+    stop = min(n, q + WINDOW)
     while True:  # the quotes kept in both containers by the regex, then one by one
-        k = _FREE_RUN.match(text, k + 1).end()  # type: ignore[union-attr]
-        if k >= n or text[k] != '"' or not _free_kept(parser, text, k):
+        k = _FREE_RUN.match(text, k + 1, stop).end()  # type: ignore[union-attr]
+        if k >= stop or text[k] != '"' or not _free_kept(parser, text, k):
             break
-    if k >= n or text[k] != '"':
+    if k >= stop or text[k] != '"':
         return None
     after = parser.src.skip_ws(k + 1)
     if after < n and text[after] in ":]":

@@ -25,6 +25,7 @@ import re
 from typing import Any
 
 from parsing.blocks import Origin
+from parsing.code_values import code_first, code_in_values
 from parsing.escaped_quotes import escaped_quotes_at
 from parsing.json_scan import WS_COMMENTS, NeedMore, Source
 from parsing.json_tolerant import Decoded, Rejected, parse_tolerant
@@ -101,6 +102,32 @@ def decode_at(
 
     ``lossless`` not None: the caller already ran the strict pass, which failed, and says
     whether the lossless pass may fix the first error (the tolerant pass reads the same)."""
+    fast = _fast_decode(text, i, eof, marker, lossless)
+    return fast if fast is not None else parse_tolerant(text, i, eof=eof, marker=marker)
+
+
+def _decode_enclosed(
+    text: str, v: int, eof: bool, close: str, lossless: bool | None
+) -> Decoded | Rejected:
+    """`decode_at` for a document of a fence or tag, then, if the default reading rejects
+    it, the reading with code in its values (`code_in_values`). A whole reply reads the
+    latter first when it tells what the former gives (`code_first`): one reading, not two."""
+    fast = _fast_decode(text, v, eof, close, lossless)
+    if fast is not None:
+        return fast
+    if eof and active_resumes() is None:
+        first = code_first(text, v, close)
+        if first is not None:
+            return first
+    d = parse_tolerant(text, v, eof=eof, marker=close)
+    return code_in_values(text, v, eof, close) if isinstance(d, Rejected) else d
+
+
+def _fast_decode(
+    text: str, i: int, eof: bool, marker: str | None, lossless: bool | None
+) -> Decoded | None:
+    """`decode_at`'s strict, lossless and escaped-quote readings (None: the tolerant pass's
+    turn)."""
     if lossless is None:
         read = _strict(text, i)
         if isinstance(read, tuple):
@@ -112,10 +139,8 @@ def decode_at(
         return Decoded(value, i, end, repaired=bool(fixes), truncated=False, fixes=fixes)
     failed = _FAILED  # (a stream's look resumes its tolerant readings instead)
     if not lossless and eof and failed[0] is text and failed[1] == i and active_resumes() is None:
-        quoted = escaped_quotes_at(text, i, (failed[2], failed[3]), marker)
-        if quoted is not None:
-            return quoted
-    return parse_tolerant(text, i, eof=eof, marker=marker)
+        return escaped_quotes_at(text, i, (failed[2], failed[3]), marker)
+    return None
 
 
 def _snippet(span: tuple[int, int], d: Decoded, origin: Origin, suspect: bool = False) -> Snippet:
@@ -250,9 +275,7 @@ def match_enclosed(
             v = src.skip_ws(pos, comments=True)
             if src.ended(v) or text[v] not in "{[":
                 break
-            d = decode_at(text, v, eof=eof, marker=close, lossless=None if found else first)
-            if isinstance(d, Rejected):
-                d = _code_in_values(text, v, eof, close)
+            d = _decode_enclosed(text, v, eof, close, None if found else first)
             if isinstance(d, Rejected):
                 if found:
                     break
@@ -269,19 +292,6 @@ def match_enclosed(
     bounds = [open_start] + [d.end for d in found[:-1]] + [max(end, found[-1].end)]
     snippets = tuple(_snippet((bounds[k], bounds[k + 1]), d, origin) for k, d in enumerate(found))
     return Found(snippets, bounds[-1])
-
-
-def _code_in_values(text: str, v: int, eof: bool, close: str) -> Decoded | Rejected:
-    """A document of a fence or tag that the default reading rejected, read again with code
-    in its string values (unescaped quotes before ``:``, as in ``{"c": None}``): kept only when
-    it reads to the end of its region, complete (the region's extent vouches for it)."""
-    d = parse_tolerant(text, v, eof=eof, marker=close, code_in_values=True)
-    if isinstance(d, Rejected) or d.truncated:
-        return d
-    src = Source(text, eof, close)
-    if not src.ended(src.skip_ws(d.end, comments=True)):
-        return Rejected(v, d.end)
-    return d
 
 
 def _whole_body(

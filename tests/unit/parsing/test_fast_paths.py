@@ -15,6 +15,7 @@ import json
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from parsing.code_values import code_first, code_in_values
 from parsing.escaped_quotes import escaped_quotes_at
 from parsing.json_scan import Source, run_pattern, split_at_quotes
 from parsing.json_snippets import _FLAT_REJECT, _LOSSLESS_FIRST, _strict, decode_at
@@ -207,3 +208,32 @@ def test_escaped_quotes_answer_inner_quotes_and_leave_code() -> None:
         assert got.value == ref.value
     for text in ('{"c": "x["k"] = 1"}', '{"c": "{"b": 1}"}', '{"c": "a "b"'):
         assert escaped_quotes_at(text, 0, _strict_error(text, 0) or (0, "")) is None
+
+
+_CODE = [
+    *'"\':,{}[] /', "\\n", "\\n", "a", "x)", "1", "None", '"k": ', '": ', '" : ', '"/*c*/:',
+    '"]', '"}', ', "k": "', "\\\"", "\n", "```", "</tool_call>",
+]  # fmt: skip
+code = st.lists(st.sampled_from(_CODE), max_size=30).map("".join)
+
+
+@FAST
+@given(
+    st.sampled_from(['{"c": "', '{"a": 1, "c": "', '{"f": {"c": "', '[{"c": "', "{'c': '"]),
+    code,
+    st.sampled_from(['"}', '"}}', '"}]', "'}", '", "d": 1}', ""]),
+    st.sampled_from(["\n```", "\n</tool_call>", "\n```\nmore ```"]),
+)
+@example('{"c": "', 'x = {"b": 1}\\n', '"}', "\n```")
+@example('{"c": "', 'print("a")\\n', '"}', "\n```")
+def test_code_first_reads_as_the_two_readings(start: str, rest: str, end: str, tail: str) -> None:
+    """The code reading read first answers what the default reading, then (when it is
+    rejected) the code reading, answer."""
+    text = start + rest + end + tail
+    close = tail.strip().split("\n")[0]
+    got = code_first(text, 0, close)
+    if got is None:
+        return
+    d = parse_tolerant(text, 0, marker=close)
+    ref = code_in_values(text, 0, True, close) if isinstance(d, Rejected) else d
+    assert repr(got) == repr(ref)
