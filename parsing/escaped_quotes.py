@@ -29,17 +29,23 @@ import json
 import re
 from typing import Final
 
-from parsing.json_rules import _NEVER_ENDS, _depth
+from parsing.json_rules import (
+    _NEVER_ENDS,
+    _VALUE_RUNS,
+    _VALUE_RUNS_ARRAY,
+    _VALUE_RUNS_FLAT,
+    _depth,
+)
 from parsing.json_scan import Source, split_at_quotes
 from parsing.json_strict import STRICT, WINDOW
-from parsing.json_tolerant import MAX_DEPTH, Decoded, _Parser
+from parsing.json_tolerant import MAX_DEPTH, Decoded, Rejected, _Frame, _Parser
 
 MAX_ROUNDS: Final = 3
 """Strict decodings at most (each after a run of kept quotes escaped): denser quotes (code)
 are left to the tolerant pass, which passes runs of them in one regex."""
 _JSON_WS: Final = " \t\r\n"
 _AFTER_VALUE = "Expecting ',' delimiter"
-_AFTER_COMMA = {"Expecting property name enclosed in double quotes": "o", "Expecting value": "a"}
+_AFTER_COMMA = frozenset({"Expecting property name enclosed in double quotes", "Expecting value"})
 _BOTH = rf"(?={_NEVER_ENDS['o', False]})(?={_NEVER_ENDS['a', False]})"
 _FREE_RUN = re.compile(rf'[^"\\]*+(?:(?:\\[\s\S]|"{_BOTH})[^"\\]*+)*+')
 """A string body up to its next quote that the tolerant pass may end it at, in an object or
@@ -47,65 +53,169 @@ in an array (the quotes passed over are kept in both, whatever brackets are open
 
 
 def escaped_quotes_at(
-    text: str, i: int, error: tuple[int, str], marker: str | None = None
-) -> Decoded | None:
+    text: str,
+    i: int,
+    error: tuple[int, str],
+    marker: str | None = None,
+    *,
+    code_in_values: bool = False,
+) -> Decoded | Rejected | None:
     """The object/array at ``text[i]`` (a complete text, ``eof``) read by strict JSON once the
-    quotes the tolerant pass keeps are escaped (see the module docstring), or None.
-    ``error``: where and why the strict decoding of ``text[i:]`` failed."""
-    parser = _Parser(Source(text, True, marker), i, {})
-    runs: list[tuple[int, int, str]] = []  # (start, end, the text between, quotes escaped)
-    shift = 0  # characters added by the escapes
-    n, width = len(text), WINDOW
-    while len(runs) < MAX_ROUNDS:  # a run of quotes escaped, then a decoding
-        q = _kept(parser, text, *error)
-        run = None if q < 0 else _kept_run(parser, text, q)
-        if run is None:
-            return None
-        runs.append(run)
-        shift += len(run[2]) - (run[1] - run[0])
-        while True:
-            stop = min(n, i + width)
-            body = _escaped(text, i, stop, runs)
-            try:
-                value, end = STRICT.raw_decode(body)
-            except json.JSONDecodeError as exc:
-                cut = exc.msg.startswith("Unterminated string") or exc.pos >= len(body) - 6
-                if stop < n and cut:
-                    width *= 8
-                    continue
-                error = (i + exc.pos - shift, exc.msg)
-                break
-            except (ValueError, RecursionError):  # NaN, Infinity, an int past the digit limit
+    quotes the tolerant pass keeps are escaped (see the module docstring), or the tolerant
+    pass's rejection at a value's quote followed by ``:``; None: left to the tolerant pass.
+    ``error``: where and why the strict decoding of ``text[i:]`` failed; ``code_in_values``:
+    as the tolerant pass's reading with code in values (`parse_tolerant`)."""
+    return _Escaper(text, i, marker, code_in_values).read(error)
+
+
+_KEPT, _ENDS = 0, 1
+
+
+class _Escaper:
+    """One document's strict decodings, each after a run of kept quotes escaped."""
+
+    __slots__ = ("i", "opened_at", "parser", "runs", "shift", "string", "text")
+
+    def __init__(self, text: str, i: int, marker: str | None, code_in_values: bool) -> None:
+        self.text, self.i = text, i
+        self.parser = _Parser(Source(text, True, marker), i, {}, code_in_values)
+        self.runs: list[tuple[int, int, str]] = []  # (start, end, text between, escaped)
+        self.shift = 0  # characters added by the escapes
+        self.string = -1  # the string whose open brackets `parser.stack` holds: how many runs
+        # lie before it (each run ends a string: the string read lies after all of them)
+        self.opened_at = -1  # where that string opens
+
+    def read(self, error: tuple[int, str]) -> Decoded | Rejected | None:
+        text, i = self.text, self.i
+        n, width = len(text), WINDOW
+        while len(self.runs) < MAX_ROUNDS:  # a run of quotes escaped, then a decoding
+            q = _after_quote(text, *error)
+            run = self._run(q) if q >= 0 and self._decide(q, q) == _KEPT else None
+            if not isinstance(run, tuple):
+                return run if isinstance(run, Rejected) else None
+            self.runs.append(run)
+            self.shift += len(run[2]) - (run[1] - run[0])
+            while True:
+                stop = min(n, i + width)
+                body = _escaped(text, i, stop, self.runs)
+                try:
+                    value, end = STRICT.raw_decode(body)
+                except json.JSONDecodeError as exc:
+                    cut = exc.msg.startswith("Unterminated string") or exc.pos >= len(body) - 6
+                    if stop < n and cut:
+                        width *= 8
+                        continue
+                    error = (i + exc.pos - self.shift, exc.msg)
+                    break
+                except (ValueError, RecursionError):  # NaN, Infinity, an int past the limit
+                    return None
+                return _decoded(self.parser, text, i, end + i - self.shift, value)
+        return None
+
+    def _run(self, q: int) -> tuple[int, int, str] | Rejected | None:
+        """``q`` and the quotes after it in its string that the tolerant pass keeps too
+        (strict JSON would fail right after each: one decoding for all): ``(q, end,
+        text[q:end] with them escaped)``; the tolerant pass's rejection; None when the string
+        runs on past `WINDOW` characters (left to the tolerant pass: this costs no more than
+        a window)."""
+        text, k, run = self.text, q, _FREE_RUN
+        stop = min(len(text), q + WINDOW)
+        while True:  # the quotes kept by the regex, then one by one
+            k = run.match(text, k + 1, stop).end()  # type: ignore[union-attr]
+            if k >= stop or text[k] != '"':
                 return None
-            return _decoded(parser, text, i, end + i - shift, value)
-    return None
+            decision = self._decide(k, q)
+            if isinstance(decision, Rejected) or decision is None:
+                return decision
+            if decision == _ENDS:
+                return q, k, '\\"' + '\\"'.join(split_at_quotes(text[q + 1 : k], '"'))
+            if self.string == len(self.runs):  # the open brackets known: the exact regex
+                run = self._value_run()
+
+    def _value_run(self) -> re.Pattern[str]:
+        """The tolerant pass's regex for the string read, with its open brackets known (it
+        passes the quotes `_Parser._quote_ends` keeps there, see `_Parser._kept_quotes`)."""
+        parser = self.parser
+        stack = parser.stack
+        ctx = "o" if stack[-1].kind == "{" else "a"
+        code = parser.code_in_values and parser._holds_lines(self.opened_at)
+        if len(stack) == 1 and ctx == "a":
+            return _VALUE_RUNS_ARRAY['"', ctx, code]
+        if all(frame.kind != "[" for frame in stack):
+            return _VALUE_RUNS_FLAT['"', ctx, code]
+        return _VALUE_RUNS['"', ctx, code]
+
+    def _decide(self, k: int, q: int) -> int | Rejected | None:
+        """Does the tolerant pass keep the quote at ``k`` of a value string (`_KEPT`), end
+        the string there (`_ENDS`), or end it and reject the document (a ``:`` follows)?
+        ``q``: the string's first quote kept, or ``k`` (strict JSON failed right after it).
+        None: nested too deep."""
+        parser, text = self.parser, self.text
+        src = parser.src
+        j = src.skip_ws(k + 1, comments=True)
+        if src.ended(j):
+            return _ENDS
+        c = text[j]
+        if c == "}" and k != q:  # strict JSON decides: it fails right there if the brace
+            return _ENDS  # closes nothing (the next round decides then, knowing the brackets)
+        if c not in "}]:":  # the open brackets do not matter, maybe the container does
+            in_object, in_array = parser._quote_ends(k, "o"), parser._quote_ends(k, "a")
+            if in_object == in_array:
+                return _ENDS if in_object else _KEPT
+        if not self._open_brackets(q):
+            return None
+        ctx = "o" if parser.stack[-1].kind == "{" else "a"
+        code = parser.code_in_values and parser._holds_lines(self.opened_at)
+        if c == ":" and not (code and ctx == "o"):  # the string ends, then the document is
+            return Rejected(self.i, j, tuple(f.start for f in parser.stack), False)  # rejected
+        return _ENDS if parser._quote_ends(k, ctx, code) else _KEPT
+
+    def _open_brackets(self, k: int) -> bool:
+        """Put the brackets open around the string that strict JSON ended at ``k`` on the
+        parser's stack, as the tolerant pass has them there (False: nested deeper than it
+        reads)."""
+        if self.string == len(self.runs):
+            return True
+        text, i = self.text, self.i
+        prefix = _escaped(text, i, k, self.runs)  # strictly valid JSON, then the string
+        opened: list[tuple[str, int]] = []
+        last = 0
+        for m in _TOKEN.finditer(prefix):  # (the last token: the string holding ``k``)
+            t = m.group()
+            if t[0] == '"':
+                last = m.start()
+                continue
+            if t in "[{":
+                if len(opened) >= MAX_DEPTH:
+                    return False
+                opened.append((t, self._at(m.start())))
+            elif opened:
+                opened.pop()
+        self.parser.stack = [_Frame(kind, at, {} if kind == "{" else []) for kind, at in opened]
+        self.string = len(self.runs)
+        self.opened_at = self._at(last)
+        return bool(opened)
+
+    def _at(self, p: int) -> int:
+        """The index in ``text`` of the character at ``p`` of the escaped text (outside the
+        runs)."""
+        at, shift = self.i + p, 0
+        for start, end, escaped in self.runs:
+            if start - self.i + shift >= p:
+                break
+            shift += len(escaped) - (end - start)
+        return at - shift
+
+
+_TOKEN = re.compile(r'"(?:[^"\\]++|\\[\s\S])*+"?|[\[\]{}]')
+"""A string (the last one maybe unclosed) or a bracket of strictly valid JSON."""
 
 
 def _decoded(parser: _Parser, text: str, i: int, end: int, value: object) -> Decoded | None:
+    parser.stack = []  # (the document's own brackets: it is read whole)
     if not _plain_depth(text, i, end, value) or not parser._last_quote_ends(i, end):
         return None
     return Decoded(value, i, end, True, False, frozenset({"inner_quotes"}))
-
-
-def _kept_run(parser: _Parser, text: str, q: int) -> tuple[int, int, str] | None:
-    """``q`` and the quotes after it in its string that the tolerant pass surely keeps too,
-    wherever the string lies (strict JSON would fail right after each: one decoding for all):
-    ``(q, end, text[q:end] with them escaped)``. None when the string runs on past `WINDOW`
-    characters (left to the tolerant pass: this costs no more than a window), or when the
-    next quote is followed by ``:`` or ``]`` (code: ``x["k"]``, ``{"b": 1}``), where strict
-    JSON would most likely fail again: the tolerant pass reads it at once."""
-    n, k = parser.src.n, q
-    stop = min(n, q + WINDOW)
-    while True:  # the quotes kept in both containers by the regex, then one by one
-        k = _FREE_RUN.match(text, k + 1, stop).end()  # type: ignore[union-attr]
-        if k >= stop or text[k] != '"' or not _free_kept(parser, text, k):
-            break
-    if k >= stop or text[k] != '"':
-        return None
-    after = parser.src.skip_ws(k + 1)
-    if after < n and text[after] in ":]":
-        return None
-    return q, k, '\\"' + '\\"'.join(split_at_quotes(text[q + 1 : k], '"'))
 
 
 def _escaped(text: str, i: int, stop: int, runs: list[tuple[int, int, str]]) -> str:
@@ -119,37 +229,22 @@ def _escaped(text: str, i: int, stop: int, runs: list[tuple[int, int, str]]) -> 
     return "".join(parts)
 
 
-def _kept(parser: _Parser, text: str, pos: int, msg: str) -> int:
-    """The quote before the strict failure at ``pos`` that the tolerant pass keeps as a
-    character (see the module docstring), or -1."""
-    ctx = _AFTER_COMMA.get(msg)
-    if ctx is None and msg != _AFTER_VALUE:
+def _after_quote(text: str, pos: int, msg: str) -> int:
+    """The quote ending a value string right before the strict failure at ``pos`` (past
+    whitespace, and a comma before a missing key or value), or -1."""
+    comma = msg in _AFTER_COMMA
+    if not comma and msg != _AFTER_VALUE:
         return -1
     b = pos - 1
     while b >= 0 and text[b] in _JSON_WS:
         b -= 1
-    if ctx is not None:  # after a comma
+    if comma:
         if b < 0 or text[b] != ",":
             return -1
         b -= 1
         while b >= 0 and text[b] in _JSON_WS:
             b -= 1
-    if b < 0 or text[b] != '"':
-        return -1
-    if ctx is None:  # what follows the quote must not depend on the container
-        return b if _free_kept(parser, text, b) else -1
-    return -1 if parser._quote_ends(b, ctx) else b
-
-
-def _free_kept(parser: _Parser, text: str, k: int) -> bool:
-    """Does the tolerant pass keep the quote at ``k`` whatever brackets are open and whatever
-    container the string is in? `_Parser._quote_ends` answers False in an object and in an
-    array, and what follows the quote (past whitespace and comments) is not a closer."""
-    src = parser.src
-    j = src.skip_ws(k + 1, comments=True)
-    if src.ended(j) or text[j] in "}]":
-        return False
-    return not parser._quote_ends(k, "o") and not parser._quote_ends(k, "a")
+    return b if b >= 0 and text[b] == '"' else -1
 
 
 def _plain_depth(text: str, i: int, end: int, value: object) -> bool:

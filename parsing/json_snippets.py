@@ -113,6 +113,8 @@ def _decode_enclosed(
     it, the reading with code in its values (`code_in_values`). A whole reply reads the
     latter first when it tells what the former gives (`code_first`): one reading, not two."""
     fast = _fast_decode(text, v, eof, close, lossless)
+    if isinstance(fast, Rejected):  # the default reading's rejection (a complete text)
+        return code_in_values(text, v, eof, close, _failure(text, v))
     if fast is not None:
         return fast
     if eof and active_resumes() is None:
@@ -125,9 +127,9 @@ def _decode_enclosed(
 
 def _fast_decode(
     text: str, i: int, eof: bool, marker: str | None, lossless: bool | None
-) -> Decoded | None:
-    """`decode_at`'s strict, lossless and escaped-quote readings (None: the tolerant pass's
-    turn)."""
+) -> Decoded | Rejected | None:
+    """`decode_at`'s strict, lossless and escaped-quote readings, or the tolerant pass's
+    rejection found by the last (None: the tolerant pass's turn)."""
     if lossless is None:
         read = _strict(text, i)
         if isinstance(read, tuple):
@@ -137,10 +139,16 @@ def _fast_decode(
     if fast is not None:
         value, end, fixes = fast
         return Decoded(value, i, end, repaired=bool(fixes), truncated=False, fixes=fixes)
-    failed = _FAILED  # (a stream's look resumes its tolerant readings instead)
-    if not lossless and eof and failed[0] is text and failed[1] == i and active_resumes() is None:
-        return escaped_quotes_at(text, i, (failed[2], failed[3]), marker)
+    error = None if lossless or not eof else _failure(text, i)
+    if error is not None and active_resumes() is None:  # (a stream's look resumes instead)
+        return escaped_quotes_at(text, i, error, marker)
     return None
+
+
+def _failure(text: str, i: int) -> tuple[int, str] | None:
+    """Where and why `_strict` failed on ``text[i:]``, if that was its last failure."""
+    failed = _FAILED
+    return (failed[2], failed[3]) if failed[0] is text and failed[1] == i else None
 
 
 def _snippet(span: tuple[int, int], d: Decoded, origin: Origin, suspect: bool = False) -> Snippet:

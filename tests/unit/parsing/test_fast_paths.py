@@ -23,7 +23,6 @@ from parsing.json_tolerant import (
     _VALUE_RUNS,
     _VALUE_RUNS_ARRAY,
     _VALUE_RUNS_FLAT,
-    Decoded,
     Rejected,
     _Frame,
     _Parser,
@@ -175,39 +174,42 @@ def _strict_error(text: str, i: int) -> tuple[int, str] | None:
 
 @FAST
 @given(
-    st.sampled_from(['{"a": "', '["', '{"a": ["', '{"a": {"b": "', '{"k": 1, "a": "']),
+    st.sampled_from(
+        ['{"a": "', '["', '{"a": ["', '{"a": {"b": "', '[{"a": [1, {"c": "', '{"x": [["']
+    ),
     quoted,
-    st.sampled_from(["", '"}', '"]', '"}}', '"]}', '"}\n```', '"} tail', '"}, x', '"}\n{"b": 1}']),
+    st.sampled_from(["", '"}', '"]', '"}}', '"]}', '"}\n```', '"} tail', '"}, x', '"}]}']),
     st.sampled_from([None, "```", "</tool_call>"]),
 )
 @example('{"a": "', 'Next "big" file', '"}', None)
 @example('{"a": "', 'x "r", encoding', '"}', "```")
+@example('{"a": "', 'x["k"] = {"b": 1}', '"}', None)  # rejected at the ":"
+@example('{"a": "', ', ""]", "k": "a"},"b', '"} tail', None)  # the last quote is kept
 def test_escaped_quotes_read_as_the_tolerant_pass(
     start: str, rest: str, end: str, marker: str | None
 ) -> None:
-    """Where the inner quotes escaped at C speed give a reading, it is the tolerant pass's."""
+    """Where the inner quotes escaped at C speed give an answer, it is the tolerant pass's."""
     text = start + rest + end
     error = _strict_error(text, 0)
     if error is None:
         return
     got = escaped_quotes_at(text, 0, error, marker)
-    if got is None:
-        return
-    ref = parse_tolerant(text, 0, marker=marker)
-    assert isinstance(ref, Decoded)
-    assert (repr(got.value), got.end, got.fixes) == (repr(ref.value), ref.end, ref.fixes)
-    assert (got.repaired, got.truncated) == (ref.repaired, ref.truncated)
+    if got is not None:
+        assert repr(got) == repr(parse_tolerant(text, 0, marker=marker))
 
 
-def test_escaped_quotes_answer_inner_quotes_and_leave_code() -> None:
-    for text in ('{"m": "Next "big" file"}', '["a "b" c", 1]', '{"c": "f("r", x) y"}'):
+def test_escaped_quotes_answer_inner_quotes_and_code() -> None:
+    for text in (
+        '{"m": "Next "big" file"}',
+        '["a "b" c", 1]',
+        '{"c": "f("r", x) y"}',
+        '{"c": "x["k"] = 1"}',  # no array open: the "]" closes nothing, the quote is kept
+        '{"c": "{"b": 1}"}',  # rejected at the ":"
+    ):
         got = escaped_quotes_at(text, 0, _strict_error(text, 0) or (0, ""))
-        ref = parse_tolerant(text, 0)
         assert got is not None
-        assert isinstance(ref, Decoded)
-        assert got.value == ref.value
-    for text in ('{"c": "x["k"] = 1"}', '{"c": "{"b": 1}"}', '{"c": "a "b"'):
-        assert escaped_quotes_at(text, 0, _strict_error(text, 0) or (0, "")) is None
+        assert repr(got) == repr(parse_tolerant(text, 0))
+    assert escaped_quotes_at('{"c": "a "b"', 0, _strict_error('{"c": "a "b"', 0) or (0, "")) is None
 
 
 _CODE = [
