@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from parsing.escaped_quotes import escaped_quotes_at
+from parsing.escaped_quotes import escaped_region_at
 from parsing.json_scan import Source
 from parsing.json_tolerant import Decoded, Rejected, _parse, _Parser, parse_tolerant
 
@@ -74,20 +74,28 @@ def code_first(text: str, v: int, close: str) -> Decoded | Rejected | None:
     return _to_region_end(text, v, True, close, reading)
 
 
-def code_in_values(
-    text: str, v: int, eof: bool, close: str, error: tuple[int, str] | None = None
-) -> Decoded | Rejected:
+def code_in_values(text: str, v: int, eof: bool, close: str) -> Decoded | Rejected:
     """A document of a fence or tag that the default reading rejected, read again with code
     in its string values (unescaped quotes before ``:``, as in ``{"c": None}``): kept only when
-    it reads to the end of its region, complete (the region's extent vouches for it).
-    ``error``: where and why its strict decoding failed (a complete text): its inner quotes
-    are escaped at C speed where that reads the same (`escaped_quotes_at`)."""
-    d = None
-    if error is not None:
-        d = escaped_quotes_at(text, v, error, close, code_in_values=True)
-    if d is None:
-        d = parse_tolerant(text, v, eof=eof, marker=close, code_in_values=True)
+    it reads to the end of its region, complete (the region's extent vouches for it)."""
+    d = parse_tolerant(text, v, eof=eof, marker=close, code_in_values=True)
     return _to_region_end(text, v, eof, close, d)
+
+
+def escaped_in_region(
+    text: str, v: int, error: tuple[int, str], close: str
+) -> Decoded | Rejected | None:
+    """What the default reading, then (when it is rejected) the code reading give for the
+    document at ``text[v]`` of a complete fence or tag body, read with its inner quotes
+    escaped (`escaped_region_at`; ``error``: where and why strict JSON failed on it); None:
+    left to the tolerant readings. A rejection of the default reading at a quote the code
+    reading keeps goes on as the code reading; any other is the code reading's too."""
+    reading, coded = escaped_region_at(text, v, error, close)
+    if not coded:
+        return reading
+    if reading is None:  # the default reading was rejected: the code reading's turn
+        return code_in_values(text, v, True, close)
+    return _to_region_end(text, v, True, close, reading)
 
 
 def _to_region_end(

@@ -68,13 +68,28 @@ def escaped_quotes_at(
     return _Escaper(text, i, marker, code_in_values).read(error)
 
 
+def escaped_region_at(
+    text: str, i: int, error: tuple[int, str], close: str
+) -> tuple[Decoded | Rejected | None, bool]:
+    """`escaped_quotes_at` for a document of a fence or tag body ending at ``close``: when
+    the default reading is rejected at a quote before ``:`` in a string holding lines, the
+    reading with code in values (`parse_tolerant`'s ``code_in_values``) goes on from there
+    (both take every decision before it alike). Returns the reading, and whether it is the
+    one with code in values (the default reading was then rejected)."""
+    escaper = _Escaper(text, i, close, False)
+    reading = escaper.read(error)
+    if isinstance(reading, Rejected) and escaper.code_at is not None:
+        return escaper.read_code(), True
+    return reading, False
+
+
 _KEPT, _ENDS = 0, 1
 
 
 class _Escaper:
     """One document's strict decodings, each after a run of kept quotes escaped."""
 
-    __slots__ = ("i", "opened_at", "parser", "runs", "shift", "string", "text")
+    __slots__ = ("code_at", "i", "opened_at", "parser", "runs", "shift", "string", "text")
 
     def __init__(self, text: str, i: int, marker: str | None, code_in_values: bool) -> None:
         self.text, self.i = text, i
@@ -84,15 +99,31 @@ class _Escaper:
         self.string = -1  # the string whose open brackets `parser.stack` holds: how many runs
         # lie before it (each run ends a string: the string read lies after all of them)
         self.opened_at = -1  # where that string opens
+        self.code_at: tuple[int, int] | None = None
+        """Where the default reading was rejected at a quote that the reading with code in
+        values keeps: (the string's first quote kept, that quote)."""
 
     def read(self, error: tuple[int, str]) -> Decoded | Rejected | None:
+        q = _after_quote(self.text, *error)
+        decision = self._decide(q, q) if q >= 0 else None
+        if decision != _KEPT:
+            return decision if isinstance(decision, Rejected) else None
+        return self._rounds(self._run(q, q))
+
+    def read_code(self) -> Decoded | Rejected | None:
+        """After `read` was rejected at `code_at`: the reading with code in values, which
+        took every decision before it as the default reading, from there on."""
+        assert self.code_at is not None
+        q, k = self.code_at
+        self.code_at = None
+        self.parser.code_in_values = True
+        return self._rounds(self._run(q, k))
+
+    def _rounds(self, run: tuple[int, int, str] | Rejected | None) -> Decoded | Rejected | None:
+        """Escape ``run``, decode, and so on while strict JSON fails at a kept quote."""
         text, i = self.text, self.i
         n, width = len(text), WINDOW
-        while len(self.runs) < MAX_ROUNDS:  # a run of quotes escaped, then a decoding
-            q = _after_quote(text, *error)
-            run = self._run(q) if q >= 0 and self._decide(q, q) == _KEPT else None
-            if not isinstance(run, tuple):
-                return run if isinstance(run, Rejected) else None
+        while isinstance(run, tuple):
             self.runs.append(run)
             self.shift += len(run[2]) - (run[1] - run[0])
             while True:
@@ -110,15 +141,21 @@ class _Escaper:
                 except (ValueError, RecursionError):  # NaN, Infinity, an int past the limit
                     return None
                 return _decoded(self.parser, text, i, end + i - self.shift, value)
-        return None
+            q = _after_quote(text, *error)
+            decision = self._decide(q, q) if q >= 0 and len(self.runs) < MAX_ROUNDS else None
+            if decision != _KEPT:
+                return decision if isinstance(decision, Rejected) else None
+            run = self._run(q, q)
+        return run
 
-    def _run(self, q: int) -> tuple[int, int, str] | Rejected | None:
+    def _run(self, q: int, k: int) -> tuple[int, int, str] | Rejected | None:
         """``q`` and the quotes after it in its string that the tolerant pass keeps too
-        (strict JSON would fail right after each: one decoding for all): ``(q, end,
-        text[q:end] with them escaped)``; the tolerant pass's rejection; None when the string
-        runs on past `WINDOW` characters (left to the tolerant pass: this costs no more than
-        a window)."""
-        text, k, run = self.text, q, _FREE_RUN
+        (strict JSON would fail right after each: one decoding for all), the first of them
+        from ``k`` on yet to be found: ``(q, end, text[q:end] with them escaped)``; the
+        tolerant pass's rejection; None when the string runs on past `WINDOW` characters
+        (left to the tolerant pass: this costs no more than a window)."""
+        text = self.text
+        run = self._value_run() if self.string == len(self.runs) else _FREE_RUN
         stop = min(len(text), q + WINDOW)
         while True:  # the quotes kept by the regex, then one by one
             k = run.match(text, k + 1, stop).end()  # type: ignore[union-attr]
@@ -165,9 +202,12 @@ class _Escaper:
         if not self._open_brackets(q):
             return None
         ctx = "o" if parser.stack[-1].kind == "{" else "a"
-        code = parser.code_in_values and parser._holds_lines(self.opened_at)
-        if c == ":" and not (code and ctx == "o"):  # the string ends, then the document is
-            return Rejected(self.i, j, tuple(f.start for f in parser.stack), False)  # rejected
+        lines = ctx == "o" and parser._holds_lines(self.opened_at)
+        code = parser.code_in_values and lines
+        if c == ":" and not code:  # the string ends, then the document is rejected there
+            if lines:  # (the reading with code in values keeps the quote)
+                self.code_at = (q, k)
+            return Rejected(self.i, j, tuple(f.start for f in parser.stack), False)
         return _ENDS if parser._quote_ends(k, ctx, code) else _KEPT
 
     def _open_brackets(self, k: int) -> bool:
@@ -179,22 +219,25 @@ class _Escaper:
         text, i = self.text, self.i
         prefix = _escaped(text, i, k, self.runs)  # strictly valid JSON, then the string
         opened: list[tuple[str, int]] = []
-        last = 0
-        for m in _TOKEN.finditer(prefix):  # (the last token: the string holding ``k``)
-            t = m.group()
-            if t[0] == '"':
-                last = m.start()
-                continue
-            if t in "[{":
+        pos = 0
+        while True:  # one step per bracket (strings and the rest passed at C speed)
+            m = _TO_BRACKET.match(prefix, pos)
+            if m is None:
+                break
+            pos = m.end()
+            if m.group(1) in "[{":
                 if len(opened) >= MAX_DEPTH:
                     return False
-                opened.append((t, self._at(m.start())))
+                opened.append((m.group(1), self._at(pos - 1)))
             elif opened:
                 opened.pop()
+        last = _TO_OPEN.match(prefix, pos).end()  # type: ignore[union-attr]
+        if not opened or prefix[last : last + 1] != '"':
+            return False
         self.parser.stack = [_Frame(kind, at, {} if kind == "{" else []) for kind, at in opened]
         self.string = len(self.runs)
         self.opened_at = self._at(last)
-        return bool(opened)
+        return True
 
     def _at(self, p: int) -> int:
         """The index in ``text`` of the character at ``p`` of the escaped text (outside the
@@ -207,8 +250,10 @@ class _Escaper:
         return at - shift
 
 
-_TOKEN = re.compile(r'"(?:[^"\\]++|\\[\s\S])*+"?|[\[\]{}]')
-"""A string (the last one maybe unclosed) or a bracket of strictly valid JSON."""
+_TO_OPEN = re.compile(r'(?:[^"\[\]{}]++|"(?:[^"\\]++|\\[\s\S])*+")*+')
+"""Strictly valid JSON up to its next bracket or to a string left open."""
+_TO_BRACKET = re.compile(_TO_OPEN.pattern + r"([\[\]{}])")
+"""Strictly valid JSON up to its next bracket, captured."""
 
 
 def _decoded(parser: _Parser, text: str, i: int, end: int, value: object) -> Decoded | None:

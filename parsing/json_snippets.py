@@ -25,7 +25,7 @@ import re
 from typing import Any
 
 from parsing.blocks import Origin
-from parsing.code_values import code_first, code_in_values
+from parsing.code_values import code_first, code_in_values, escaped_in_region
 from parsing.escaped_quotes import escaped_quotes_at
 from parsing.json_scan import WS_COMMENTS, NeedMore, Source
 from parsing.json_tolerant import Decoded, Rejected, parse_tolerant
@@ -112,9 +112,7 @@ def _decode_enclosed(
     """`decode_at` for a document of a fence or tag, then, if the default reading rejects
     it, the reading with code in its values (`code_in_values`). A whole reply reads the
     latter first when it tells what the former gives (`code_first`): one reading, not two."""
-    fast = _fast_decode(text, v, eof, close, lossless)
-    if isinstance(fast, Rejected):  # the default reading's rejection (a complete text)
-        return code_in_values(text, v, eof, close, _failure(text, v))
+    fast = _fast_decode(text, v, eof, close, lossless, region=True)
     if fast is not None:
         return fast
     if eof and active_resumes() is None:
@@ -126,10 +124,17 @@ def _decode_enclosed(
 
 
 def _fast_decode(
-    text: str, i: int, eof: bool, marker: str | None, lossless: bool | None
+    text: str,
+    i: int,
+    eof: bool,
+    marker: str | None,
+    lossless: bool | None,
+    region: bool = False,
 ) -> Decoded | Rejected | None:
     """`decode_at`'s strict, lossless and escaped-quote readings, or the tolerant pass's
-    rejection found by the last (None: the tolerant pass's turn)."""
+    rejection found by the last (None: the tolerant pass's turn). ``region``: a document of
+    a fence or tag body ending at ``marker``: `_decode_enclosed`'s answer (the code reading
+    when the default one is rejected)."""
     if lossless is None:
         read = _strict(text, i)
         if isinstance(read, tuple):
@@ -140,9 +145,11 @@ def _fast_decode(
         value, end, fixes = fast
         return Decoded(value, i, end, repaired=bool(fixes), truncated=False, fixes=fixes)
     error = None if lossless or not eof else _failure(text, i)
-    if error is not None and active_resumes() is None:  # (a stream's look resumes instead)
-        return escaped_quotes_at(text, i, error, marker)
-    return None
+    if error is None or active_resumes() is not None:  # (a stream's look resumes instead)
+        return None
+    if region and marker is not None:
+        return escaped_in_region(text, i, error, marker)
+    return escaped_quotes_at(text, i, error, marker)
 
 
 def _failure(text: str, i: int) -> tuple[int, str] | None:

@@ -15,7 +15,7 @@ import json
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from parsing.code_values import code_first, code_in_values
+from parsing.code_values import code_first, code_in_values, escaped_in_region
 from parsing.escaped_quotes import escaped_quotes_at
 from parsing.json_scan import Source, run_pattern, split_at_quotes
 from parsing.json_snippets import _FLAT_REJECT, _LOSSLESS_FIRST, _strict, decode_at
@@ -234,6 +234,31 @@ def test_code_first_reads_as_the_two_readings(start: str, rest: str, end: str, t
     text = start + rest + end + tail
     close = tail.strip().split("\n")[0]
     got = code_first(text, 0, close)
+    if got is None:
+        return
+    d = parse_tolerant(text, 0, marker=close)
+    ref = code_in_values(text, 0, True, close) if isinstance(d, Rejected) else d
+    assert repr(got) == repr(ref)
+
+
+@FAST
+@given(
+    st.sampled_from(['{"c": "', '{"a": 1, "c": "x\\n', '{"f": {"c": "', '[{"c": "', '{"x": [["']),
+    code,
+    st.sampled_from(['"}', '"}}', '"}]', '", "d": 1}', '"} tail', ""]),
+    st.sampled_from(["\n```", "\n</tool_call>", "\n```\nmore ```", "```"]),
+)
+@example('{"c": "', 'x = {"b": 1}\\n', '"}', "\n```")  # the code reading goes on
+@example('{"c": "', 'x["k"] = "a": 1', '"}', "\n```")  # a ":" outside code: rejected
+def test_escaped_region_reads_as_the_two_readings(
+    start: str, rest: str, end: str, tail: str
+) -> None:
+    """A fence or tag document read with its inner quotes escaped gives what the default
+    reading, then (when it is rejected) the code reading give."""
+    text = start + rest + end + tail
+    close = tail.strip().split("\n")[0]
+    error = _strict_error(text, 0)
+    got = None if error is None else escaped_in_region(text, 0, error, close)
     if got is None:
         return
     d = parse_tolerant(text, 0, marker=close)
