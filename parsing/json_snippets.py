@@ -7,7 +7,10 @@ Decoding order for a value starting at ``{`` or ``[``:
 1. strict: ``json.JSONDecoder.raw_decode`` (C speed, finds the value's string-aware end);
    then the lossless pass at C speed (`lossless.lossless_at`: orjson finds the end, fixes
    trailing commas, comments, Python literals, raw control characters), which answers only
-   where the tolerant pass would read the same;
+   where the tolerant pass would read the same; where strict JSON failed right after a quote
+   the tolerant pass keeps as a character, the value decoded again with those quotes escaped
+   (`escaped_quotes`: the tolerant pass's own decisions, its answer or None; in a fence or
+   tag, the code-in-values reading goes on from the default one's rejection);
 2. our tolerant pass (`json_tolerant`): lossless fixes, cut-off closing, unambiguous
    heuristics — never drops a string character; its strictly valid containers and string
    stretches are read at C speed (`json_strict`) where its rules provably read the same;
