@@ -82,7 +82,7 @@ def _strict(text: str, i: int, *, streaming: bool = False) -> tuple[Any, int] | 
                 return None
             if stop >= n or not cut:
                 at = window[exc.pos : exc.pos + 1]
-                _FAILED[:] = (text, i, i + exc.pos, exc.msg)
+                _FAILED[0] = (text, i, i + exc.pos, exc.msg)
                 return at != "" and (at in _LOSSLESS_FIRST or at < " ")
         except (ValueError, RecursionError):
             return True
@@ -90,9 +90,10 @@ def _strict(text: str, i: int, *, streaming: bool = False) -> tuple[Any, int] | 
 
 
 _LOSSLESS_FIRST = frozenset("]}/TFN\\")
-_FAILED: list[Any] = [None, -1, -1, ""]
-"""The last strict failure `_strict` saw: (text, start, where, why); `decode_at` hands it to
-the pass after it (no second decoding to find the same error)."""
+_FAILED: list[tuple[str, int, int, str] | None] = [None]
+"""The last strict failure `_strict` saw: (text, start, where, why), replaced whole (one
+read sees one failure); `decode_at` hands it to the pass after it (no second decoding to
+find the same error)."""
 _JSON_WS = re.compile(r"[ \t\n\r]*+")
 _PARTIAL_TOKEN = re.compile(r'(?:"[^"\\]*+(?:\\[\s\S][^"\\]*+)*+\\?+|[\w.+-]*+)\Z')
 """What a cut-off value may end with at the error: an open string, a literal or number."""
@@ -157,8 +158,10 @@ def _fast_decode(
 
 def _failure(text: str, i: int) -> tuple[int, str] | None:
     """Where and why `_strict` failed on ``text[i:]``, if that was its last failure."""
-    failed = _FAILED
-    return (failed[2], failed[3]) if failed[0] is text and failed[1] == i else None
+    failed = _FAILED[0]
+    if failed is None or failed[0] is not text or failed[1] != i:
+        return None
+    return failed[2], failed[3]
 
 
 def _snippet(span: tuple[int, int], d: Decoded, origin: Origin, suspect: bool = False) -> Snippet:
