@@ -30,11 +30,11 @@ from typing import Any
 from parsing.blocks import Origin
 from parsing.code_values import code_first, code_in_values, escaped_in_region
 from parsing.escaped_quotes import escaped_quotes_at
+from parsing.json_regions import closing_end, run_end, snippet_of, undecodable
 from parsing.json_scan import WS_COMMENTS, NeedMore, Source
 from parsing.json_tolerant import Decoded, Rejected, parse_tolerant
 from parsing.lossless import lossless_at, lossless_loads
 from parsing.regions import PENDING, Found, Match, NoMatch, Opaque, Snippet
-from parsing.repair_fallback import repair_last_resort
 from parsing.resume import active as active_resumes
 
 
@@ -164,13 +164,6 @@ def _failure(text: str, i: int) -> tuple[int, str] | None:
     return failed[2], failed[3]
 
 
-def _snippet(span: tuple[int, int], d: Decoded, origin: Origin, suspect: bool = False) -> Snippet:
-    return Snippet(
-        span[0], span[1], d.start, d.end, origin, d.value, not d.truncated, d.repaired, suspect,
-        d.fixes,
-    )  # fmt: skip
-
-
 # Every repetition here is possessive (``*+``, ``?+``) or atomic (``(?>...)``): a failing
 # match never backtracks into it (``{"a"`` then n slashes was exponential with plain ``*``:
 # 28 s at n=44). A comment between a key and its colon counts up to `_COMMENT_MAX`
@@ -260,7 +253,7 @@ def match_bare_at(text: str, i: int, eof: bool) -> Match:
         return NoMatch(tuple(p for p in d.open_starts if p != i))
     if isinstance(d.value, dict | list) and not d.value and d.truncated and d.end - i < 3:
         return NoMatch()  # a lone "{" or "[" at the very end: no evidence of JSON
-    return Found((_snippet((i, d.end), d, "bare_json"),), d.end)
+    return Found((snippet_of((i, d.end), d, "bare_json"),), d.end)
 
 
 def match_enclosed(
@@ -300,18 +293,18 @@ def match_enclosed(
             if isinstance(d, Rejected):
                 if found:
                     break
-                return _undecodable(text, open_start, v, close, origin, eof, repair, line_close)
+                return undecodable(text, open_start, v, close, origin, eof, repair, line_close)
             found.append(d)
             pos = d.end
             if d.truncated:
                 break
         if not found:
             return Opaque(body_start, close, fence=close[0] in "`~", line=line_close)
-        end = _closing_end(src, pos, close, line_close)
+        end = closing_end(src, pos, close, line_close)
     except NeedMore:
         return PENDING
     bounds = [open_start] + [d.end for d in found[:-1]] + [max(end, found[-1].end)]
-    snippets = tuple(_snippet((bounds[k], bounds[k + 1]), d, origin) for k, d in enumerate(found))
+    snippets = tuple(snippet_of((bounds[k], bounds[k + 1]), d, origin) for k, d in enumerate(found))
     return Found(snippets, bounds[-1])
 
 
@@ -345,7 +338,7 @@ def _whole_body(
         return None
     src = Source(text, eof)
     try:
-        end = _run_end(src, at + len(close), close)
+        end = run_end(src, at + len(close), close)
     except NeedMore:
         return None
     v = src.skip_ws(body_start)
@@ -353,7 +346,7 @@ def _whole_body(
     while stop > v and text[stop - 1] in " \t\r\n":
         stop -= 1
     d = Decoded(value, v, stop, repaired=bool(fixes), truncated=False, fixes=fixes)
-    return Found((_snippet((open_start, end), d, origin),), end)
+    return Found((snippet_of((open_start, end), d, origin),), end)
 
 
 def _one_strict_value(
@@ -382,68 +375,3 @@ def _one_strict_value(
         if end >= n and not eof:
             return PENDING  # the closing run may still grow
     return Found((Snippet(open_start, end, v, stop, origin, value, True, False, False),), end)
-
-
-def _closing_end(src: Source, pos: int, close: str, line_close: re.Pattern[str] | None) -> int:
-    """Where the region ends after its last value at ``pos``."""
-    text = src.text
-    after = src.skip_ws(pos, comments=True)
-    if not src.at_end(after) and text.startswith(close, after):
-        return _run_end(src, after + len(close), close)
-    if line_close is not None:
-        m = line_close.search(text, pos)
-        if m is not None:
-            return _run_end(src, m.end(), close)
-    else:
-        at = text.find(close, pos)
-        if at >= 0:
-            return at + len(close)
-    src.at_end(src.n)  # the closer may still come
-    return pos
-
-
-def _run_end(src: Source, end: int, close: str) -> int:
-    """A fence closer swallows its whole run of fence characters."""
-    if close[0] not in "`~":
-        return end
-    text = src.text
-    while not src.at_end(end) and text[end] == close[0]:
-        end += 1
-    return end
-
-
-def _undecodable(
-    text: str,
-    open_start: int,
-    v: int,
-    close: str,
-    origin: Origin,
-    eof: bool,
-    repair: bool,
-    line: re.Pattern[str] | None,
-) -> Match:
-    """A body our passes cannot decode: json-repair's reading of it up to the closer (a
-    closing fence line for fences), else opaque text."""
-    fence = close[0] in "`~"
-    if not repair:
-        return Opaque(v, close, fence=fence, line=line)
-    if line is not None:
-        m = line.search(text, v)
-        if m is not None and m.end() == len(text) and not eof:
-            return PENDING  # the closing line may still grow ("```" then "x")
-        at, close_end = (m.start(), m.end()) if m is not None else (-1, -1)
-    else:
-        at = text.find(close, v)
-        close_end = at + len(close)
-    if at < 0 and not eof:
-        return PENDING
-    body_end = at if at >= 0 else len(text)
-    reading = repair_last_resort(text[v:body_end])
-    if reading is None:
-        return Opaque(v, close, fence=fence, line=line)
-    value, suspect = reading
-    end = close_end if at >= 0 else body_end
-    cut_off = at < 0  # no closer before the end of the reply: the body may be cut off
-    fixes = frozenset({"json_repair"})
-    d = Decoded(value, v, body_end, repaired=True, truncated=cut_off, fixes=fixes)
-    return Found((_snippet((open_start, end), d, origin, suspect),), end)
