@@ -150,6 +150,8 @@ def split_at_quotes(body: str, quote: str) -> list[str]:
     parser joins with a kept quote), at C speed."""
     if body.find(quote) < 0:
         return [body]
+    if body.find("\\" + quote) < 0 and body[-1:] != "\\":  # no quote escaped: all cut
+        return body.split(quote)
     # a sentinel quote ends the body: the matches are contiguous, so none starts inside an
     # escape pair, and each captures the segment before its quote
     pattern = _DQ_SEGMENT if quote == '"' else _SQ_SEGMENT

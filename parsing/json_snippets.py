@@ -7,7 +7,10 @@ Decoding order for a value starting at ``{`` or ``[``:
 1. strict: ``json.JSONDecoder.raw_decode`` (C speed, finds the value's string-aware end);
    then the lossless pass at C speed (`lossless.lossless_at`: orjson finds the end, fixes
    trailing commas, comments, Python literals, raw control characters), which answers only
-   where the tolerant pass would read the same;
+   where the tolerant pass would read the same; where strict JSON failed right after a quote
+   the tolerant pass keeps as a character, the value decoded again with those quotes escaped
+   (`escaped_quotes`: the tolerant pass's own decisions, its answer or None; in a fence or
+   tag, the code-in-values reading goes on from the default one's rejection);
 2. our tolerant pass (`json_tolerant`): lossless fixes, cut-off closing, unambiguous
    heuristics — never drops a string character; its strictly valid containers and string
    stretches are read at C speed (`json_strict`) where its rules provably read the same;
@@ -25,6 +28,9 @@ import re
 from typing import Any
 
 from parsing.blocks import Origin
+from parsing.code_values import code_first, code_in_values, escaped_in_region
+from parsing.escaped_quotes import escaped_quotes_at
+from parsing.json_regions import closing_end, run_end, snippet_of, undecodable
 from parsing.json_scan import WS_COMMENTS, NeedMore, Source
 from parsing.json_shortcuts import (
     _FLAT_PENDING,
@@ -37,7 +43,6 @@ from parsing.json_shortcuts import (
 from parsing.json_tolerant import Decoded, Rejected, parse_tolerant
 from parsing.lossless import lossless_at, lossless_loads
 from parsing.regions import PENDING, Found, Match, NoMatch, Opaque, Snippet
-from parsing.repair_fallback import repair_last_resort
 from parsing.resume import active as active_resumes
 
 
@@ -90,6 +95,7 @@ def _strict(text: str, i: int, *, streaming: bool = False) -> tuple[Any, int] | 
                 return None
             if stop >= n or not cut:
                 at = window[exc.pos : exc.pos + 1]
+                _FAILED[0] = (text, i, i + exc.pos, exc.msg)
                 return at != "" and (at in _LOSSLESS_FIRST or at < " ")
         except (ValueError, RecursionError):
             return True
@@ -97,6 +103,10 @@ def _strict(text: str, i: int, *, streaming: bool = False) -> tuple[Any, int] | 
 
 
 _LOSSLESS_FIRST = frozenset("]}/TFN\\")
+_FAILED: list[tuple[str, int, int, str] | None] = [None]
+"""The last strict failure `_strict` saw: (text, start, where, why), replaced whole (one
+read sees one failure); `decode_at` hands it to the pass after it (no second decoding to
+find the same error)."""
 _JSON_WS = re.compile(r"[ \t\n\r]*+")
 _PARTIAL_TOKEN = re.compile(r'(?:"[^"\\]*+(?:\\[\s\S][^"\\]*+)*+\\?+|[\w.+-]*+)\Z')
 """What a cut-off value may end with at the error: an open string, a literal or number."""
@@ -109,6 +119,39 @@ def decode_at(
 
     ``lossless`` not None: the caller already ran the strict pass, which failed, and says
     whether the lossless pass may fix the first error (the tolerant pass reads the same)."""
+    fast = _fast_decode(text, i, eof, marker, lossless)
+    return fast if fast is not None else parse_tolerant(text, i, eof=eof, marker=marker)
+
+
+def _decode_enclosed(
+    text: str, v: int, eof: bool, close: str, lossless: bool | None
+) -> Decoded | Rejected:
+    """`decode_at` for a document of a fence or tag, then, if the default reading rejects
+    it, the reading with code in its values (`code_in_values`). A whole reply reads the
+    latter first when it tells what the former gives (`code_first`): one reading, not two."""
+    fast = _fast_decode(text, v, eof, close, lossless, region=True)
+    if fast is not None:
+        return fast
+    if eof and active_resumes() is None:
+        first = code_first(text, v, close)
+        if first is not None:
+            return first
+    d = parse_tolerant(text, v, eof=eof, marker=close)
+    return code_in_values(text, v, eof, close) if isinstance(d, Rejected) else d
+
+
+def _fast_decode(
+    text: str,
+    i: int,
+    eof: bool,
+    marker: str | None,
+    lossless: bool | None,
+    region: bool = False,
+) -> Decoded | Rejected | None:
+    """`decode_at`'s strict, lossless and escaped-quote readings, or the tolerant pass's
+    rejection found by the last (None: the tolerant pass's turn). ``region``: a document of
+    a fence or tag body ending at ``marker``: `_decode_enclosed`'s answer (the code reading
+    when the default one is rejected)."""
     if lossless is None:
         read = _strict(text, i)
         if isinstance(read, tuple):
@@ -118,14 +161,20 @@ def decode_at(
     if fast is not None:
         value, end, fixes = fast
         return Decoded(value, i, end, repaired=bool(fixes), truncated=False, fixes=fixes)
-    return parse_tolerant(text, i, eof=eof, marker=marker)
+    error = None if lossless or not eof else _failure(text, i)
+    if error is None or active_resumes() is not None:  # (a stream's look resumes instead)
+        return None
+    if region and marker is not None:
+        return escaped_in_region(text, i, error, marker)
+    return escaped_quotes_at(text, i, error, marker)
 
 
-def _snippet(span: tuple[int, int], d: Decoded, origin: Origin, suspect: bool = False) -> Snippet:
-    return Snippet(
-        span[0], span[1], d.start, d.end, origin, d.value, not d.truncated, d.repaired, suspect,
-        d.fixes,
-    )  # fmt: skip
+def _failure(text: str, i: int) -> tuple[int, str] | None:
+    """Where and why `_strict` failed on ``text[i:]``, if that was its last failure."""
+    failed = _FAILED[0]
+    if failed is None or failed[0] is not text or failed[1] != i:
+        return None
+    return failed[2], failed[3]
 
 
 _STRUCTURE = re.compile(r'["\\\[\]{}]')
@@ -195,7 +244,7 @@ def match_bare_at(text: str, i: int, eof: bool) -> Match:
         return NoMatch(tuple(p for p in d.open_starts if p != i))
     if isinstance(d.value, dict | list) and not d.value and d.truncated and d.end - i < 3:
         return NoMatch()  # a lone "{" or "[" at the very end: no evidence of JSON
-    return Found((_snippet((i, d.end), d, "bare_json"),), d.end)
+    return Found((snippet_of((i, d.end), d, "bare_json"),), d.end)
 
 
 def match_enclosed(
@@ -223,11 +272,11 @@ def match_enclosed(
     cut = _cut_at_once(text, v, close) if text[v : v + 1] in ("{", "[") else None
     if cut is not None:  # (what the general loop below reads there: see `_cut_at_once`)
         try:
-            end = _closing_end(Source(text, eof, close), cut.end, close, line_close)
+            end = closing_end(Source(text, eof, close), cut.end, close, line_close)
         except NeedMore:
             return PENDING
         last = max(end, cut.end)
-        return Found((_snippet((open_start, last), cut, origin),), last)
+        return Found((snippet_of((open_start, last), cut, origin),), last)
     fast: Match | bool | None = _whole_body(text, open_start, body_start, close, origin, eof)
     if fast is None:
         fast = _one_strict_value(text, open_start, body_start, close, origin, eof)
@@ -242,41 +291,26 @@ def match_enclosed(
             v = src.skip_ws(pos, comments=True)
             if src.ended(v) or text[v] not in "{[":
                 break
-            d = decode_at(text, v, eof=eof, marker=close, lossless=None if found else first)
-            if isinstance(d, Rejected):
-                d = _code_in_values(text, v, eof, close)
+            d = _decode_enclosed(text, v, eof, close, None if found else first)
             if isinstance(d, Rejected):
                 if found:
                     break
-                return _undecodable(text, open_start, v, close, origin, eof, repair, line_close)
+                return undecodable(text, open_start, v, close, origin, eof, repair, line_close)
             found.append(d)
             pos = d.end
             if d.truncated:
                 break
         if not found:
             return Opaque(body_start, close, fence=close[0] in "`~", line=line_close)
-        end = _closing_end(src, pos, close, line_close)
+        end = closing_end(src, pos, close, line_close)
     except NeedMore:
         return PENDING
     last = max(end, found[-1].end)
     if len(found) == 1:  # (the commonest: one value)
-        return Found((_snippet((open_start, last), found[0], origin),), last)
+        return Found((snippet_of((open_start, last), found[0], origin),), last)
     bounds = [open_start] + [d.end for d in found[:-1]] + [last]
-    snippets = tuple(_snippet((bounds[k], bounds[k + 1]), d, origin) for k, d in enumerate(found))
+    snippets = tuple(snippet_of((bounds[k], bounds[k + 1]), d, origin) for k, d in enumerate(found))
     return Found(snippets, last)
-
-
-def _code_in_values(text: str, v: int, eof: bool, close: str) -> Decoded | Rejected:
-    """A document of a fence or tag that the default reading rejected, read again with code
-    in its string values (unescaped quotes before ``:``, as in ``{"c": None}``): kept only when
-    it reads to the end of its region, complete (the region's extent vouches for it)."""
-    d = parse_tolerant(text, v, eof=eof, marker=close, code_in_values=True)
-    if isinstance(d, Rejected) or d.truncated:
-        return d
-    src = Source(text, eof, close)
-    if not src.ended(src.skip_ws(d.end, comments=True)):
-        return Rejected(v, d.end)
-    return d
 
 
 def _whole_body(
@@ -309,7 +343,7 @@ def _whole_body(
         return None
     src = Source(text, eof)
     try:
-        end = _run_end(src, at + len(close), close)
+        end = run_end(src, at + len(close), close)
     except NeedMore:
         return None
     v = src.skip_ws(body_start)
@@ -317,7 +351,7 @@ def _whole_body(
     while stop > v and text[stop - 1] in " \t\r\n":
         stop -= 1
     d = Decoded(value, v, stop, repaired=bool(fixes), truncated=False, fixes=fixes)
-    return Found((_snippet((open_start, end), d, origin),), end)
+    return Found((snippet_of((open_start, end), d, origin),), end)
 
 
 def _one_strict_value(
@@ -350,68 +384,3 @@ def _one_strict_value(
         if end >= n and not eof:
             return PENDING  # the closing run may still grow
     return Found((Snippet(open_start, end, v, stop, origin, value, True, False, False),), end)
-
-
-def _closing_end(src: Source, pos: int, close: str, line_close: re.Pattern[str] | None) -> int:
-    """Where the region ends after its last value at ``pos``."""
-    text = src.text
-    after = src.skip_ws(pos, comments=True)
-    if not src.at_end(after) and text.startswith(close, after):
-        return _run_end(src, after + len(close), close)
-    if line_close is not None:
-        m = line_close.search(text, pos)
-        if m is not None:
-            return _run_end(src, m.end(), close)
-    else:
-        at = text.find(close, pos)
-        if at >= 0:
-            return at + len(close)
-    src.at_end(src.n)  # the closer may still come
-    return pos
-
-
-def _run_end(src: Source, end: int, close: str) -> int:
-    """A fence closer swallows its whole run of fence characters."""
-    if close[0] not in "`~":
-        return end
-    text = src.text
-    while not src.at_end(end) and text[end] == close[0]:
-        end += 1
-    return end
-
-
-def _undecodable(
-    text: str,
-    open_start: int,
-    v: int,
-    close: str,
-    origin: Origin,
-    eof: bool,
-    repair: bool,
-    line: re.Pattern[str] | None,
-) -> Match:
-    """A body our passes cannot decode: json-repair's reading of it up to the closer (a
-    closing fence line for fences), else opaque text."""
-    fence = close[0] in "`~"
-    if not repair:
-        return Opaque(v, close, fence=fence, line=line)
-    if line is not None:
-        m = line.search(text, v)
-        if m is not None and m.end() == len(text) and not eof:
-            return PENDING  # the closing line may still grow ("```" then "x")
-        at, close_end = (m.start(), m.end()) if m is not None else (-1, -1)
-    else:
-        at = text.find(close, v)
-        close_end = at + len(close)
-    if at < 0 and not eof:
-        return PENDING
-    body_end = at if at >= 0 else len(text)
-    reading = repair_last_resort(text[v:body_end])
-    if reading is None:
-        return Opaque(v, close, fence=fence, line=line)
-    value, suspect = reading
-    end = close_end if at >= 0 else body_end
-    cut_off = at < 0  # no closer before the end of the reply: the body may be cut off
-    fixes = frozenset({"json_repair"})
-    d = Decoded(value, v, body_end, repaired=True, truncated=cut_off, fixes=fixes)
-    return Found((_snippet((open_start, end), d, origin, suspect),), end)

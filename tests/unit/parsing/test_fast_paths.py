@@ -17,6 +17,8 @@ from unittest.mock import patch
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from parsing.code_values import code_first, code_in_values, escaped_in_region
+from parsing.escaped_quotes import escaped_quotes_at
 from parsing.json_scan import Source, run_pattern, split_at_quotes
 from parsing.json_snippets import (
     _FLAT_PENDING,
@@ -182,6 +184,23 @@ _JSON = st.recursive(
 )
 
 
+_QUOTED = [
+    *'"""\',:{}[] \n/', "a", "b c", "1", "true", "x)", ";", '"k": ', ', "k": "', '", "',
+    '"]', '"}', '"}, ', "\\\"", "\\\\", "\\n", "//c\n", "/*c*/", "```", "</tool_call>", "é",
+]  # fmt: skip
+quoted = st.lists(st.sampled_from(_QUOTED), max_size=30).map("".join)
+
+
+def _strict_error(text: str, i: int) -> tuple[int, str] | None:
+    try:
+        json.JSONDecoder().raw_decode(text, i)
+    except json.JSONDecodeError as exc:
+        return exc.pos, exc.msg
+    except ValueError:
+        return None
+    return None
+
+
 @FAST
 @given(
     st.sampled_from(["```json\n", "~~~json ", "<tool_call>"]),
@@ -284,3 +303,97 @@ def test_a_value_cut_at_once_reads_as_the_general_loop(
     got = match_at(text, 0, token, eof)
     with patch("parsing.json_snippets._cut_at_once", new=lambda *_: None):
         assert match_at(text, 0, token, eof) == got
+
+
+@FAST
+@given(
+    st.sampled_from(
+        ['{"a": "', '["', '{"a": ["', '{"a": {"b": "', '[{"a": [1, {"c": "', '{"x": [["']
+    ),
+    quoted,
+    st.sampled_from(["", '"}', '"]', '"}}', '"]}', '"}\n```', '"} tail', '"}, x', '"}]}']),
+    st.sampled_from([None, "```", "</tool_call>"]),
+)
+@example('{"a": "', 'Next "big" file', '"}', None)
+@example('{"a": "', 'x "r", encoding', '"}', "```")
+@example('{"a": "', 'x["k"] = {"b": 1}', '"}', None)  # rejected at the ":"
+@example('{"a": "', ', ""]", "k": "a"},"b', '"} tail', None)  # the last quote is kept
+def test_escaped_quotes_read_as_the_tolerant_pass(
+    start: str, rest: str, end: str, marker: str | None
+) -> None:
+    """Where the inner quotes escaped at C speed give an answer, it is the tolerant pass's."""
+    text = start + rest + end
+    error = _strict_error(text, 0)
+    if error is None:
+        return
+    got = escaped_quotes_at(text, 0, error, marker)
+    if got is not None:
+        assert repr(got) == repr(parse_tolerant(text, 0, marker=marker))
+
+
+def test_escaped_quotes_answer_inner_quotes_and_code() -> None:
+    for text in (
+        '{"m": "Next "big" file"}',
+        '["a "b" c", 1]',
+        '{"c": "f("r", x) y"}',
+        '{"c": "x["k"] = 1"}',  # no array open: the "]" closes nothing, the quote is kept
+        '{"c": "{"b": 1}"}',  # rejected at the ":"
+    ):
+        got = escaped_quotes_at(text, 0, _strict_error(text, 0) or (0, ""))
+        assert got is not None
+        assert repr(got) == repr(parse_tolerant(text, 0))
+    assert escaped_quotes_at('{"c": "a "b"', 0, _strict_error('{"c": "a "b"', 0) or (0, "")) is None
+
+
+_CODE = [
+    *'"\':,{}[] /', "\\n", "\\n", "a", "x)", "1", "None", '"k": ', '": ', '" : ', '"/*c*/:',
+    '"]', '"}', ', "k": "', "\\\"", "\n", "```", "</tool_call>",
+]  # fmt: skip
+code = st.lists(st.sampled_from(_CODE), max_size=30).map("".join)
+
+
+@FAST
+@given(
+    st.sampled_from(['{"c": "', '{"a": 1, "c": "', '{"f": {"c": "', '[{"c": "', "{'c': '"]),
+    code,
+    st.sampled_from(['"}', '"}}', '"}]', "'}", '", "d": 1}', ""]),
+    st.sampled_from(["\n```", "\n</tool_call>", "\n```\nmore ```"]),
+)
+@example('{"c": "', 'x = {"b": 1}\\n', '"}', "\n```")
+@example('{"c": "', 'print("a")\\n', '"}', "\n```")
+def test_code_first_reads_as_the_two_readings(start: str, rest: str, end: str, tail: str) -> None:
+    """The code reading read first answers what the default reading, then (when it is
+    rejected) the code reading, answer."""
+    text = start + rest + end + tail
+    close = tail.strip().split("\n")[0]
+    got = code_first(text, 0, close)
+    if got is None:
+        return
+    d = parse_tolerant(text, 0, marker=close)
+    ref = code_in_values(text, 0, True, close) if isinstance(d, Rejected) else d
+    assert repr(got) == repr(ref)
+
+
+@FAST
+@given(
+    st.sampled_from(['{"c": "', '{"a": 1, "c": "x\\n', '{"f": {"c": "', '[{"c": "', '{"x": [["']),
+    code,
+    st.sampled_from(['"}', '"}}', '"}]', '", "d": 1}', '"} tail', ""]),
+    st.sampled_from(["\n```", "\n</tool_call>", "\n```\nmore ```", "```"]),
+)
+@example('{"c": "', 'x = {"b": 1}\\n', '"}', "\n```")  # the code reading goes on
+@example('{"c": "', 'x["k"] = "a": 1', '"}', "\n```")  # a ":" outside code: rejected
+def test_escaped_region_reads_as_the_two_readings(
+    start: str, rest: str, end: str, tail: str
+) -> None:
+    """A fence or tag document read with its inner quotes escaped gives what the default
+    reading, then (when it is rejected) the code reading give."""
+    text = start + rest + end + tail
+    close = tail.strip().split("\n")[0]
+    error = _strict_error(text, 0)
+    got = None if error is None else escaped_in_region(text, 0, error, close)
+    if got is None:
+        return
+    d = parse_tolerant(text, 0, marker=close)
+    ref = code_in_values(text, 0, True, close) if isinstance(d, Rejected) else d
+    assert repr(got) == repr(ref)
