@@ -72,3 +72,32 @@ def _no_closer_yet(text: str, body_start: int, close: str, eof: bool, repair: bo
     pending whatever its body holds, when an undecodable body goes to json-repair (which
     waits for the closer): every way `match_enclosed` decides needs the closer."""
     return repair and not eof and text.find(close, body_start) < 0
+
+
+# A flat object of plain keys and unquoted values, closed (``{mode: <think>}``): read at C
+# speed as the tolerant pass reads it (a bare object: no region marker, so ``<``, a backtick
+# or ``~`` is a character of the value). Each key is an identifier before ``:``, each value
+# starts with none of whitespace, a comment, a bracket, a quote or a backslash, holds no
+# newline, bracket, comma, quote, slash or backslash, and ends at ``,`` or ``}`` (after
+# whitespace); a value that starts a number or literal is left to the passes.
+_FLAT_MEMBER = r"""[A-Za-z_$][\w$.-]*+\s*+:\s*+[^\s,{}\[\]"'/\\][^\n,{}\[\]"'/\\]*+\s*+"""
+_FLAT_CLOSED = re.compile(rf"\{{\s*+(?:{_FLAT_MEMBER},\s*+)*+{_FLAT_MEMBER}\}}")
+_FLAT_PARTS = re.compile(r"""([A-Za-z_$][\w$.-]*+)\s*+:\s*+([^\n,{}\[\]"'/\\]*+)""")
+_SCALAR_START = re.compile(r"-?(?:0|[1-9])|(?:true|false|null|True|False|None)(?![\w$])")
+_UNQUOTED_FIXES = frozenset({"unquoted_key", "unquoted_value"})
+
+
+def _flat_closed(text: str, i: int) -> Decoded | None:
+    """The tolerant reading of a closed flat object at ``text[i]`` (`_FLAT_CLOSED`), or None
+    (not one, or a value the passes may read as a number or literal): its keys unquoted, its
+    values unquoted and stripped, the last of a repeated key kept (a property test pins it
+    to the strict, lossless and tolerant passes)."""
+    m = _FLAT_CLOSED.match(text, i)
+    if m is None:
+        return None
+    value: dict[str, str] = {}
+    for key, raw in _FLAT_PARTS.findall(text, i + 1, m.end() - 1):
+        if _SCALAR_START.match(raw) is not None:
+            return None
+        value[key] = raw.strip()
+    return Decoded(value, i, m.end(), True, False, _UNQUOTED_FIXES)
