@@ -72,6 +72,8 @@ def _document(s: Snippet, text: str, base: int) -> Block | None:
     value = s.value
     if not isinstance(value, dict):  # (neither kind of document: the commonest answer)
         return None
+    if "action" not in value and "name" not in value and "function_name" not in value:
+        return None  # (each kind needs one of these keys: `is_action_document`, `tool_call_of`)
     start, end = s.start + base, s.end + base
     if is_action_document(value):
         source = text[s.start : s.end]

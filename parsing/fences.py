@@ -67,12 +67,14 @@ def match_fence_at(text: str, i: int, run: str, eof: bool) -> Match:
     lang = info.group(1).lower()
     body = info.end()
     close = run[0] * len(run)
-    line = closing_line(close, _opener_indent(text, i))
     if lang not in JSON_LANGS and lang != "":
-        return Opaque(body, close, fence=True, line=line)
+        return Opaque(body, close, fence=True, line=closing_line(close, _opener_indent(text, i)))
     v = body
     while v < n and text[v] in " \t\r\n":
         v += 1
+    if lang and not eof and v < n and text[v] in "{[" and text.find(close, body) < 0:
+        return PENDING  # (`match_enclosed`'s first answer, before the closing line is built)
+    line = closing_line(close, _opener_indent(text, i))
     if v >= n:
         return Opaque(body, close, fence=True, line=line) if eof else PENDING
     if text[v] not in "{[":

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import re
 
+from parsing.json_regions import snippet_of
 from parsing.json_tolerant import Decoded
+from parsing.regions import PENDING, Found, Match, NoMatch
 
 # Every repetition here is possessive (``*+``, ``?+``) or atomic (``(?>...)``): a failing
 # match never backtracks into it (``{"a"`` then n slashes was exponential with plain ``*``:
@@ -101,3 +103,23 @@ def _flat_closed(text: str, i: int) -> Decoded | None:
             return None
         value[key] = raw.strip()
     return Decoded(value, i, m.end(), True, False, _UNQUOTED_FIXES)
+
+
+def _object_start(text: str, i: int, eof: bool) -> Match | None:
+    """`match_bare_at`'s answers at a ``{`` taken before the passes (None: none taken)."""
+    if _OBJECT_START.match(text, i) is None:
+        if not eof:
+            prefix = _OBJECT_PREFIX.match(text, i)
+            if prefix is not None and prefix.end() == len(text):
+                return PENDING
+        return NoMatch()
+    if _FLAT_REJECT.match(text, i) is not None:
+        return NoMatch()  # what the tolerant pass answers there, without its cost
+    if text[i + 1 : i + 2] == '"':  # (the flat readings below need a plain first key)
+        return None
+    if not eof and len(text) - i < 256 and _FLAT_PENDING.match(text, i):
+        return PENDING  # what every pass answers there (a short candidate: see `resume`)
+    flat = _flat_closed(text, i)
+    if flat is not None:  # ({mode: <think>}: the tolerant reading, at C speed)
+        return Found((snippet_of((i, flat.end), flat, "bare_json"),), flat.end)
+    return None

@@ -32,15 +32,7 @@ from parsing.code_values import code_first, code_in_values, escaped_in_region
 from parsing.escaped_quotes import escaped_quotes_at
 from parsing.json_regions import closing_end, run_end, snippet_of, undecodable
 from parsing.json_scan import WS_COMMENTS, NeedMore, Source
-from parsing.json_shortcuts import (
-    _FLAT_PENDING,
-    _FLAT_REJECT,
-    _OBJECT_PREFIX,
-    _OBJECT_START,
-    _cut_at_once,
-    _flat_closed,
-    _no_closer_yet,
-)
+from parsing.json_shortcuts import _cut_at_once, _no_closer_yet, _object_start
 from parsing.json_tolerant import Decoded, Rejected, parse_tolerant
 from parsing.lossless import lossless_at, lossless_loads
 from parsing.regions import PENDING, Found, Match, NoMatch, Opaque, Snippet
@@ -52,6 +44,7 @@ def _no_constants(name: str) -> Any:
 
 
 _STRICT = json.JSONDecoder(parse_constant=_no_constants)
+_scan_once = _STRICT.scan_once  # type: ignore[attr-defined]
 
 
 def strict_at(text: str, i: int) -> tuple[Any, int] | None:
@@ -88,7 +81,11 @@ def _strict(text: str, i: int, *, streaming: bool = False) -> tuple[Any, int] | 
         stop = min(n, i + width)
         window = text if i == 0 and stop == n else text[i:stop]
         try:
-            value, end = _STRICT.raw_decode(window)
+            try:  # (at a bracket: `raw_decode`'s scanner, without its Python frame)
+                opener = window[:1] in ("{", "[")
+                value, end = _scan_once(window, 0) if opener else _STRICT.raw_decode(window)
+            except StopIteration as err:  # (what `raw_decode` raises for it)
+                raise json.JSONDecodeError("Expecting value", window, err.value) from None
             return value, i + end
         except json.JSONDecodeError as exc:
             cut = exc.msg.startswith("Unterminated string") or exc.pos >= len(window) - 6
@@ -216,19 +213,10 @@ def match_bare_at(text: str, i: int, eof: bool) -> Match:
     An object must start like one (``{}`` or a key then ``:``); a region nested deeper than
     `MAX_DEPTH` is text up to its balancing bracket.
     """
-    if text[i] == "{" and _OBJECT_START.match(text, i) is None:
-        if not eof:
-            prefix = _OBJECT_PREFIX.match(text, i)
-            if prefix is not None and prefix.end() == len(text):
-                return PENDING
-        return NoMatch()
-    if text[i] == "{" and _FLAT_REJECT.match(text, i) is not None:
-        return NoMatch()  # what the tolerant pass answers there, without its cost
-    if not eof and text[i] == "{" and len(text) - i < 256 and _FLAT_PENDING.match(text, i):
-        return PENDING  # what every pass answers there (a short candidate: see `resume`)
-    flat = _flat_closed(text, i) if text[i] == "{" else None
-    if flat is not None:  # ({mode: <think>}: the tolerant reading, at C speed)
-        return Found((snippet_of((i, flat.end), flat, "bare_json"),), flat.end)
+    if text[i] == "{":
+        early = _object_start(text, i, eof)
+        if early is not None:
+            return early
     strict = _strict(text, i, streaming=not eof)
     if strict is None:
         return PENDING  # a valid prefix: still streaming in

@@ -20,9 +20,8 @@ from hypothesis import strategies as st
 from parsing.code_values import code_first, code_in_values, escaped_in_region
 from parsing.escaped_quotes import escaped_quotes_at
 from parsing.json_scan import Source, run_pattern, split_at_quotes
+from parsing.json_shortcuts import _FLAT_PENDING, _FLAT_REJECT
 from parsing.json_snippets import (
-    _FLAT_PENDING,
-    _FLAT_REJECT,
     _LOSSLESS_FIRST,
     _PARTIAL_TOKEN,
     _cut_at_once,
@@ -245,7 +244,7 @@ flat_prefixes = st.tuples(flat_members, st.sampled_from(_LAST_MEMBER)).map("".jo
 def test_flat_pending_is_what_every_pass_answers(text: str) -> None:
     if _FLAT_PENDING.match(text) is None:
         return
-    with patch("parsing.json_snippets._FLAT_PENDING", re.compile(r"(?!)")):
+    with patch("parsing.json_shortcuts._FLAT_PENDING", re.compile(r"(?!)")):
         assert match_bare_at(text, 0, eof=False) is PENDING
 
 

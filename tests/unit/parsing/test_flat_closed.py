@@ -1,6 +1,8 @@
 """`_flat_closed` (a closed flat object of plain keys and unquoted values, ``{mode: <think>}``,
 read at C speed) answers what `match_bare_at` answers without it: the strict, lossless and
-tolerant passes, whole and while streaming (a bare object: no region marker)."""
+tolerant passes, whole and while streaming (a bare object: no region marker). `_strict`
+calls the decoder's scanner at a bracket as ``raw_decode`` does; a JSON fence without its
+closer yet is pending before its closing line is built (`match_enclosed`'s answer)."""
 
 from __future__ import annotations
 
@@ -9,8 +11,11 @@ from unittest.mock import patch
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from parsing.classify import is_action_document, tool_call_of
+from parsing.fences import closing_line, match_fence_at
 from parsing.json_shortcuts import _flat_closed
-from parsing.json_snippets import match_bare_at
+from parsing.json_snippets import _FAILED, _STRICT, _strict, match_bare_at, match_enclosed
+from parsing.regions import PENDING
 
 FAST = settings(max_examples=500, deadline=None, suppress_health_check=list(HealthCheck))
 
@@ -37,7 +42,7 @@ flat_objects = st.tuples(
 
 
 def _without_shortcut(text: str, eof: bool) -> object:
-    with patch("parsing.json_snippets._flat_closed", lambda text, i: None):
+    with patch("parsing.json_shortcuts._flat_closed", lambda text, i: None):
         return match_bare_at(text, 0, eof)
 
 
@@ -58,3 +63,59 @@ def test_flat_closed_takes_the_think_tag_family() -> None:
     found = _flat_closed("{mode: <think>} {mode: <think>}", 0)
     assert found is not None
     assert (found.value, found.end) == ({"mode": "<think>"}, 15)
+
+
+_JSONISH = st.lists(
+    st.sampled_from([*'{}[]":, 1-.e\\', '"a"', "true", "tru", "NaN", "x", "\n", "\x01", "é"]),
+    max_size=30,
+).map("".join)
+
+
+@FAST
+@given(st.sampled_from(["{", "[", " {", ""]), _JSONISH, st.booleans())
+@example("[", "1, {", True)  # a value cut by the end: no value at its end (StopIteration)
+@example("{", '"a": -}', False)
+def test_strict_scanner_answers_as_raw_decode(start: str, rest: str, streaming: bool) -> None:
+    text = start + rest
+    if not text:
+        return
+    _FAILED[0] = None
+    got = _strict(text, 0, streaming=streaming)
+    failed = _FAILED[0]
+    _FAILED[0] = None
+    with patch("parsing.json_snippets._scan_once", lambda s, i: _STRICT.raw_decode(s, i)):
+        assert _strict(text, 0, streaming=streaming) == got
+    assert _FAILED[0] == failed
+
+
+@FAST
+@given(
+    st.sampled_from(["```json", "~~~json", "```JSON5 ", "```"]),
+    st.sampled_from(["\n", " ", "\n\n"]),
+    _JSONISH,
+)
+@example("```json", " ", '{"a": 1}')
+def test_a_json_fence_without_its_closer_yet_is_pending_before_its_line(
+    opener: str, gap: str, rest: str
+) -> None:
+    text = opener + gap + rest
+    found = match_fence_at(text, 0, opener[:3], eof=False)
+    body = len(opener) + len(gap)
+    if text.find(opener[:3], body) < 0 and rest[:1] in ("{", "[") and opener.strip() != "```":
+        assert found is PENDING
+        line = closing_line(opener[:3])
+        args = (text, 0, body, opener[:3], "fenced_json", False)
+        assert match_enclosed(*args, repair=True, line_close=line) is PENDING
+
+
+@FAST
+@given(
+    st.dictionaries(
+        st.sampled_from(["a", "id", "type", "args", "arguments", "Action", "names"]),
+        st.sampled_from(["x", "text_response", 1, {}, '{"a": 1}']),
+    )
+)
+def test_a_dict_without_action_name_or_function_name_is_no_document(value: dict) -> None:
+    # (`classify._document` answers text for it before these two)
+    assert not is_action_document(value)
+    assert tool_call_of(value) is None
