@@ -30,7 +30,7 @@ from typing import Any
 from parsing.blocks import Origin
 from parsing.code_values import code_first, code_in_values, escaped_in_region
 from parsing.escaped_quotes import escaped_quotes_at
-from parsing.json_regions import closing_end, run_end, snippet_of, undecodable
+from parsing.json_regions import closing_end, snippet_of, undecodable
 from parsing.json_scan import WS_COMMENTS, NeedMore, Source
 from parsing.json_shortcuts import _cut_at_once, _no_closer_yet, _object_start
 from parsing.json_tolerant import Decoded, Rejected, parse_tolerant
@@ -106,6 +106,8 @@ _FAILED: list[tuple[str, int, int, str] | None] = [None]
 read sees one failure); `decode_at` hands it to the pass after it (no second decoding to
 find the same error)."""
 _JSON_WS = re.compile(r"[ \t\n\r]*+")
+_WS = re.compile(r"\s*+")
+"""What `Source.skip_ws` skips (without comments)."""
 _PARTIAL_TOKEN = re.compile(r'(?:"[^"\\]*+(?:\\[\s\S][^"\\]*+)*+\\?+|[\w.+-]*+)\Z')
 """What a cut-off value may end with at the error: an open string, a literal or number."""
 
@@ -333,16 +335,14 @@ def _whole_body(
     value, fixes = fixed
     if not isinstance(value, dict | list):
         return None
-    src = Source(text, eof)
-    try:
-        end = run_end(src, at + len(close), close)
-    except NeedMore:
-        return None
-    v = src.skip_ws(body_start)
-    stop = at
-    while stop > v and text[stop - 1] in " \t\r\n":
-        stop -= 1
-    d = Decoded(value, v, stop, repaired=bool(fixes), truncated=False, fixes=fixes)
+    end, n = at + len(close), len(text)
+    if close[0] in "`~":  # (`run_end`, inlined: the closer's whole run)
+        while end < n and text[end] == close[0]:
+            end += 1
+        if end >= n and not eof:
+            return None  # the run may still grow
+    v = _WS.match(text, body_start).end()  # type: ignore[union-attr]
+    d = Decoded(value, v, last + 1, repaired=bool(fixes), truncated=False, fixes=fixes)
     return Found((snippet_of((open_start, end), d, origin),), end)
 
 

@@ -2,7 +2,8 @@
 read at C speed) answers what `match_bare_at` answers without it: the strict, lossless and
 tolerant passes, whole and while streaming (a bare object: no region marker). `_strict`
 calls the decoder's scanner at a bracket as ``raw_decode`` does; a JSON fence without its
-closer yet is pending before its closing line is built (`match_enclosed`'s answer)."""
+closer yet is pending before its closing line is built (`match_enclosed`'s answer);
+`_whole_body` reads as before its helpers were inlined."""
 
 from __future__ import annotations
 
@@ -13,9 +14,20 @@ from hypothesis import strategies as st
 
 from parsing.classify import is_action_document, tool_call_of
 from parsing.fences import closing_line, match_fence_at
+from parsing.json_regions import run_end, snippet_of
+from parsing.json_scan import NeedMore, Source
 from parsing.json_shortcuts import _flat_closed
-from parsing.json_snippets import _FAILED, _STRICT, _strict, match_bare_at, match_enclosed
-from parsing.regions import PENDING
+from parsing.json_snippets import (
+    _FAILED,
+    _STRICT,
+    _strict,
+    _whole_body,
+    match_bare_at,
+    match_enclosed,
+)
+from parsing.json_tolerant import Decoded
+from parsing.lossless import lossless_loads
+from parsing.regions import PENDING, Found
 
 FAST = settings(max_examples=500, deadline=None, suppress_health_check=list(HealthCheck))
 
@@ -119,3 +131,47 @@ def test_a_dict_without_action_name_or_function_name_is_no_document(value: dict)
     # (`classify._document` answers text for it before these two)
     assert not is_action_document(value)
     assert tool_call_of(value) is None
+
+
+def _whole_body_before(text: str, body_start: int, close: str, eof: bool) -> object:
+    """`_whole_body` as it read before `run_end` and `Source.skip_ws` were inlined."""
+    at = text.find(close, body_start)
+    if at < 0:
+        return None
+    last = at - 1
+    while last > body_start and text[last] in " \t\r\n":
+        last -= 1
+    if text[last] not in "}]":
+        return None
+    fixed = lossless_loads(text[body_start:at])
+    if fixed is None or not isinstance(fixed[0], dict | list):
+        return None
+    src = Source(text, eof)
+    try:
+        end = run_end(src, at + len(close), close)
+    except NeedMore:
+        return None
+    v, stop = src.skip_ws(body_start), at
+    while stop > v and text[stop - 1] in " \t\r\n":
+        stop -= 1
+    d = Decoded(fixed[0], v, stop, bool(fixed[1]), False, fixed[1])
+    return Found((snippet_of((0, end), d, "fenced_json"),), end)
+
+
+@FAST
+@given(
+    st.sampled_from(["```json", "~~~json", "<tool_call>"]),
+    st.sampled_from(["", " ", "\n", "\u3000", "\x0c"]),
+    _JSONISH,
+    st.sampled_from(["", " ", "\n\t", "\x0c"]),
+    st.sampled_from(["```", "````", "~~~", "</tool_call>"]),
+    st.sampled_from(["", "`", " x", "\n"]),
+    st.booleans(),
+)
+@example("```json", " ", '{"a": 1}', "", "```", "", False)
+def test_whole_body_reads_as_before(
+    opener: str, gap: str, value: str, pad: str, close: str, after: str, eof: bool
+) -> None:
+    text = opener + gap + value + pad + close + after
+    want = _whole_body_before(text, len(opener), close, eof)
+    assert _whole_body(text, 0, len(opener), close, "fenced_json", eof) == want
