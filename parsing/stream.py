@@ -10,9 +10,10 @@ same non-text blocks (same spans, values and flags) and the same concatenated te
 them as ``parse_reply(whole)``; text may arrive as several consecutive `TextBlock` pieces.
 Spans are absolute offsets in the whole reply.
 
-Cost: the stream keeps only the text not yet released. While a candidate is undecided, new
-chunks are only appended and watched by a small string-aware bracket tracker (each character
-is seen by it once while the same candidate stays pending). The candidate is looked at again:
+Cost: the stream keeps only the text not yet released (and at most `_CONTEXT` characters
+before it). While a candidate is undecided, new chunks are only appended and watched by a
+small string-aware bracket tracker (each character is seen by it once while the same
+candidate stays pending). The candidate is looked at again:
 at once when the tracker sees its first possible close (again after each doubling of the
 candidate); else, when the tracker has seen something that may close it and the candidate has
 grown by 1/8, or when it has doubled, either way by at least 32 characters. At a candidate of
@@ -53,6 +54,11 @@ _RESUME_FROM = 256
 _FLOOR = 32
 """A short pending candidate is looked at again once it has grown by this many characters
 (not at every delta: a look costs more than a delta), but for its first possible close."""
+_CONTEXT = 65
+"""Released text kept before the unreleased text: the line's start when it lies at most this
+far back, else this many characters. A fence opener's indentation is read back to its line's
+start (`fences._opener_indent`, which counts at most 64 characters): with one character kept,
+``Here: ```python`` released up to the opener read as indented by one space."""
 
 
 class _Tracker:
@@ -242,10 +248,13 @@ class StreamParser:
 
     def _release_plain(self, chunk: str) -> TextBlock:
         start = self._base + len(self._text)
-        self._base = start + len(chunk) - 1
-        self._text = chunk[-1]  # one character of context for the next candidate
+        text = chunk if len(chunk) >= _CONTEXT else self._text + chunk
+        keep_from = _keep_from(text, len(text))  # context for the next candidate
+        self._text = text[keep_from:]
+        kept = len(text) - keep_from
+        self._base = start + len(chunk) - kept
         state = self._state
-        state.pos = state.search = 1
+        state.pos = state.search = kept
         state.skip.clear()
         return TextBlock(start, start + len(chunk), chunk)
 
@@ -271,7 +280,7 @@ class StreamParser:
                 blocks = blocks_of(scan_items(text, state, eof), text, base=base)
             finally:
                 leave(token)
-        keep_from = max(0, state.pos - 1)  # one character of context for the next candidate
+        keep_from = _keep_from(text, state.pos)  # context for the next candidate
         if keep_from:
             self._text = text[keep_from:]
             self._base += keep_from
@@ -290,3 +299,11 @@ class StreamParser:
             self._tracker.feed(self._text[state.search :])
         self._pending_len = len(self._text) - state.search
         return blocks
+
+
+def _keep_from(text: str, pos: int) -> int:
+    """Where the text kept before ``pos`` (released) starts: the start of ``pos``'s line if it
+    lies at most `_CONTEXT` characters back, else `_CONTEXT` characters back (past 64, an
+    opener's line start makes no difference); at least one character."""
+    back = max(0, pos - _CONTEXT)
+    return min(max(0, pos - 1), max(back, text.rfind("\n", back, pos) + 1))

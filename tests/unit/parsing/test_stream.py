@@ -129,3 +129,24 @@ def test_every_corpus_reply_streams_as_parsed_whole(
     text = read_reply(path)
     chunks = [1] if ones else sizes
     assert normalise(_chunked(text, chunks)) == normalise(parse_reply(text))
+
+
+# A fence opened after text on its line ("Here: ```python") closes only at a line indented by
+# at most 3 spaces: the indentation rule reads back to the opener's line start. The stream
+# kept one character of released text, so it saw the opener as indented by one space and
+# closed the fence at "    ```", then found a tool call the whole parse reads as code.
+OPENER_AFTER_TEXT = [
+    'Here: ```python\nx = 1\n    ```\nthen {"name": "ls", "arguments": {}} done',
+    # the line's start more than 64 characters back: no indentation either
+    "Here:" + " " * 70 + '```python\nx = 1\n    ```\nthen {"name": "ls", "arguments": {}}',
+    # an opener indented on its own line: its indentation counts (a list item's fence)
+    '1. Run:\n   ```python\n   x = 1\n      ```\n{"name": "ls", "arguments": {}} done',
+]
+
+
+@pytest.mark.parametrize("reply", OPENER_AFTER_TEXT)
+@pytest.mark.parametrize("sizes", [[1], [2], [3], [5], [1, 5, 2, 4, 3], [7, 1], [64]])
+def test_a_fence_closes_where_its_opener_line_says_in_any_chunking(
+    reply: str, sizes: list[int]
+) -> None:
+    assert normalise(_chunked(reply, sizes)) == normalise(parse_reply(reply))
