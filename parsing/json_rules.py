@@ -25,7 +25,12 @@ _LITERALS: Final[dict[str, Any]] = {
 _IDENT_KEY = re.compile(r"[A-Za-z_$][\w$.-]*+(?=\s*+:)")
 _IDENT_PARTIAL = re.compile(r"[A-Za-z_$][\w$.-]*+\s*+")
 _KEY_AHEAD_RE = r"(?>\"(?:[^\"\\\n]|\\.)*+\"|'(?:[^'\\\n]|\\.)*+'|[A-Za-z_$][\w$.-]*+)\s*+:"
-_KEY_PARTIAL_RE = r"(?>\"(?:[^\"\\\n]|\\.)*+\"?|'(?:[^'\\\n]|\\.)*+'?|[A-Za-z_$][\w$.-]*+)\s*+\Z"
+# (a quoted key cut after a lone backslash is partial too: its next character may be any;
+# the group marks that case, which `_Parser._key_ahead` does not count at the end of a reply)
+_KEY_PARTIAL_RE = (
+    r"(?>\"(?:[^\"\\\n]|\\.)*+(?:\"|(\\)\Z)?|'(?:[^'\\\n]|\\.)*+(?:'|(\\)\Z)?"
+    r"|[A-Za-z_$][\w$.-]*+)\s*+\Z"
+)
 _KEY_AHEAD = re.compile(_KEY_AHEAD_RE)
 _KEY_PARTIAL = re.compile(_KEY_PARTIAL_RE)
 # What follows a quote inside a value that `_Parser._quote_ends` surely answers False to,

@@ -425,8 +425,10 @@ class _Parser:
         text = self.src.text
         if _KEY_AHEAD.match(text, i):
             return True
-        # a key still being typed at the end of the text counts (it is cut off there)
-        return _KEY_PARTIAL.match(text, i) is not None and self.src.at_end(self.src.n)
+        # a key still being typed at the end of the text counts (it is cut off there); at
+        # the end of a reply, not one cut after a lone backslash (its group: see json_rules)
+        m = _KEY_PARTIAL.match(text, i)
+        return m is not None and self.src.at_end(self.src.n) and m.lastindex is None
 
     def _string(self, i: int, ctx: str) -> tuple[str, int]:
         """Read the string opened at ``i``: (value, index after it), or ("", -1) when the text

@@ -88,6 +88,23 @@ def test_a_key_cut_off_after_a_string_waits_for_its_colon() -> None:
         _resumed_prefixes(text, 0, step, None)
 
 
+def test_a_key_cut_after_a_lone_backslash_waits_for_its_next_character() -> None:
+    # the key "\\arguments" cut after its first backslash: a key being typed was not seen
+    # there, so the quote after the value "a" was kept (the value read on), a decision the
+    # next character undoes: the reading resumed from it was rejected at the key's ':'
+    # where a fresh one reads a key (found by the property below)
+    text = (
+        'Here:\n```python\n# a ``` fence\nx = {"action": "text_response", "text_response": '
+        '"hi"}\n```\nDone <tool_call>{"name": "a", "\\\\arguments": {}}</tool_call>'
+    )
+    for step in (1, 2, 3, 5):
+        for marker in (None, "</tool_call>"):
+            _resumed_prefixes(text, 105, step, marker)
+    _resumed_prefixes('{"a": "x", "\\\\b": 1}', 0, 1, None)
+    _resumed_prefixes("{'a': 'x', '\\\\b': 1}", 0, 1, None)
+    _resumed_prefixes('{"a": "x" "\\\\b": 1}', 0, 1, None)
+
+
 def _released_by(chunks: list[str]) -> list[int]:
     """After each chunk, how many characters of text have been released so far."""
     parser, released, out = StreamParser(), 0, []
