@@ -55,10 +55,11 @@ _FLOOR = 32
 """A short pending candidate is looked at again once it has grown by this many characters
 (not at every delta: a look costs more than a delta), but for its first possible close."""
 _CONTEXT = 65
-"""Released text kept before the unreleased text: the line's start when it lies at most this
-far back, else this many characters. A fence opener's indentation is read back to its line's
-start (`fences._opener_indent`, which counts at most 64 characters): with one character kept,
-``Here: ```python`` released up to the opener read as indented by one space."""
+"""At most this many released characters are kept before the unreleased text: one, but after
+spaces back to the last other character (`_keep_from`). A fence opener's indentation is read
+back to its line's start (`fences._opener_indent`, which counts at most 64 characters): with
+one character kept, ``Here: ```python`` released up to the opener read as indented by one
+space."""
 
 
 class _Tracker:
@@ -248,10 +249,16 @@ class StreamParser:
 
     def _release_plain(self, chunk: str) -> TextBlock:
         start = self._base + len(self._text)
-        text = chunk if len(chunk) >= _CONTEXT else self._text + chunk
-        keep_from = _keep_from(text, len(text))  # context for the next candidate
-        self._text = text[keep_from:]
-        kept = len(text) - keep_from
+        if chunk[-1] != " ":  # context for the next candidate (see `_keep_from`)
+            self._text = chunk[-1]
+        else:
+            j = len(chunk.rstrip(" "))  # (`_keep_from` when the spaces start in this chunk)
+            if j and len(chunk) - j < _CONTEXT:
+                self._text = chunk[j - 1 :]
+            else:
+                text = chunk if len(chunk) >= _CONTEXT else self._text + chunk
+                self._text = text[_keep_from(text, len(text)) :]
+        kept = len(self._text)
         self._base = start + len(chunk) - kept
         state = self._state
         state.pos = state.search = kept
@@ -302,8 +309,12 @@ class StreamParser:
 
 
 def _keep_from(text: str, pos: int) -> int:
-    """Where the text kept before ``pos`` (released) starts: the start of ``pos``'s line if it
-    lies at most `_CONTEXT` characters back, else `_CONTEXT` characters back (past 64, an
-    opener's line start makes no difference); at least one character."""
-    back = max(0, pos - _CONTEXT)
-    return min(max(0, pos - 1), max(back, text.rfind("\n", back, pos) + 1))
+    """Where the text kept before ``pos`` (released) starts: one character back, or after
+    spaces the last other character (a line break included) at most `_CONTEXT` characters
+    back, else that far back. What is kept then answers `fences._opener_indent` as the whole
+    reply does for an opener on ``pos``'s line: a character other than a space before it, or
+    more than 64 characters, make it 0; only spaces back to the line's start count."""
+    if pos <= 1 or text[pos - 1] != " ":
+        return max(0, pos - 1)
+    stop = max(0, pos - _CONTEXT)
+    return max(stop, stop + len(text[stop:pos].rstrip(" ")) - 1)

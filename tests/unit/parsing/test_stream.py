@@ -150,3 +150,28 @@ def test_a_fence_closes_where_its_opener_line_says_in_any_chunking(
     reply: str, sizes: list[int]
 ) -> None:
     assert normalise(_chunked(reply, sizes)) == normalise(parse_reply(reply))
+
+
+_OPENER_LINE = st.tuples(
+    st.sampled_from(["", "Here: ", "Here:", "Here:" + " " * 70, "1. ", "   ", "     "]),
+    st.sampled_from(["```", "```python", "~~~", "````"]),
+).map("".join)
+_FENCE_LINE = st.tuples(
+    st.sampled_from(["", " ", "   ", "    ", "      ", " " * 9, "\t"]),
+    st.sampled_from(["```", "~~~", "````", "x = 1"]),
+).map("".join)
+
+
+@settings(deadline=None)
+@given(
+    opener=_OPENER_LINE,
+    lines=st.lists(_FENCE_LINE, min_size=1, max_size=3),
+    sizes=st.lists(st.integers(1, 8), min_size=1, max_size=6),
+)
+def test_fence_indentation_streams_as_parsed_whole(
+    opener: str, lines: list[str], sizes: list[int]
+) -> None:
+    # an opener after text, after spaces or indented on its own line; lines that may close
+    # it; a tool call that is code unless one did
+    reply = "\n".join([opener, *lines, '{"name": "ls", "arguments": {}}'])
+    assert normalise(_chunked(reply, sizes)) == normalise(parse_reply(reply))
