@@ -65,6 +65,8 @@ def documents(draw: st.DrawFn) -> str:
 
 
 def _malform(raw: str, defect: str, at: int) -> str:
+    if not raw:  # earlier defects can leave nothing (a cut, then a dropped quote)
+        return raw
     quotes = [i for i, c in enumerate(raw) if c == '"'] or [0]
     closers = [i for i, c in enumerate(raw) if c in "}]"] or [0]
     q, c = quotes[at % len(quotes)], closers[at % len(closers)]
