@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { parseViewMessage } from "../../messages";
-import { parseChatResult, parseCheckpoints, parseProgress, parseUndoResult } from "../../protocol";
+import { parseChatResult, parseCheckpoints, parseProgress, parseUndoResult } from "../../payloads";
 import { statusText } from "../../statusText";
 
 test("each progress kind becomes its typed event", () => {
