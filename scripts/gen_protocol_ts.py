@@ -22,10 +22,16 @@ import sys
 import types as pytypes
 import typing
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Union, get_args, get_origin
 
-import attrs
+try:
+    import attrs
+except ModuleNotFoundError as missing:  # not agent-ls' environment: main() says so
+    MISSING: ModuleNotFoundError | None = missing
+else:
+    MISSING = None
 
 ROOT = Path(__file__).resolve().parents[1]
 TARGET = ROOT / "vscode-client" / "src" / "protocol.ts"
@@ -56,7 +62,7 @@ class UnsupportedType(TypeError):
     """A payload field whose Python type has no TypeScript spelling here (extend `ts_type`)."""
 
 
-@attrs.frozen
+@dataclass(frozen=True)
 class Namer:
     """How types of `module` (server.protocol) are spelled: its aliases and classes by name.
 
@@ -64,7 +70,7 @@ class Namer:
 
     module: Any
     aliases: dict[str, Any]
-    foreign: list[type] = attrs.field(factory=list)
+    foreign: list[type] = field(default_factory=list)
 
     def alias_of(self, py_type: Any) -> str | None:
         return next((n for n, value in self.aliases.items() if value == py_type), None)
@@ -117,13 +123,13 @@ def fields(cls: type, names: Namer) -> Iterator[str]:
     """`name: type;` per field, `name?: type;` when its default is None (the converter
     leaves it out while None: `omit_if_default`)."""
     hints = typing.get_type_hints(cls)
-    for field in attrs.fields(cls):
-        py_type, optional = hints[field.name], field.default is None
+    for attribute in attrs.fields(cls):
+        py_type, optional = hints[attribute.name], attribute.default is None
         if optional and get_origin(py_type) in UNIONS:
             present = tuple(a for a in get_args(py_type) if a is not type(None))
             py_type = present[0] if len(present) == 1 else Union[present]  # noqa: UP007
-        spelled = ts_type(py_type, names, f"{cls.__name__}.{field.name}")
-        yield f"{names.module._camel(field.name)}{'?' if optional else ''}: {spelled};"
+        spelled = ts_type(py_type, names, f"{cls.__name__}.{attribute.name}")
+        yield f"{names.module._camel(attribute.name)}{'?' if optional else ''}: {spelled};"
 
 
 def interface(cls: type, names: Namer, doc: str | None = None) -> str:
@@ -208,6 +214,8 @@ def main(argv: list[str] | None = None) -> int:
     options = parser.parse_args(argv)
     sys.path.insert(0, str(ROOT))
     try:
+        if MISSING is not None:
+            raise MISSING
         from server import protocol
     except ModuleNotFoundError as exc:  # a dependency: not agent-ls' environment
         if (exc.name or "").split(".")[0] in {"server", "actions", "parsing"}:
