@@ -1,15 +1,16 @@
 """The wire contract of agent-ls' own LSP messages: names and typed payloads (SPEC §8).
 
-Names are mirrored in `vscode-client/src/constants.ts`, payload types in
-`vscode-client/src/protocol.ts`; tests/unit/test_constants_mirror.py checks both, field by
-field. Every payload is an attrs class declared in this module (frozen, keyword-only fields)
-converted by one cattrs converter, `CONVERTER`: pygls' converter (so lsprotocol types nested
-inside work) plus the hooks below. Fields are camelCase on the wire; a field whose default is
-None is left out while None, every other field is always sent. JSON from the model (tool
-arguments, action documents) is typed `JsonObject` and passed through as is.
+`vscode-client/src/protocol.ts` is generated from this module (names and payload types:
+scripts/gen_protocol_ts.py, run by the extension's build); tests/unit/test_protocol_ts.py
+fails while the committed file is stale. Every payload is an attrs class declared in this
+module (frozen, keyword-only fields) converted by one cattrs converter, `CONVERTER`: pygls'
+converter (so lsprotocol types nested inside work) plus the hooks below. Fields are
+camelCase on the wire; a field whose default is None is left out while None, every other
+field is always sent. JSON from the model (tool arguments, action documents) is typed
+`JsonObject` and passed through as is.
 
 Adding a progress kind: declare a class here with `kind: ClassVar[...]`, add it to
-`ProgressEvent` and its name to `ProgressKind`, then mirror it in protocol.ts.
+`ProgressEvent` and its name to `ProgressKind`, then run `python scripts/gen_protocol_ts.py`.
 """
 
 from __future__ import annotations

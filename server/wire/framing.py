@@ -90,7 +90,7 @@ class FrameReader:
             end = _header_end(self.buffer)
             if end is None:
                 if len(self.buffer) > MAX_HEADER_BYTES:
-                    self._skip_junk(1, "a header block without its blank line")
+                    self._drop_junk("bytes of a header block without its blank line")
                     continue
                 if not await self._fill(None):
                     self._at_eof()
@@ -98,7 +98,12 @@ class FrameReader:
                 continue
             header, body_start = end
             if not _well_formed(bytes(self.buffer[:header])):
-                self._skip_junk(1, "bytes of a malformed header block")
+                # Up to the next header; with none yet, judge the block again with more bytes.
+                if not self._skip_junk(1, "bytes of a malformed header block") and not (
+                    await self._fill(None)
+                ):
+                    self._at_eof()
+                    return None
                 continue
             length, problem = parse_length(bytes(self.buffer[:header]))
             del self.buffer[:body_start]
@@ -134,6 +139,15 @@ class FrameReader:
         )
         del self.buffer[: found.start()]
         return True
+
+    def _drop_junk(self, what: str) -> None:
+        """Skip the header block at the start of the buffer to the next header; with none yet,
+        drop it all but a header cut short at its end, so the next look reads new bytes."""
+        if self._skip_junk(1, what):
+            return
+        drop = max(1, _cut_header_start(self.buffer))
+        log.warning("dropped %d %s (no Content-Length header follows)", drop, what)
+        del self.buffer[:drop]
 
     async def _body(self, length: int) -> Frame | BadFrame | None:
         while len(self.buffer) < length:
@@ -229,13 +243,16 @@ def _next_header_in(body: bytes) -> int:
     body's end: a whole `Content-Length: N` line (raw line breaks cannot be inside JSON
     text), else a tail that begins such a header."""
     found = _FULL_HEADER.search(body)
-    if found is not None:
-        return found.start()
-    for start in range(max(0, len(body) - 48), len(body)):
-        tail = body[start:].lower()
+    return found.start() if found is not None else _cut_header_start(body)
+
+
+def _cut_header_start(data: bytes | bytearray) -> int:
+    """Where a `Content-Length` header cut short by the end of `data` begins, or its end."""
+    for start in range(max(0, len(data) - 48), len(data)):
+        tail = bytes(data[start:]).lower()
         if _HEADER_NAME.startswith(tail) or _HEADER_TAIL.fullmatch(tail):
             return start
-    return len(body)
+    return len(data)
 
 
 def _well_formed(block: bytes) -> bool:

@@ -143,7 +143,17 @@ class RawClient:
         stderr = self.process.stderr
         assert stderr is not None
         while line := await stderr.readline():
-            self.stderr_lines.append(line.decode(errors="replace"))
+            async with self.changed:
+                self.stderr_lines.append(line.decode(errors="replace"))
+                self.changed.notify_all()
+
+    async def logged(self, text: str, timeout: float = 30) -> None:
+        """Wait until the server has written `text` on stderr (its log)."""
+        async with self.changed:
+            await asyncio.wait_for(
+                self.changed.wait_for(lambda: any(text in line for line in self.stderr_lines)),
+                timeout,
+            )
 
     async def stderr(self) -> str:
         """Everything the server wrote on stderr (complete once the process has exited)."""

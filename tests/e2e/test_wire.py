@@ -263,6 +263,24 @@ async def test_junk_between_frames_is_skipped(raw: RawClient) -> None:
     await assert_alive(raw)
 
 
+async def test_a_header_block_over_the_limit_is_dropped_and_reading_goes_on(
+    raw: RawClient,
+) -> None:
+    """Over 8 KB of header lines and no blank line, then nothing: the server drops them and
+    reads on (it used to loop on those bytes forever, deaf to every later message)."""
+    await raw.send_bytes(b"Content-Length: 5\r\nX-Pad: " + b"a" * 9000 + b"\r\n")
+    await raw.logged("bytes of a header block without its blank line")
+    await assert_alive(raw)
+
+
+async def test_a_malformed_header_block_is_skipped_when_the_next_frame_comes(
+    raw: RawClient,
+) -> None:
+    await raw.send_bytes(b"Content-Type: x\r\nnot a header line\r\n\r\n{}")
+    await assert_alive(raw)
+    await raw.logged("skipped 40 bytes of a malformed header block")
+
+
 async def test_a_frame_split_in_many_writes_is_read_whole(raw: RawClient) -> None:
     data = frame(req("split", "agent/status", {"check": False}))
     for index in range(len(data)):

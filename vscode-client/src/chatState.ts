@@ -4,7 +4,8 @@
  * with tables of messages.
  */
 
-import type { ChatContext, ChatResult, ProgressEvent, ReviewPlan } from "./protocol";
+import type { ProgressEvent } from "./payloads";
+import type { ChatContext, ChatResult, ReviewPlan } from "./protocol";
 import type { HostMessage, Level } from "./messages";
 import { type FileStatus, type PlanEntry, type PlanFile, applyMove, mergeReview, reviewEntry } from "./planState";
 

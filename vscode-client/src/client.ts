@@ -16,9 +16,19 @@ import {
 } from "vscode-languageclient/node";
 import { chatCommandParams, wantsInstruction } from "./codeActions";
 import {
+  type ProgressEvent,
+  parseChatResult,
+  parseCheckpoints,
+  parseProgress,
+  parseReviewPlan,
+  parseStagedContent,
+  parseUndoResult,
+} from "./payloads";
+import {
   AGENT_CHAT,
   AGENT_CHAT_PROGRESS,
   AGENT_STATUS,
+  type AcceptParams,
   CMD_ACCEPT,
   CMD_CHAT,
   CMD_CHECKPOINTS,
@@ -27,24 +37,14 @@ import {
   CMD_STAGED_CONTENT,
   CMD_UNDO,
   CONFIG_SECTION,
-} from "./constants";
-import {
-  type AcceptParams,
   type ChatParams,
   type ChatResult,
-  type CheckpointInfo,
-  type ProgressEvent,
+  type CheckpointEntry,
   type RejectParams,
   type ReviewPlan,
   type StagedContent,
   type StagedContentParams,
   type UndoResult,
-  parseChatResult,
-  parseCheckpoints,
-  parseProgress,
-  parseReviewPlan,
-  parseStagedContent,
-  parseUndoResult,
 } from "./protocol";
 import { type Folder, parseFolders } from "./roots";
 import { EditedDocuments } from "./saveEdited";
@@ -263,7 +263,7 @@ export class AgentClient implements vscode.Disposable {
     return plan;
   }
 
-  async checkpoints(): Promise<CheckpointInfo[]> {
+  async checkpoints(): Promise<CheckpointEntry[]> {
     const raw: unknown = await this.require().sendRequest("workspace/executeCommand", {
       command: CMD_CHECKPOINTS,
       arguments: [],

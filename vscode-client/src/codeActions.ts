@@ -7,7 +7,7 @@
  * Pure parsing here; the middleware that uses it is in client.ts.
  */
 
-import type { ChatParams } from "./protocol";
+import type { ChatParams, Range } from "./protocol";
 
 type Json = Record<string, unknown>;
 
@@ -27,7 +27,7 @@ export function chatCommandParams(args: readonly unknown[]): ChatParams | undefi
   if (isObject(context) && typeof context.uri === "string") {
     params.context = { uri: context.uri };
     if (isObject(context.range)) {
-      params.context.range = context.range as NonNullable<ChatParams["context"]>["range"];
+      params.context.range = context.range as unknown as Range; // the server checks it
     }
     if (typeof context.selectionText === "string") {
       params.context.selectionText = context.selectionText;

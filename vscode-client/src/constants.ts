@@ -1,27 +1,9 @@
 /**
- * Names of agent-ls' own LSP methods, commands and settings section.
+ * Names that belong to the extension alone: its palette commands, view id and URI schemes.
  *
- * Mirrored from `server/protocol.py`; `tests/unit/test_constants_mirror.py` checks that both
- * files agree, so a rename on one side fails the tests instead of silently breaking the client.
+ * The server's method, command and settings names are in `protocol.ts`, generated from
+ * `server/protocol.py`.
  */
-
-export const AGENT_CHAT = "agent/chat";
-export const AGENT_CHAT_PROGRESS = "agent/chatProgress";
-export const AGENT_STATUS = "agent/status";
-export const AGENT_SESSIONS = "agent/sessions";
-export const AGENT_SEARCH = "agent/search";
-export const AGENT_INDEX_UPDATED = "agent/indexUpdated";
-
-export const CMD_CHAT = "agent.chat";
-export const CMD_UNDO = "agent.undo";
-export const CMD_REDO = "agent.redo";
-export const CMD_CHECKPOINTS = "agent.checkpoints";
-export const CMD_REINDEX = "agent.reindex";
-export const CMD_ACCEPT = "agent.accept";
-export const CMD_REJECT = "agent.reject";
-export const CMD_STAGED_CONTENT = "agent.stagedContent";
-
-export const CONFIG_SECTION = "agentLs";
 
 /** Commands this extension contributes to the palette (package.json `contributes.commands`). */
 export const VSCODE_COMMANDS = {

@@ -4,7 +4,8 @@ import * as vscode from "vscode";
 import { AgentClient, errorMessage } from "./client";
 import { ChatViewProvider } from "./chatView";
 import { CheckpointContentProvider, pickCheckpoint, showCheckpointDiff } from "./checkpointView";
-import { CHAT_VIEW_ID, CHECKPOINT_SCHEME, CONFIG_SECTION, STAGED_SCHEME, VSCODE_COMMANDS } from "./constants";
+import { CHAT_VIEW_ID, CHECKPOINT_SCHEME, STAGED_SCHEME, VSCODE_COMMANDS } from "./constants";
+import { CONFIG_SECTION } from "./protocol";
 import { StagedContentProvider } from "./stagedDiff";
 import { AgentStatusBar } from "./statusBar";
 

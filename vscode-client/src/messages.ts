@@ -3,7 +3,8 @@
  * Pure types plus a guard, shared by both bundles.
  */
 
-import type { ChatContext, ChatResult, ProgressEvent, ReviewPlan, UndoResult } from "./protocol";
+import type { ProgressEvent } from "./payloads";
+import type { ChatContext, ChatResult, ReviewPlan, UndoResult } from "./protocol";
 
 export type Level = "info" | "error";
 

@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { type ChatState, initialState, newChat, reduce, restoreState, switchTo } from "../../chatState";
 import type { HostMessage } from "../../messages";
-import { parseProgress } from "../../protocol";
+import { parseProgress } from "../../payloads";
 
 const SID = "s1";
 

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { type ChatState, type PlanEntry, initialState, reduce, restoreState } from "../../chatState";
 import { type HostMessage, parseViewMessage } from "../../messages";
-import { parseChatResult, parseProgress, parseReviewPlan, parseStagedContent, parseUndoResult } from "../../protocol";
+import { parseChatResult, parseProgress, parseReviewPlan, parseStagedContent, parseUndoResult } from "../../payloads";
 
 const SID = "s1";
 const PLAN_ID = "p-1";

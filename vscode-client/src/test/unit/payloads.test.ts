@@ -3,8 +3,23 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { parseViewMessage } from "../../messages";
-import { parseChatResult, parseCheckpoints, parseProgress, parseUndoResult } from "../../protocol";
+import { type ProgressEvent, parseChatResult, parseCheckpoints, parseProgress, parseUndoResult } from "../../payloads";
+import type { ChatProgress } from "../../protocol";
 import { statusText } from "../../statusText";
+
+test("a notification typed as the generated ChatProgress becomes the flattened event", () => {
+  const sent: ChatProgress[] = [
+    { sessionId: "s", kind: "text", delta: "hi" },
+    { sessionId: "s", kind: "file_applied", data: { path: "a.py", action: "create_file", message: "created", planned: true } },
+    { sessionId: "s", kind: "error", data: { message: "boom", rolledBack: ["a.py"] } },
+  ];
+  const events: ProgressEvent[] = [
+    { kind: "text", sessionId: "s", delta: "hi" },
+    { kind: "file_applied", sessionId: "s", path: "a.py", action: "create_file", message: "created", planned: true },
+    { kind: "error", sessionId: "s", message: "boom", rolledBack: ["a.py"] },
+  ];
+  assert.deepEqual(sent.map(parseProgress), events);
+});
 
 test("each progress kind becomes its typed event", () => {
   const cases: [Record<string, unknown>, unknown][] = [
