@@ -158,6 +158,22 @@ class Workspace:
             raise PathRefused(model_path, f"cannot be inspected ({exc.strerror})") from None
         return ResolvedPath(self.root.joinpath(*parts), relative, self.label)
 
+    def resolve_listed(self, relative: str) -> ResolvedPath:
+        """A path a listing or a walk found (workspace-relative, as the disk spells it),
+        checked by the rules of `resolve` before anything reads it: a denied location, a
+        secret file, and a symlink — final or parent — whose target is outside the workspace,
+        denied, secret (by the target's own name too) or missing raise ``PathRefused``.
+        Every tool and the index read listed files only through this."""
+        parts = [part for part in relative.split("/") if part]
+        shown = "/".join(parts)
+        _check_text(shown)  # a name read_file could not be asked for is not read either
+        self._check_location(shown, shown, for_write=False)
+        try:
+            self._check_symlinks(shown, parts, for_write=False)
+        except OSError as exc:
+            raise PathRefused(shown, f"cannot be inspected ({exc.strerror})") from None
+        return ResolvedPath(self.root.joinpath(*parts), shown, self.label)
+
     def is_secret(self, relative: str) -> bool:
         """True when ``relative`` is refused by the secret deny list (and not allowed)."""
         return self.secrets.refused(relative) is not None
@@ -245,7 +261,11 @@ class Workspace:
             real_relative = (
                 "" if target == self.real_root else target.relative_to(self.real_root).as_posix()
             )
-            self._check_location(raw, real_relative, for_write=for_write)
+            try:
+                self._check_location(raw, real_relative, for_write=for_write)
+            except PathRefused as refused:
+                reason = f"symlink {shown!r} points to {real_relative!r}: {refused.reason}"
+                raise PathRefused(raw, reason) from None
 
     def _check_writable(self, raw: str, parts: Sequence[str]) -> None:
         if not parts:

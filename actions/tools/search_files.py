@@ -3,23 +3,30 @@
 Arguments: ``{"pattern": str, "regex"?: bool, "path"?: str}``. The pattern is literal text
 unless ``regex`` is true; it matches case-insensitively when it has no capital letter (smart
 case). ``path`` limits the search to one folder or file. Files are those ``list_files`` shows
-(.gitignore honoured, noise folders skipped); secret files, binary and huge files are never
-read. Output: ``/path:line: text`` lines, at most ``max_matches`` (lines cut at
-``max_line_chars``), with a notice when more exist.
+(.gitignore honoured, noise folders skipped); secret files and binary files are never read.
+Every file is read through ``Workspace.resolve_listed``, the rules of ``read_file``: a symlink
+to outside the workspace, into ``.git`` or to a secret file is not followed, and the answer
+names it as skipped with the reason, like a file over ``max_file_bytes``. Files are read in
+bounded blocks; a line contributes at most ``max_line_bytes`` to the search (the answer says
+which lines were longer). Output: ``/path:line: text`` lines, at most ``max_matches`` (a long
+line shown around its match, cut at ``max_line_chars``), with a notice when more exist.
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
 import re
+import stat
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-from actions.errors import InvalidToolCall, ToolExecutionError
+from actions.errors import InvalidToolCall, PathRefused, ToolExecutionError
 from actions.paths import Workspace
 from actions.tools.base import Tool, ToolResult
 from actions.tools.file_listing import git_files, walk_files
+from actions.tools.line_reader import Line, LineReader
 from actions.tools.list_files import ListFilesConfig
 
 NAME = "search_files"
@@ -44,10 +51,14 @@ MANIFEST = Tool(
 )
 
 
+MAX_NOTES = 20  # skipped files / long lines named one by one, then counted
+
+
 @dataclass(frozen=True)
 class SearchFilesConfig:
     max_matches: int = 200
     max_line_chars: int = 300
+    max_line_bytes: int = 256 * 1024  # what one line contributes to the search
     max_file_bytes: int = 2 * 2**20
     scan_limit: int = 50_000
     git_timeout: float = 20.0
@@ -58,6 +69,25 @@ class Match:
     path: str
     line: int
     text: str
+
+
+@dataclass
+class Scan:
+    """What a search found, and what it could not look at (workspace-relative paths)."""
+
+    matches: list[Match] = field(default_factory=list)
+    more: bool = False  # stopped at max_matches
+    skipped: list[tuple[str, str]] = field(default_factory=list)  # (path, reason) not read
+    long_lines: list[tuple[str, int]] = field(default_factory=list)  # searched in part
+
+
+@dataclass(frozen=True)
+class Notes:
+    """The files a search did not read and the lines it searched only in part, as shown."""
+
+    skipped: list[dict[str, str]] = field(default_factory=list)
+    long_lines: list[dict[str, Any]] = field(default_factory=list)
+    line_bytes: int = 0
 
 
 class SearchFiles:
@@ -89,8 +119,8 @@ class SearchFiles:
                     self.config.scan_limit,
                 )
             files = [path for path in listing.files if not self._skipped(path)]
-        matches, more = await asyncio.to_thread(self._scan, sorted(files), compiled)
-        return self._render(raw, matches, more)
+        scan = await asyncio.to_thread(self._scan, sorted(files), compiled)
+        return self._render(raw, scan)
 
     def _compile(self, raw: str, regex: bool) -> re.Pattern[str]:
         flags = 0 if any(char.isupper() for char in raw) else re.IGNORECASE
@@ -108,55 +138,106 @@ class SearchFiles:
             or self.workspace.is_secret(relative)
         )
 
-    def _scan(self, files: list[str], pattern: re.Pattern[str]) -> tuple[list[Match], bool]:
-        matches: list[Match] = []
+    def _scan(self, files: list[str], pattern: re.Pattern[str]) -> Scan:
+        scan = Scan()
         for relative in files:
-            text = self._text(relative)
-            if text is None:
-                continue
-            for number, line in enumerate(text.splitlines(), 1):
-                if pattern.search(line):
-                    if len(matches) >= self.config.max_matches:
-                        return matches, True
-                    matches.append(Match(relative, number, self._clip(line)))
-        return matches, False
+            if not self._scan_file(relative, pattern, scan):
+                scan.more = True
+                break
+        return scan
 
-    def _text(self, relative: str) -> str | None:
-        if self.workspace.is_secret(relative) or self.workspace.is_denied(relative):
-            return None
-        path = self.workspace.root / relative
+    def _scan_file(self, relative: str, pattern: re.Pattern[str], scan: Scan) -> bool:
+        """Add the file's matching lines to `scan`; False once `max_matches` is passed. The
+        file is read in bounded blocks, each line searched in its first `max_line_bytes`."""
         try:
-            if not path.is_file() or path.stat().st_size > self.config.max_file_bytes:
-                return None
-            data = path.read_bytes()
+            resolved = self.workspace.resolve_listed(relative)
+            with open(resolved.absolute, "rb") as handle:
+                info = os.fstat(handle.fileno())
+                if not stat.S_ISREG(info.st_mode):
+                    return True
+                if info.st_size > self.config.max_file_bytes:
+                    scan.skipped.append(
+                        (relative, f"larger than {self.config.max_file_bytes} bytes")
+                    )
+                    return True
+                if b"\0" in handle.read(8192):
+                    return True
+                handle.seek(0)
+                for line in LineReader(handle, self.config.max_line_bytes):
+                    text = line.head.decode("utf-8", errors="replace").rstrip("\r\n")
+                    found = pattern.search(text)
+                    if found is None:
+                        if line.cut:
+                            scan.long_lines.append((relative, line.number))
+                        continue
+                    if len(scan.matches) >= self.config.max_matches:
+                        return False
+                    scan.matches.append(Match(relative, line.number, self._clip(text, found, line)))
+        except PathRefused as refused:
+            scan.skipped.append((relative, refused.reason))
         except OSError:
-            return None
-        if b"\0" in data[:8192]:
-            return None
-        return data.decode("utf-8", errors="replace")
+            pass  # gone or unreadable since the listing: nothing to search
+        return True
 
-    def _clip(self, line: str) -> str:
+    def _clip(self, text: str, found: re.Match[str], line: Line) -> str:
+        """The line, or around the match when it is longer than `max_line_chars`."""
         limit = self.config.max_line_chars
-        return line if len(line) <= limit else line[:limit] + "…"
+        if len(text) <= limit and not line.cut:
+            return text
+        begin = max(0, min(found.start() - limit // 3, len(text) - limit))
+        clipped = ("…" if begin else "") + text[begin : begin + limit] + "…"
+        if line.cut:
+            clipped += f" (line of {line.length} bytes, cut)"
+        return clipped
 
-    def _render(self, raw: str, matches: list[Match], more: bool) -> ToolResult:
+    def _render(self, raw: str, scan: Scan) -> ToolResult:
         shown = [
-            {"path": self.workspace.shown(m.path), "line": m.line, "text": m.text} for m in matches
+            {"path": self.workspace.shown(m.path), "line": m.line, "text": m.text}
+            for m in scan.matches
         ]
-        return render_matches(shown, more, self.config.max_matches, f"No line matches {raw!r}.")
+        skipped = [{"path": self.workspace.shown(p), "reason": r} for p, r in scan.skipped]
+        long_lines = [{"path": self.workspace.shown(p), "line": n} for p, n in scan.long_lines]
+        return render_matches(
+            shown,
+            scan.more,
+            self.config.max_matches,
+            f"No line matches {raw!r}.",
+            Notes(skipped, long_lines, self.config.max_line_bytes),
+        )
 
 
 def render_matches(
-    matches: list[dict[str, Any]], more: bool, limit: int, nothing: str
+    matches: list[dict[str, Any]],
+    more: bool,
+    limit: int,
+    nothing: str,
+    notes: Notes | None = None,
 ) -> ToolResult:
     """The tool's answer: one ``path:line: text`` per match (``nothing`` when there is
-    none), and how to narrow the search when it stopped at ``limit`` matches."""
-    data = {"matches": matches, "truncated": more}
-    if not matches:
-        return ToolResult.success(nothing, data)
-    lines = [f"{m['path']}:{m['line']}: {m['text']}" for m in matches]
+    none), how to narrow the search when it stopped at ``limit`` matches, and the files it
+    did not read (a symlink out of the workspace, too large) and why."""
+    notes = notes or Notes()
+    data = {
+        "matches": matches,
+        "truncated": more,
+        "skipped": notes.skipped,
+        "longLines": notes.long_lines,
+    }
+    lines = [f"{m['path']}:{m['line']}: {m['text']}" for m in matches] or [nothing]
     if more:
         lines.append(
             f"(stopped at {limit} matches: narrow the pattern or give 'path' to search one folder)"
+        )
+    for item in notes.skipped[:MAX_NOTES]:
+        lines.append(f"(skipped {item['path']}: {item['reason']})")
+    if len(notes.skipped) > MAX_NOTES:
+        lines.append(f"(skipped {len(notes.skipped) - MAX_NOTES} more files)")
+    if notes.long_lines:
+        where = ", ".join(f"{m['path']}:{m['line']}" for m in notes.long_lines[:MAX_NOTES])
+        extra = len(notes.long_lines) - MAX_NOTES
+        where += f" and {extra} more" if extra > 0 else ""
+        lines.append(
+            f"(lines longer than {notes.line_bytes} bytes were searched only in their first "
+            f"{notes.line_bytes} bytes: {where}; read_file them to see more)"
         )
     return ToolResult.success("\n".join(lines), data)
