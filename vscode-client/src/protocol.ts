@@ -118,6 +118,16 @@ export interface StagedContentParams {
   path: string;
 }
 
+/** `agent.undo [{force?}]` / `agent.redo [{force?}]`: force overwrites files changed since. */
+export interface MoveParams {
+  force: boolean;
+}
+
+/** `agent.reindex [{token?}]`: report progress on the client's work-done token. */
+export interface ReindexParams {
+  token?: string | number;
+}
+
 /** Result of `agent.stagedContent`; `content` is absent when the plan deletes the file. */
 export interface StagedContent {
   path: string;
