@@ -71,7 +71,7 @@ class LineReader:
         reads to the end of the file in blocks."""
         count = 0
         tail = b""
-        data = self._data[self._start :]
+        data = self._data[self._start :] or self._handle.read(self._block)
         while data:
             count += data.count(b"\n")
             tail = data[-1:]
@@ -81,3 +81,49 @@ class LineReader:
             count += 1
         self.read_lines += count
         return count
+
+
+@dataclass(frozen=True, slots=True)
+class Segment:
+    """A window of one line: `data` starts `offset` bytes into line `number`; `seen` bytes of
+    the line are read so far; `final` when the line ends with it."""
+
+    number: int
+    offset: int
+    data: bytes
+    seen: int
+    final: bool
+
+
+def segments(
+    handle: BinaryIO, size: int, overlap: int, block: int = BLOCK_BYTES
+) -> Iterator[Segment]:
+    """Every line of `handle` as windows of at most `size` bytes, each repeating the last
+    `overlap` bytes of the one before (a match across a boundary up to that long is whole in
+    one window). A short line is one final window. Memory: one block plus `size` bytes."""
+    if not 0 <= overlap < size:
+        raise ValueError("overlap must be smaller than size")
+    number, offset, seen, fresh = 1, 0, 0, 0
+    window = bytearray()
+    while data := handle.read(block):
+        start = 0
+        while start < len(data):
+            end = data.find(b"\n", start)
+            stop = len(data) if end < 0 else end + 1
+            take = min(stop, start + size - len(window))
+            window += data[start:take]
+            seen += take - start
+            fresh += take - start
+            start = take
+            if end >= 0 and take == end + 1:
+                yield Segment(number, offset, bytes(window), seen, True)
+                number, offset, seen, fresh = number + 1, 0, 0, 0
+                window = bytearray()
+            elif len(window) >= size:
+                yield Segment(number, offset, bytes(window), seen, False)
+                window = bytearray(window[len(window) - overlap :] if overlap else b"")
+                offset, fresh = seen - len(window), 0
+    if fresh:
+        yield Segment(number, offset, bytes(window), seen, True)
+    elif seen:  # the last line filled its window exactly: it ends here, with nothing new
+        yield Segment(number, seen, b"", seen, True)

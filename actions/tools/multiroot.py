@@ -93,14 +93,13 @@ class RoutedSearchFiles:
             return await search.execute({**args, "path": inner})
         matches: list[dict[str, Any]] = []
         truncated = False
-        notes = Notes(line_bytes=self.config.max_line_bytes)
+        notes = Notes()
         for root in self.roots.roots:
             folder_args = {key: value for key, value in args.items() if key != "path"}
             result = await SearchFiles(root.workspace, self.config).execute(folder_args)
             matches += result.data["matches"]
             truncated = truncated or bool(result.data["truncated"])
             notes.skipped.extend(result.data["skipped"])
-            notes.long_lines.extend(result.data["longLines"])
         return self._render(str(args["pattern"]), matches, truncated, notes)
 
     def _render(

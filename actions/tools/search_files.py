@@ -7,9 +7,10 @@ case). ``path`` limits the search to one folder or file. Files are those ``list_
 Every file is read through ``Workspace.resolve_listed``, the rules of ``read_file``: a symlink
 to outside the workspace, into ``.git`` or to a secret file is not followed, and the answer
 names it as skipped with the reason, like a file over ``max_file_bytes``. Files are read in
-bounded blocks; a line contributes at most ``max_line_bytes`` to the search (the answer says
-which lines were longer). Output: ``/path:line: text`` lines, at most ``max_matches`` (a long
-line shown around its match, cut at ``max_line_chars``), with a notice when more exist.
+bounded blocks, a long line in overlapping windows of ``max_line_bytes`` (a match longer than
+``WINDOW_OVERLAP`` across two windows can be missed). Output: ``/path:line: text`` lines, at
+most ``max_matches`` (a long line shown around its match, cut at ``max_line_chars``, with its
+length), with a notice when more exist.
 """
 
 from __future__ import annotations
@@ -20,13 +21,13 @@ import re
 import stat
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, BinaryIO
 
 from actions.errors import InvalidToolCall, PathRefused, ToolExecutionError
 from actions.paths import Workspace
 from actions.tools.base import Tool, ToolResult
 from actions.tools.file_listing import git_files, walk_files
-from actions.tools.line_reader import Line, LineReader
+from actions.tools.line_reader import Segment, segments
 from actions.tools.list_files import ListFilesConfig
 
 NAME = "search_files"
@@ -51,14 +52,16 @@ MANIFEST = Tool(
 )
 
 
-MAX_NOTES = 20  # skipped files / long lines named one by one, then counted
+MAX_NOTES = 20  # skipped files named one by one, then counted
+BINARY_SNIFF_BYTES = 8192
+WINDOW_OVERLAP = 4096  # a match up to this long is found across two windows of a long line
 
 
 @dataclass(frozen=True)
 class SearchFilesConfig:
     max_matches: int = 200
     max_line_chars: int = 300
-    max_line_bytes: int = 256 * 1024  # what one line contributes to the search
+    max_line_bytes: int = 256 * 1024  # a longer line is searched in windows of this size
     max_file_bytes: int = 2 * 2**20
     scan_limit: int = 50_000
     git_timeout: float = 20.0
@@ -78,16 +81,13 @@ class Scan:
     matches: list[Match] = field(default_factory=list)
     more: bool = False  # stopped at max_matches
     skipped: list[tuple[str, str]] = field(default_factory=list)  # (path, reason) not read
-    long_lines: list[tuple[str, int]] = field(default_factory=list)  # searched in part
 
 
 @dataclass(frozen=True)
 class Notes:
-    """The files a search did not read and the lines it searched only in part, as shown."""
+    """The files a search did not read, and why, as shown."""
 
     skipped: list[dict[str, str]] = field(default_factory=list)
-    long_lines: list[dict[str, Any]] = field(default_factory=list)
-    line_bytes: int = 0
 
 
 class SearchFiles:
@@ -147,47 +147,67 @@ class SearchFiles:
         return scan
 
     def _scan_file(self, relative: str, pattern: re.Pattern[str], scan: Scan) -> bool:
-        """Add the file's matching lines to `scan`; False once `max_matches` is passed. The
-        file is read in bounded blocks, each line searched in its first `max_line_bytes`."""
+        """Add the file's matching lines to `scan`; False once `max_matches` is passed."""
         try:
             resolved = self.workspace.resolve_listed(relative)
             with open(resolved.absolute, "rb") as handle:
                 info = os.fstat(handle.fileno())
-                if not stat.S_ISREG(info.st_mode):
+                if not stat.S_ISREG(info.st_mode) or b"\0" in handle.read(BINARY_SNIFF_BYTES):
                     return True
                 if info.st_size > self.config.max_file_bytes:
-                    scan.skipped.append(
-                        (relative, f"larger than {self.config.max_file_bytes} bytes")
-                    )
-                    return True
-                if b"\0" in handle.read(8192):
+                    limit = self.config.max_file_bytes
+                    scan.skipped.append((relative, f"larger than {limit} bytes"))
                     return True
                 handle.seek(0)
-                for line in LineReader(handle, self.config.max_line_bytes):
-                    text = line.head.decode("utf-8", errors="replace").rstrip("\r\n")
-                    found = pattern.search(text)
-                    if found is None:
-                        if line.cut:
-                            scan.long_lines.append((relative, line.number))
-                        continue
-                    if len(scan.matches) >= self.config.max_matches:
-                        return False
-                    scan.matches.append(Match(relative, line.number, self._clip(text, found, line)))
+                return self._scan_lines(relative, handle, pattern, scan)
         except PathRefused as refused:
             scan.skipped.append((relative, refused.reason))
         except OSError:
             pass  # gone or unreadable since the listing: nothing to search
         return True
 
-    def _clip(self, text: str, found: re.Match[str], line: Line) -> str:
-        """The line, or around the match when it is longer than `max_line_chars`."""
+    def _scan_lines(
+        self, relative: str, handle: BinaryIO, pattern: re.Pattern[str], scan: Scan
+    ) -> bool:
+        """The file in bounded windows (`segments`): a long line is searched window by
+        window, its first match kept and shown around the match once the line's length is
+        known."""
+        matched = 0  # the number of the line that already has its match
+        found: tuple[Segment, str, re.Match[str]] | None = None
+        for segment in segments(handle, self.config.max_line_bytes, WINDOW_OVERLAP):
+            if segment.number != matched:
+                text = segment.data.decode("utf-8", errors="replace")
+                if segment.final:
+                    text = text.removesuffix("\n").removesuffix("\r")
+                hit = pattern.search(text)
+                if hit is None:
+                    continue
+                if len(scan.matches) >= self.config.max_matches:
+                    return False
+                matched, found = segment.number, (segment, text, hit)
+            if segment.final and found is not None:
+                window, text, hit = found
+                whole = window.final and window.offset == 0
+                shown = self._clip(text, hit, whole, window.offset, segment.seen)
+                scan.matches.append(Match(relative, segment.number, shown))
+                found = None
+        return True
+
+    def _clip(self, text: str, hit: re.Match[str], whole: bool, offset: int, length: int) -> str:
+        """The line (`text`: the line when `whole`, else its window at byte `offset`;
+        `length`: the line's bytes), or the part around the match when longer than
+        `max_line_chars`."""
         limit = self.config.max_line_chars
-        if len(text) <= limit and not line.cut:
+        if whole and len(text) <= limit:
             return text
-        begin = max(0, min(found.start() - limit // 3, len(text) - limit))
-        clipped = ("…" if begin else "") + text[begin : begin + limit] + "…"
-        if line.cut:
-            clipped += f" (line of {line.length} bytes, cut)"
+        begin = max(0, min(hit.start() - limit // 3, len(text) - limit))
+        clipped = text[begin : begin + limit]
+        if begin or offset:
+            clipped = "…" + clipped
+        if not whole or begin + limit < len(text):
+            clipped += "…"
+        if not whole:
+            clipped += f" (a line of {length} bytes, cut)"
         return clipped
 
     def _render(self, raw: str, scan: Scan) -> ToolResult:
@@ -196,13 +216,12 @@ class SearchFiles:
             for m in scan.matches
         ]
         skipped = [{"path": self.workspace.shown(p), "reason": r} for p, r in scan.skipped]
-        long_lines = [{"path": self.workspace.shown(p), "line": n} for p, n in scan.long_lines]
         return render_matches(
             shown,
             scan.more,
             self.config.max_matches,
             f"No line matches {raw!r}.",
-            Notes(skipped, long_lines, self.config.max_line_bytes),
+            Notes(skipped),
         )
 
 
@@ -221,7 +240,6 @@ def render_matches(
         "matches": matches,
         "truncated": more,
         "skipped": notes.skipped,
-        "longLines": notes.long_lines,
     }
     lines = [f"{m['path']}:{m['line']}: {m['text']}" for m in matches] or [nothing]
     if more:
@@ -232,12 +250,4 @@ def render_matches(
         lines.append(f"(skipped {item['path']}: {item['reason']})")
     if len(notes.skipped) > MAX_NOTES:
         lines.append(f"(skipped {len(notes.skipped) - MAX_NOTES} more files)")
-    if notes.long_lines:
-        where = ", ".join(f"{m['path']}:{m['line']}" for m in notes.long_lines[:MAX_NOTES])
-        extra = len(notes.long_lines) - MAX_NOTES
-        where += f" and {extra} more" if extra > 0 else ""
-        lines.append(
-            f"(lines longer than {notes.line_bytes} bytes were searched only in their first "
-            f"{notes.line_bytes} bytes: {where}; read_file them to see more)"
-        )
     return ToolResult.success("\n".join(lines), data)
