@@ -20,6 +20,7 @@ from typing import Any, TypeVar, Union, get_args, get_origin
 import attrs
 import cattrs
 from cattrs.cols import list_structure_factory
+from cattrs.gen import make_dict_structure_fn, override
 from pygls.exceptions import JsonRpcInvalidParams
 
 from server.wire.messages import camel, json_type
@@ -118,6 +119,13 @@ def describe(exc: Exception) -> str:
     return "; ".join(
         re.sub(r"@ \$(\S*)", lambda m: "@ $" + camel(m.group(1)), line) for line in lines
     )
+
+
+def camel_case(converter: cattrs.Converter, cls: type[Any]) -> None:
+    """Let `converter` read the attrs class `cls` from camelCase keys (``sessionId``), as
+    `server.protocol` does for its own types."""
+    renames = {a.name: override(rename=camel(a.name)) for a in attrs.fields(cls)}
+    converter.register_structure_hook(cls, make_dict_structure_fn(cls, converter, **renames))
 
 
 def decode(converter: cattrs.Converter, params: Any, cls: type[T], what: str = "params") -> T:

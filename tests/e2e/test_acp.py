@@ -289,3 +289,29 @@ async def test_search_files_never_reads_through_a_symlink_to_a_secret(tmp_path: 
     assert "(skipped /src/notes.md: symlink 'src/notes.md' points outside the workspace)" in result
     assert "TOKEN-private" not in result
     assert "TOKEN-private" not in repr(client.updates)
+
+
+async def test_extension_methods_type_their_params(tmp_path: Path) -> None:
+    """`_agentls/undo {sessionId, force?}`: "yes" is not a boolean, a number not a session
+    id; each is InvalidParams naming the field, and nothing is undone."""
+    root = seed_project(tmp_path / "ws")
+    client = RecordingClient()
+    with FakeLLM({"replies": FULL_CONVERSATION}) as llm:
+        async with acp_agent(llm, client) as conn:
+            session = await conn.new_session(cwd=str(root))
+            await conn.prompt(session_id=session.session_id, prompt=[text_block("Add greeting")])
+            after = tree(root)
+            bad = [
+                (
+                    {"sessionId": session.session_id, "force": "yes"},
+                    "expected true or false, got a string @ $.force",
+                ),
+                ({"sessionId": 5}, "expected a string @ $.sessionId"),
+                ({}, "required field missing @ $.sessionId"),
+            ]
+            for params, says in bad:
+                with pytest.raises(RequestError) as failure:
+                    await conn.ext_method("agentls/undo", params)
+                assert failure.value.code == -32602
+                assert says in str(failure.value), failure.value
+            assert tree(root) == after
