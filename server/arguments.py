@@ -124,7 +124,7 @@ def describe(exc: Exception) -> str:
 def camel_case(converter: cattrs.Converter, cls: type[Any]) -> None:
     """Let `converter` read the attrs class `cls` from camelCase keys (``sessionId``), as
     `server.protocol` does for its own types."""
-    renames = {a.name: override(rename=camel(a.name)) for a in attrs.fields(cls)}
+    renames: dict[str, Any] = {a.name: override(rename=camel(a.name)) for a in attrs.fields(cls)}
     converter.register_structure_hook(cls, make_dict_structure_fn(cls, converter, **renames))
 
 
