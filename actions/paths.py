@@ -31,6 +31,8 @@ from __future__ import annotations
 import copy
 import fnmatch
 import os
+import re
+import stat
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -67,6 +69,7 @@ SECRET_PATTERNS: tuple[str, ...] = (
     ".git-credentials",
     "credentials*",
 )
+_ANY_SECRET = re.compile("|".join(fnmatch.translate(pattern) for pattern in SECRET_PATTERNS))
 SECRET_ALLOWED: tuple[str, ...] = (".env.example", ".env.sample", ".env.template", ".env.dist")
 SECRET_DIRS: frozenset[str] = frozenset({".ssh", ".gnupg", ".aws"})
 
@@ -245,13 +248,14 @@ class Workspace:
             )
 
     def _check_symlinks(self, raw: str, parts: Sequence[str], *, for_write: bool) -> None:
-        current = self.root
+        current = str(self.root)
         for index, part in enumerate(parts):
-            current = current / part
-            if not current.is_symlink():
-                if not current.exists():
-                    return  # nothing below a missing component can be a symlink
-                continue
+            current = os.path.join(current, part)
+            try:
+                if not stat.S_ISLNK(os.lstat(current).st_mode):
+                    continue
+            except (FileNotFoundError, NotADirectoryError):
+                return  # nothing below a missing component can be a symlink
             shown = "/".join(parts[: index + 1])
             target = Path(os.path.realpath(current))
             if not target.exists():
@@ -365,7 +369,7 @@ def secret_pattern(relative: str) -> str | None:
     name = parts[-1].casefold()
     if name in SECRET_DIRS:
         return name + "/"
-    if name in SECRET_ALLOWED:
+    if name in SECRET_ALLOWED or _ANY_SECRET.match(name) is None:
         return None
     for pattern in SECRET_PATTERNS:
         if fnmatch.fnmatchcase(name, pattern):

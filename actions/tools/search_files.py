@@ -159,11 +159,29 @@ class SearchFiles:
                     scan.skipped.append((relative, f"larger than {limit} bytes"))
                     return True
                 handle.seek(0)
+                if info.st_size <= self.config.max_line_bytes:  # the usual file: at once
+                    return self._scan_text(relative, handle.read(), pattern, scan)
                 return self._scan_lines(relative, handle, pattern, scan)
         except PathRefused as refused:
             scan.skipped.append((relative, refused.reason))
         except OSError:
             pass  # gone or unreadable since the listing: nothing to search
+        return True
+
+    def _scan_text(self, relative: str, data: bytes, pattern: re.Pattern[str], scan: Scan) -> bool:
+        """A file of at most one window, searched whole (only LF ends a line, as in
+        read_file's numbering)."""
+        lines = data.decode("utf-8", errors="replace").split("\n")
+        if lines[-1] == "":
+            lines.pop()  # the text ends with a line break, not with an empty line
+        for number, line in enumerate(lines, 1):
+            text = line.removesuffix("\r")
+            hit = pattern.search(text)
+            if hit is None:
+                continue
+            if len(scan.matches) >= self.config.max_matches:
+                return False
+            scan.matches.append(Match(relative, number, self._clip(text, hit, True, 0, len(text))))
         return True
 
     def _scan_lines(
