@@ -31,6 +31,8 @@ from __future__ import annotations
 import copy
 import fnmatch
 import os
+import re
+import stat
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -67,6 +69,7 @@ SECRET_PATTERNS: tuple[str, ...] = (
     ".git-credentials",
     "credentials*",
 )
+_ANY_SECRET = re.compile("|".join(fnmatch.translate(pattern) for pattern in SECRET_PATTERNS))
 SECRET_ALLOWED: tuple[str, ...] = (".env.example", ".env.sample", ".env.template", ".env.dist")
 SECRET_DIRS: frozenset[str] = frozenset({".ssh", ".gnupg", ".aws"})
 
@@ -158,6 +161,22 @@ class Workspace:
             raise PathRefused(model_path, f"cannot be inspected ({exc.strerror})") from None
         return ResolvedPath(self.root.joinpath(*parts), relative, self.label)
 
+    def resolve_listed(self, relative: str) -> ResolvedPath:
+        """A path a listing or a walk found (workspace-relative, as the disk spells it),
+        checked by the rules of `resolve` before anything reads it: a denied location, a
+        secret file, and a symlink — final or parent — whose target is outside the workspace,
+        denied, secret (by the target's own name too) or missing raise ``PathRefused``.
+        Every tool and the index read listed files only through this."""
+        parts = [part for part in relative.split("/") if part]
+        shown = "/".join(parts)
+        _check_text(shown)  # a name read_file could not be asked for is not read either
+        self._check_location(shown, shown, for_write=False)
+        try:
+            self._check_symlinks(shown, parts, for_write=False)
+        except OSError as exc:
+            raise PathRefused(shown, f"cannot be inspected ({exc.strerror})") from None
+        return ResolvedPath(self.root.joinpath(*parts), shown, self.label)
+
     def is_secret(self, relative: str) -> bool:
         """True when ``relative`` is refused by the secret deny list (and not allowed)."""
         return self.secrets.refused(relative) is not None
@@ -229,13 +248,14 @@ class Workspace:
             )
 
     def _check_symlinks(self, raw: str, parts: Sequence[str], *, for_write: bool) -> None:
-        current = self.root
+        current = str(self.root)
         for index, part in enumerate(parts):
-            current = current / part
-            if not current.is_symlink():
-                if not current.exists():
-                    return  # nothing below a missing component can be a symlink
-                continue
+            current = os.path.join(current, part)
+            try:
+                if not stat.S_ISLNK(os.lstat(current).st_mode):
+                    continue
+            except (FileNotFoundError, NotADirectoryError):
+                return  # nothing below a missing component can be a symlink
             shown = "/".join(parts[: index + 1])
             target = Path(os.path.realpath(current))
             if not target.exists():
@@ -245,7 +265,11 @@ class Workspace:
             real_relative = (
                 "" if target == self.real_root else target.relative_to(self.real_root).as_posix()
             )
-            self._check_location(raw, real_relative, for_write=for_write)
+            try:
+                self._check_location(raw, real_relative, for_write=for_write)
+            except PathRefused as refused:
+                reason = f"symlink {shown!r} points to {real_relative!r}: {refused.reason}"
+                raise PathRefused(raw, reason) from None
 
     def _check_writable(self, raw: str, parts: Sequence[str]) -> None:
         if not parts:
@@ -345,7 +369,7 @@ def secret_pattern(relative: str) -> str | None:
     name = parts[-1].casefold()
     if name in SECRET_DIRS:
         return name + "/"
-    if name in SECRET_ALLOWED:
+    if name in SECRET_ALLOWED or _ANY_SECRET.match(name) is None:
         return None
     for pattern in SECRET_PATTERNS:
         if fnmatch.fnmatchcase(name, pattern):

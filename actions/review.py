@@ -19,10 +19,13 @@ the model is told which files wait for review, so it does not send them again.
 from __future__ import annotations
 
 import asyncio
+import posixpath
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Literal
+from urllib.parse import unquote, urlparse
 
 from actions.apply import Applier, FileWrite
 from actions.checkpoints import CheckpointStore, PlanRecorder
@@ -34,6 +37,12 @@ from actions.paths import ResolvedPath, qualified
 FileOpName = Literal["create", "update", "delete"]
 FileReviewState = Literal["pending", "accepted", "rejected"]
 PlanReviewState = Literal["pending", "accepted", "rejected", "partial"]
+
+
+def _plan_key(path: str) -> str:
+    """``/src/./a.py``, ``src\\a.py``, ``./src/a.py`` -> ``src/a.py``, as plans name files."""
+    normal = posixpath.normpath(path.replace("\\", "/")).lstrip("/")
+    return "" if normal == "." else normal
 
 
 class ReviewError(ActionError):
@@ -73,13 +82,26 @@ class StagedPlan:
     def pending(self) -> list[StagedFile]:
         return [f for f in self.files.values() if f.state == "pending"]
 
+    def file(self, path: str) -> StagedFile | None:
+        """The staged file `path` names, in any of the forms a client may send: as staged
+        (``src/a.py``; ``front/src/a.py`` in a multi-root workspace), as the model sees it
+        (``/src/a.py``), ``./src/a.py``, with backslashes, or absolute on disk / a file URI."""
+        found = self.files.get(_plan_key(path))
+        if found is not None or not path.startswith(("/", "file:")):
+            return found
+        absolute = Path(unquote(urlparse(path).path) if path.startswith("file:") else path)
+        for staged in self.files.values():
+            if staged.target.absolute == absolute:
+                return staged
+        return None
+
     def select(self, paths: Sequence[str] | None) -> list[StagedFile]:
         """The pending files named by `paths` (all pending ones when None or empty)."""
         if not paths:
             return self.pending()
         chosen = []
         for path in paths:
-            staged = self.files.get(path.lstrip("/"))
+            staged = self.file(path)
             if staged is None:
                 known = ", ".join(self.files) or "none"
                 raise ReviewError(f"{path} is not part of plan {self.plan_id} (its files: {known})")

@@ -17,7 +17,6 @@ from pygls.exceptions import (
     FeatureRequestError,
     JsonRpcException,
     JsonRpcInternalError,
-    JsonRpcInvalidParams,
     JsonRpcRequestCancelled,
 )
 from pygls.lsp.server import LanguageServer
@@ -26,11 +25,11 @@ from pygls.uris import to_fs_path
 
 from actions.roots import folder_names
 from server import __version__
+from server.arguments import decode, decode_command, strict
 from server.config import ConfigProblem
 from server.protocol import AGENT_CHAT, AGENT_SEARCH, AGENT_SESSIONS, AGENT_STATUS, make_converter
 from server.redact import RedactingWriter
 from server.session import ServerState
-from server.wire.messages import describe_error
 from server.wire.serve import run_stdio, run_tcp
 
 log = logging.getLogger(__name__)
@@ -72,6 +71,9 @@ def params_converter() -> cattrs.Converter:
     for token in tokens:
         converter.register_structure_hook(token, _optional_int_or_str)
     return converter
+
+
+ARGUMENTS = strict(params_converter())  # agent-ls' own params and command arguments
 
 
 class AgentProtocol(LanguageServerProtocol):
@@ -150,12 +152,11 @@ class AgentLanguageServer(LanguageServer):
 
     def typed(self, params: Any, cls: type[T]) -> T:
         """Structure raw params into `cls`, or raise InvalidParams naming what is wrong."""
-        if params is None:
-            raise JsonRpcInvalidParams("missing params")
-        try:
-            return self.protocol._converter.structure(params, cls)
-        except (cattrs.BaseValidationError, TypeError, ValueError) as exc:
-            raise JsonRpcInvalidParams(f"invalid params: {describe_error(exc)}") from None
+        return decode(ARGUMENTS, params, cls)
+
+    def command_argument(self, command: str, arguments: tuple[Any, ...], cls: type[T]) -> T:
+        """The argument of an agent-ls command typed as `cls` (see `server.arguments`)."""
+        return decode_command(ARGUMENTS, command, arguments, cls)
 
     def roots(self) -> list[Path]:
         """Every workspace folder, in the client's order (`workspaceFolders` of initialize,

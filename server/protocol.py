@@ -551,6 +551,20 @@ class StagedContentParams:
 
 
 @attrs.frozen(kw_only=True)
+class MoveParams:
+    """`agent.undo [{force?}]` / `agent.redo [{force?}]`: force overwrites files changed since."""
+
+    force: bool = False
+
+
+@attrs.frozen(kw_only=True)
+class ReindexParams:
+    """`agent.reindex [{token?}]`: report progress on the client's work-done token."""
+
+    token: int | str | None = None
+
+
+@attrs.frozen(kw_only=True)
 class StagedContent:
     """Result of `agent.stagedContent`: `content` absent when the plan deletes the file."""
 

@@ -172,7 +172,7 @@ class FileSet:
         """Read and check one file (see the module docstring for the failure reasons)."""
         size, mtime = info.st_size, info.st_mtime_ns
         try:
-            resolved = self.workspace.resolve(relative, for_write=False)
+            resolved = self.workspace.resolve_listed(relative)
         except PathRefused as refused:
             return FileRead(size, mtime, reason=f"refused: {refused.reason}")
         if not stat.S_ISREG(info.st_mode):

@@ -9,7 +9,8 @@ order. Rules (SPEC §5, §6):
   stay readable by explicit path;
 - secret files (``.env``, ``*.pem``, ``.ssh/``... see ``actions.paths``) are not listed unless
   the user allowed them: a last line says how many were withheld and why, so the model knows
-  not to ask for them;
+  not to ask for them; so are symlinks that ``read_file`` would refuse (pointing outside the
+  workspace, into ``.git``, at a secret file or at nothing), counted on a line of their own;
 - at most ``max_entries`` paths (default 2000); when more exist, the shallowest are shown and
   a ``truncated: N more`` line follows.
 """
@@ -17,11 +18,12 @@ order. Rules (SPEC §5, §6):
 from __future__ import annotations
 
 import asyncio
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from actions.errors import ToolExecutionError
+from actions.errors import PathRefused, ToolExecutionError
 from actions.paths import Workspace
 from actions.tools.base import Tool, ToolResult
 from actions.tools.file_listing import Listing, git_files, walk_files
@@ -30,6 +32,10 @@ NAME = "list_files"
 SECRET_NOTE = (
     "({count} secret file(s) not listed: agent-ls does not read, list or write secret files "
     "unless the user allows them)"
+)
+LINK_NOTE = (
+    "({count} symlink(s) not listed: they point outside the workspace, into .git, at a secret "
+    "file or at nothing, and agent-ls never reads through them)"
 )
 
 MANIFEST = Tool(
@@ -115,8 +121,10 @@ class ListFiles:
 
     def _render(self, listing: Listing, base: str) -> ToolResult:
         visible = [path for path in listing.files if not self._skipped(path)]
-        files = [path for path in visible if not self.workspace.is_secret(path)]
-        withheld = len(visible) - len(files)
+        named = [path for path in visible if not self.workspace.is_secret(path)]
+        withheld = len(visible) - len(named)
+        files = [path for path in named if not self._unreadable_link(path)]
+        links = len(named) - len(files)
         entries = with_folders(files, base=base)
         kept = shallowest(entries, self.config.max_entries)
         hidden = len(entries) - len(kept)
@@ -132,6 +140,8 @@ class ListFiles:
             lines.append("(no files)")
         if withheld:
             lines.append(SECRET_NOTE.format(count=withheld))
+        if links:
+            lines.append(LINK_NOTE.format(count=links))
         data = {
             "paths": [self.workspace.shown(entry) for entry in kept],
             "total": len(entries),
@@ -139,8 +149,21 @@ class ListFiles:
             "complete": listing.complete,
             "source": listing.source,
             "secretsWithheld": withheld,
+            "symlinksWithheld": links,
         }
         return ToolResult.success("\n".join(lines), data)
+
+    def _unreadable_link(self, relative: str) -> bool:
+        """A symlink whose target `read_file` refuses (outside the workspace, in .git, a
+        secret, missing). Listings never go through a symlinked folder, so only the entry
+        itself can be one."""
+        if not os.path.islink(self.workspace.root / relative):
+            return False
+        try:
+            self.workspace.resolve_listed(relative)
+        except PathRefused:
+            return True
+        return False
 
     def _line(self, entry: str, is_file: bool) -> str:
         return self.workspace.shown(entry) + ("" if is_file else "/")

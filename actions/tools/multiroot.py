@@ -19,7 +19,7 @@ from actions.tools.list_files import ListFiles, ListFilesConfig
 from actions.tools.read_file import ReadFile
 from actions.tools.registry import ToolRegistry
 from actions.tools.search_docs import IndexSource, Searchable, SearchDocs
-from actions.tools.search_files import SearchFiles, SearchFilesConfig, render_matches
+from actions.tools.search_files import Notes, SearchFiles, SearchFilesConfig, render_matches
 
 if TYPE_CHECKING:  # actions.index imports the tools lazily
     from actions.index import Hit
@@ -65,12 +65,12 @@ class RoutedListFiles:
         config = dataclasses.replace(self.config, max_entries=share)
         texts: list[str] = []
         data: dict[str, Any] = {"paths": [], "total": 0, "truncated": 0, "complete": True}
-        data |= {"secretsWithheld": 0, "folders": self.roots.names}
+        data |= {"secretsWithheld": 0, "symlinksWithheld": 0, "folders": self.roots.names}
         for root in self.roots.roots:
             result = await ListFiles(root.workspace, config).execute({})
             texts.append(f"/{root.name}/\n{result.text}")
             data["paths"] += [f"/{root.name}", *result.data["paths"]]
-            for key in ("total", "truncated", "secretsWithheld"):
+            for key in ("total", "truncated", "secretsWithheld", "symlinksWithheld"):
                 data[key] += result.data[key]
             data["complete"] = data["complete"] and result.data["complete"]
         return ToolResult.success("\n".join(texts), data)
@@ -93,18 +93,22 @@ class RoutedSearchFiles:
             return await search.execute({**args, "path": inner})
         matches: list[dict[str, Any]] = []
         truncated = False
+        notes = Notes()
         for root in self.roots.roots:
             folder_args = {key: value for key, value in args.items() if key != "path"}
             result = await SearchFiles(root.workspace, self.config).execute(folder_args)
             matches += result.data["matches"]
             truncated = truncated or bool(result.data["truncated"])
-        return self._render(str(args["pattern"]), matches, truncated)
+            notes.skipped.extend(result.data["skipped"])
+        return self._render(str(args["pattern"]), matches, truncated, notes)
 
-    def _render(self, pattern: str, matches: list[dict[str, Any]], truncated: bool) -> ToolResult:
+    def _render(
+        self, pattern: str, matches: list[dict[str, Any]], truncated: bool, notes: Notes
+    ) -> ToolResult:
         limit = self.config.max_matches
         more = truncated or len(matches) > limit
         nothing = f"No line matches {pattern!r} in any folder."
-        return render_matches(matches[:limit], more, limit, nothing)
+        return render_matches(matches[:limit], more, limit, nothing, notes)
 
 
 def merged_index(roots: Roots, sources: Mapping[str, IndexSource]) -> IndexSource:

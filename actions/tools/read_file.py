@@ -16,6 +16,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import os
 import stat
 from collections.abc import Mapping
@@ -26,6 +27,7 @@ from typing import Any, Literal
 from actions.errors import InvalidToolCall, PathRefused
 from actions.paths import PathResolver
 from actions.tools.base import Tool, ToolResult
+from actions.tools.line_reader import Line, LineReader
 from actions.update_edits import NUMBERED
 
 NAME = "read_file"
@@ -220,28 +222,37 @@ def decode_report(shown: str, data: bytes, size: int) -> FileReport:
 
 def read_page(absolute: Path, shown: str, request: ReadRequest, limit: int, why: str) -> FileReport:
     """The requested lines (whole file by default) that fit in ``limit`` bytes, numbered;
-    ``why`` names the limit in the note."""
+    ``why`` names the limit in the note. The file is read in bounded blocks: a line longer
+    than the limit contributes its first ``limit`` bytes and the note says it was cut."""
     start = request.start_line or 1
     end = request.end_line
     chunks: list[bytes] = []
-    used = total = last = 0
+    used = last = 0
     cut = False
+    long_line: Line | None = None
     with open(absolute, "rb") as handle:
         size = os.fstat(handle.fileno()).st_size
         if b"\0" in handle.read(BINARY_SNIFF_BYTES):
             return FileReport(shown, "binary", size, note="binary file, not shown")
         handle.seek(0)
-        for total, line in enumerate(handle, start=1):
-            if total < start or (end is not None and total > end) or cut:
+        reader = LineReader(handle, limit)
+        for line in reader:
+            if line.number < start:
                 continue
-            if used + len(line) > limit:
+            if end is not None and line.number > end:
+                break
+            if used + line.length > limit:
                 cut = True
-                if chunks:
-                    continue
-                line = _char_boundary(line[:limit])  # one line longer than the limit
-            chunks.append(line)
-            used += len(line)
-            last = total
+                if not chunks:  # the first line asked for is longer than the limit
+                    long_line = line
+                    chunks.append(_char_boundary(line.head))
+                    last = line.number
+                break
+            chunks.append(line.head)
+            used += line.length
+            last = line.number
+        reader.count_rest()
+        total = reader.read_lines
     if start > max(total, 1):
         note = f"start_line {start} is past the end of the file ({total} lines)"
         return FileReport(shown, "refused", size, note=note, total_lines=total)
@@ -249,7 +260,16 @@ def read_page(absolute: Path, shown: str, request: ReadRequest, limit: int, why:
         text = b"".join(chunks).decode("utf-8")
     except UnicodeDecodeError:
         return FileReport(shown, "binary", size, note="not UTF-8 text, not shown")
-    return _page_report(shown, size, text, (start, last, total), cut, why)
+    report = _page_report(shown, size, text, (start, last, total), cut, why)
+    if long_line is None:
+        return report
+    note = (
+        f"lines {start}-{last} of {total}; line {long_line.number} is {long_line.length} bytes "
+        f"long: cut after its first {len(chunks[0])} bytes (the {why})"
+    )
+    if last < min(end or total, total):
+        note += f"; read the next lines with start_line {last + 1}"
+    return dataclasses.replace(report, status="truncated", note=note)
 
 
 def _page_report(

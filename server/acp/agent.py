@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import attrs
 from acp import (
     PROTOCOL_VERSION,
     InitializeResponse,
@@ -42,6 +43,7 @@ from acp.schema import (
     SessionInfo,
     SessionListCapabilities,
 )
+from pygls.exceptions import JsonRpcInvalidParams
 
 from actions.apply import Applier
 from actions.review import StagingApplier, new_plan
@@ -52,8 +54,9 @@ from server.acp.prompt_text import prompt_text
 from server.acp.review import review_plan
 from server.acp.updates import UpdateSink
 from server.agent import run_turn
+from server.arguments import camel_case, decode, strict
 from server.history import SessionStore, UnknownSession
-from server.protocol import ErrorProgress
+from server.protocol import ErrorProgress, make_converter
 from server.providers import ProviderError
 from server.session import ServerState
 from server.turn import AgentError, ChatSession
@@ -66,6 +69,18 @@ COMMANDS = {
     "redo": "Re-apply the last undone plan",
     "checkpoints": "List the applied and undone plans",
 }
+
+
+@attrs.frozen(kw_only=True)
+class HistoryParams:
+    """`_agentls/undo|redo|checkpoints {sessionId, force?}`."""
+
+    session_id: str
+    force: bool = False
+
+
+EXT_PARAMS = strict(make_converter())
+camel_case(EXT_PARAMS, HistoryParams)
 
 
 def invalid_params(field: str, problem: str) -> RequestError:
@@ -263,9 +278,12 @@ class AgentLsAcp:
         name = method.removeprefix("agentls/")
         if not method.startswith("agentls/") or name not in COMMANDS:
             raise RequestError.method_not_found(f"_{method}")
-        session = self._session(str(params.get("sessionId", "")))
-        args = ["force"] if params.get("force") else []
-        return {"text": await self._checkpoints(session, name, args)}
+        try:
+            typed = decode(EXT_PARAMS, params, HistoryParams, f"params of _{method}")
+        except JsonRpcInvalidParams as exc:
+            raise RequestError(-32602, exc.message) from None
+        session = self._session(typed.session_id)
+        return {"text": await self._checkpoints(session, name, ["force"] if typed.force else [])}
 
     async def _checkpoints(self, session: AcpSession, name: str, args: list[str]) -> str:
         """/undo, /redo, /checkpoints on the store the session's turns record into (the same

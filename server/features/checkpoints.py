@@ -32,6 +32,7 @@ from server.protocol import (
     CMD_REDO,
     CMD_UNDO,
     CheckpointEntry,
+    MoveParams,
     UndoneFile,
     UndoResult,
     checkpoint_entry,
@@ -43,11 +44,6 @@ def register(server: AgentLanguageServer) -> None:
     server.command(CMD_UNDO)(undo)
     server.command(CMD_REDO)(redo)
     server.command(CMD_CHECKPOINTS)(checkpoints)
-
-
-def _force(args: tuple[Any, ...]) -> bool:
-    options = args[0] if args else None
-    return bool(isinstance(options, dict) and options.get("force"))
 
 
 async def _history(ls: AgentLanguageServer) -> tuple[OpenWorkspace, CheckpointStore | StoreGroup]:
@@ -96,11 +92,11 @@ def _open_buffers(ls: AgentLanguageServer, folders: Mapping[str, Path]) -> dict[
 
 
 async def undo(ls: AgentLanguageServer, *args: Any) -> UndoResult:
-    return await _move(ls, "undo", _force(args))
+    return await _move(ls, "undo", ls.command_argument(CMD_UNDO, args, MoveParams).force)
 
 
 async def redo(ls: AgentLanguageServer, *args: Any) -> UndoResult:
-    return await _move(ls, "redo", _force(args))
+    return await _move(ls, "redo", ls.command_argument(CMD_REDO, args, MoveParams).force)
 
 
 async def checkpoints(ls: AgentLanguageServer, *args: Any) -> list[CheckpointEntry]:

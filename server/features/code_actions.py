@@ -271,7 +271,7 @@ async def resolve_code_action(
 
 async def chat_command(ls: AgentLanguageServer, *args: Any) -> ChatResult:
     """`agent.chat {message, context?, sessionId?}` for clients without a chat panel."""
-    params = ls.typed(args[0] if args else None, ChatParams)
+    params = ls.command_argument(CMD_CHAT, args, ChatParams)
     problem = empty_message_problem(params.message)
     if problem is not None:
         raise JsonRpcInvalidParams(f"invalid params: {problem}")

@@ -31,6 +31,7 @@ from server.protocol import (
     CMD_REINDEX,
     IndexFailure,
     IndexUpdated,
+    ReindexParams,
     ReindexResult,
 )
 from server.providers.base import Provider
@@ -204,10 +205,11 @@ async def on_watched_files(
 async def reindex(ls: AgentLanguageServer, *args: Any) -> ReindexResult:
     """Bring every folder's index up to date; the counts of all folders together (paths
     qualified by folder name in a multi-root workspace)."""
+    options = ls.command_argument(CMD_REINDEX, args, ReindexParams)
     indexes = await lives(ls)
-    options = args[0] if args and isinstance(args[0], dict) else {}
-    token = options.get("token") or f"agent-ls-reindex-{uuid.uuid4().hex[:8]}"
-    if "token" not in options:
+    token: int | str | None = options.token
+    if token is None:
+        token = f"agent-ls-reindex-{uuid.uuid4().hex[:8]}"
         try:
             await asyncio.wait_for(ls.work_done_progress.create_async(token), 5)
         except Exception as error:  # a client without window/workDoneProgress: no bar

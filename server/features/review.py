@@ -90,10 +90,6 @@ def _board(ls: AgentLanguageServer) -> tuple[Path, ReviewBoard]:
     return root, ls.state.board(root)
 
 
-def _plan(ls: AgentLanguageServer, args: tuple[Any, ...], cls: type[Any]) -> Any:
-    return ls.typed(args[0] if args else None, cls)
-
-
 def _current(ls: AgentLanguageServer, root: Path, staged: StagedFile) -> str | None:
     """The file as it is now if disk and open buffer agree; a marker when they differ."""
     path = staged.target.absolute  # in whichever folder of the workspace
@@ -117,7 +113,7 @@ def _chosen(
 
 
 async def accept(ls: AgentLanguageServer, *args: Any) -> Any:
-    params: AcceptParams = _plan(ls, args, AcceptParams)
+    params = ls.command_argument(CMD_ACCEPT, args, AcceptParams)
     root, board = _board(ls)
     plan, files = _chosen(board, "accept", params.plan_id, params.files)
     ready, refused = await asyncio.to_thread(
@@ -144,7 +140,7 @@ async def accept(ls: AgentLanguageServer, *args: Any) -> Any:
 
 
 async def reject(ls: AgentLanguageServer, *args: Any) -> Any:
-    params: RejectParams = _plan(ls, args, RejectParams)
+    params = ls.command_argument(CMD_REJECT, args, RejectParams)
     _, board = _board(ls)
     plan, files = _chosen(board, "reject", params.plan_id, params.files)
     board.reject(plan, files, (params.reason or "").strip())
@@ -153,13 +149,13 @@ async def reject(ls: AgentLanguageServer, *args: Any) -> Any:
 
 async def staged_content(ls: AgentLanguageServer, *args: Any) -> Any:
     """The content a plan proposes for one file (what the editor shows against the disk)."""
-    params: StagedContentParams = _plan(ls, args, StagedContentParams)
+    params = ls.command_argument(CMD_STAGED_CONTENT, args, StagedContentParams)
     _, board = _board(ls)
     try:
         plan = board.get(params.plan_id)
     except ReviewError as exc:
         raise RequestFailed(f"stagedContent: {exc}") from None
-    staged = plan.files.get(params.path)
+    staged = plan.file(params.path)
     if staged is None:
         known = ", ".join(plan.files) or "none"
         raise RequestFailed(

@@ -147,7 +147,9 @@ class Connection:
         if message.kind == "response":
             return self.structure_response(message)
         fallback = JsonRPCRequestMessage if message.kind == "request" else JsonRPCNotification
-        cls = protocol.get_message_type(message.method) or fallback
+        cls = protocol.get_message_type(message.method)
+        if cls is None:  # not an LSP method: a handler of ours, or MethodNotFound from pygls
+            cls, data = fallback, {"params": None, **data}
         try:
             return protocol._converter.structure(tolerated(message.method, data), cls)
         except (cattrs.BaseValidationError, TypeError, ValueError, AttributeError, KeyError) as exc:

@@ -264,3 +264,54 @@ async def test_secret_files_follow_the_environment_allow_list(tmp_path: Path, al
     assert ("secret deny list" in env_result) is not bool(allowed)
     assert "PRIVATE KEY" not in key_result  # not on the allow-list either way
     assert "secret deny list" in key_result
+
+
+async def test_search_files_never_reads_through_a_symlink_to_a_secret(tmp_path: Path) -> None:
+    """The ACP front end runs the same tools: a shipped symlink to a key outside the
+    workspace is skipped by name, its text reaches neither the model nor the client."""
+    root = seed_project(tmp_path / "ws")
+    (tmp_path / "id_rsa").write_text("KEY TOKEN-private-5\n")
+    (root / "src" / "notes.md").symlink_to(tmp_path / "id_rsa")
+    (root / "src" / "token.py").write_text("TOKEN = 'public'\n")
+    script = {
+        "replies": [
+            tool("search_files", pattern="TOKEN"),
+            doc(action="text_response", text_response="searched"),
+        ]
+    }
+    client = RecordingClient()
+    with FakeLLM(script) as llm:
+        async with acp_agent(llm, client) as conn:
+            session = await conn.new_session(cwd=str(root))
+            await conn.prompt(session_id=session.session_id, prompt=[text_block("find TOKEN")])
+        result = last_user_message(llm.requests[1])
+    assert "/src/token.py:1: TOKEN = 'public'" in result
+    assert "(skipped /src/notes.md: symlink 'src/notes.md' points outside the workspace)" in result
+    assert "TOKEN-private" not in result
+    assert "TOKEN-private" not in repr(client.updates)
+
+
+async def test_extension_methods_type_their_params(tmp_path: Path) -> None:
+    """`_agentls/undo {sessionId, force?}`: "yes" is not a boolean, a number not a session
+    id; each is InvalidParams naming the field, and nothing is undone."""
+    root = seed_project(tmp_path / "ws")
+    client = RecordingClient()
+    with FakeLLM({"replies": FULL_CONVERSATION}) as llm:
+        async with acp_agent(llm, client) as conn:
+            session = await conn.new_session(cwd=str(root))
+            await conn.prompt(session_id=session.session_id, prompt=[text_block("Add greeting")])
+            after = tree(root)
+            bad = [
+                (
+                    {"sessionId": session.session_id, "force": "yes"},
+                    "expected true or false, got a string @ $.force",
+                ),
+                ({"sessionId": 5}, "expected a string @ $.sessionId"),
+                ({}, "required field missing @ $.sessionId"),
+            ]
+            for params, says in bad:
+                with pytest.raises(RequestError) as failure:
+                    await conn.ext_method("agentls/undo", params)
+                assert failure.value.code == -32602
+                assert says in str(failure.value), failure.value
+            assert tree(root) == after

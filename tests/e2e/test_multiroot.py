@@ -7,6 +7,7 @@ added and removed by workspace/didChangeWorkspaceFolders are followed.
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -365,3 +366,36 @@ async def test_folders_with_the_same_name_are_told_apart_by_their_parents(
     assert "/app@server/api.py" in lines
     assert (server_app / "new.py").read_text() == "NEW = 1\n"
     assert not (client_app / "new.py").exists()
+
+
+async def test_search_files_skips_symlinks_out_of_each_folder(
+    multi: LanguageClient, fakellm: FakeLLM, folders: list[Path], tmp_path: Path
+) -> None:
+    """A symlink in one folder to a secret outside, to a file of the other folder or to a
+    secret inside is never read by search_files over every folder, nor over one."""
+    front, back = folders
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "id_rsa").write_text("KEY TOKEN-private-1\n")
+    (back / ".env").write_text("API=TOKEN-private-2\n")
+    (front / "main.ts").write_text("// TOKEN-public\n")
+    os.symlink(outside / "id_rsa", front / "notes.md")
+    os.symlink(back / ".env", front / "env.txt")  # inside the workspace, outside its folder
+    os.symlink(".env", back / "env.txt")
+    fakellm.set_script(
+        {
+            "replies": [
+                tool("search_files", pattern="TOKEN"),
+                tool("search_files", pattern="TOKEN", path="/front"),
+                doc(action="text_response", text_response="done"),
+            ]
+        }
+    )
+    await chat(multi, "find the tokens")
+    every, one = told(fakellm, 1), told(fakellm, 2)
+    for text in (every, one):
+        assert "/front/main.ts:1: // TOKEN-public" in text
+        assert "TOKEN-private" not in text
+        assert "(skipped /front/notes.md: symlink 'notes.md' points outside the workspace)" in text
+        assert "(skipped /front/env.txt: symlink 'env.txt' points outside the workspace)" in text
+    assert "(skipped /back/env.txt: symlink 'env.txt' points to '.env': matches the secret" in every

@@ -416,6 +416,16 @@ export interface StagedContentParams {
   path: string;
 }
 
+/** `agent.undo [{force?}]` / `agent.redo [{force?}]`: force overwrites files changed since. */
+export interface MoveParams {
+  force: boolean;
+}
+
+/** `agent.reindex [{token?}]`: report progress on the client's work-done token. */
+export interface ReindexParams {
+  token?: number | string;
+}
+
 /** Result of `agent.stagedContent`: `content` absent when the plan deletes the file. */
 export interface StagedContent {
   path: string;

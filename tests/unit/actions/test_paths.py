@@ -276,3 +276,38 @@ def test_resolved_paths_stay_inside_and_off_limits_stay_out(
     assert ".." not in parts
     assert parts[0] != ".store"
     assert "\x00" not in resolved.relative
+
+
+@pytest.mark.parametrize(
+    ("listed", "reason"),
+    [
+        ("leak.txt", "symlink 'leak.txt' points outside the workspace"),
+        ("outdir", "symlink 'outdir' points outside the workspace"),
+        ("outdir/secret.txt", "symlink 'outdir' points outside the workspace"),
+        ("dangling", "'dangling' is a dangling symlink"),
+        ("gitlink/config", "symlink 'gitlink' points to '.git': the .git folder is off limits"),
+        ("chain.txt", "symlink 'chain.txt' points outside the workspace"),
+        ("key.txt", "symlink 'key.txt' points to 'keys/id_rsa': matches the secret deny list"),
+        (".checkpoints/x", "inside the checkpoint store"),
+        ("bad\nname", "control character"),
+    ],
+)
+def test_a_listed_path_is_read_only_through_read_files_rules(
+    tree: Path, ws: Workspace, listed: str, reason: str
+) -> None:
+    """`resolve_listed`: what a listing or a walk found goes through the rules of `resolve`;
+    a symlink's target is judged by its own location and name."""
+    os.symlink(tree / "leak.txt", tree / "chain.txt")  # a link to a link to outside
+    (tree / "keys").mkdir()
+    (tree / "keys" / "id_rsa").write_text("key")
+    os.symlink("keys/id_rsa", tree / "key.txt")
+    with pytest.raises(PathRefused) as refused:
+        ws.resolve_listed(listed)
+    assert reason in refused.value.reason
+
+
+@pytest.mark.parametrize("listed", ["README.md", "src/alias.jsx", "srclink/App.jsx"])
+def test_a_listed_path_inside_the_workspace_is_read(ws: Workspace, listed: str) -> None:
+    resolved = ws.resolve_listed(listed)
+    assert resolved.relative == listed
+    assert resolved.absolute.read_text() in ("readme", "app")
