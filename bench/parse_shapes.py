@@ -13,11 +13,13 @@ Run: .venv/bin/python bench/parse_shapes.py [--runs N] [--sizes 25,50,100,200] [
 from __future__ import annotations
 
 import argparse
+import itertools
 import random
 import statistics
 import string
 import time
 from collections.abc import Callable
+from functools import partial
 
 from parsing import StreamParser, parse_reply
 
@@ -86,18 +88,18 @@ def _row(name: str, sizes: list[int], runs: int, mode: str) -> tuple[float, floa
     cells, medians = [], []
     for kb in sizes:
         text = _text(name, kb * 1000)
-        t = _times(lambda text=text: run(text), runs)
+        t = _times(partial(run, text), runs)
         scale = 100 / kb * 1000
         medians.append(statistics.median(t))
-        cells.append(f"{t[0] * scale:5.0f}/{statistics.median(t) * scale:5.0f}/{t[-1] * scale:5.0f}")
+        cells.append(
+            f"{t[0] * scale:5.0f}/{statistics.median(t) * scale:5.0f}/{t[-1] * scale:5.0f}"
+        )
         if t[0] > CAP_S:
             break
-    ratios = [b / max(a, 1e-4) for a, b in zip(medians, medians[1:], strict=False)]
+    ratios = [b / max(a, 1e-4) for a, b in itertools.pairwise(medians)]
     worst_ms = max(m / kb * 100_000 for m, kb in zip(medians, sizes, strict=False))
     # a ratio between two sizes below 2 ms of work says nothing (timer noise)
-    worst_ratio = max(
-        (r for r, a in zip(ratios, medians, strict=False) if a >= 0.002), default=0.0
-    )
+    worst_ratio = max((r for r, a in zip(ratios, medians, strict=False) if a >= 0.002), default=0.0)
     print(
         f"{name[:34]:34} {mode:6} "
         + " ".join(f"{c:>17}" for c in cells)
