@@ -56,6 +56,7 @@ from parsing.json_scan import (
     NeedMore,
     Source,
     decode_segment,
+    next_found,
     run_pattern,
     split_at_quotes,
 )
@@ -647,14 +648,13 @@ class _Parser:
 
     def _holds_lines(self, i: int) -> bool:
         """Does a ``\\n`` escape follow ``i`` on its line (a file's lines in one string)?
-        Both positions are cached while they lie ahead, so the calls of a pass cost O(n)."""
-        text, n = self.src.text, self.src.n
+        Both positions are cached while they lie ahead (and across readings of one text:
+        `next_found`), so the calls of a pass cost O(n)."""
+        text = self.src.text
         if self._next_escape < i:
-            at = text.find("\\n", i)
-            self._next_escape = n if at < 0 else at
+            self._next_escape = next_found(text, "\\n", i)
         if self._next_newline < i:
-            at = text.find("\n", i)
-            self._next_newline = n if at < 0 else at
+            self._next_newline = next_found(text, "\n", i)
         return self._next_escape < self._next_newline
 
     def _quote_ends(self, k: int, ctx: str, code: bool | None = False) -> bool:
