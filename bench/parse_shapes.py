@@ -53,14 +53,17 @@ UNITS: dict[str, str] = {
 }
 
 
-def _random_printable(size: int, seed: int = 7) -> str:
+RANDOM = {"random printable": string.printable, "random JSON characters": '{}[]":,\\ \nab'}
+
+
+def _random(alphabet: str, size: int, seed: int = 7) -> str:
     rng = random.Random(seed)
-    return "".join(rng.choices(string.printable, k=size))
+    return "".join(rng.choices(alphabet, k=size))
 
 
 def _text(name: str, size: int) -> str:
-    if name == "random printable":
-        return _random_printable(size)
+    if name in RANDOM:
+        return _random(RANDOM[name], size)
     unit = UNITS[name]
     return (unit * (size // len(unit) + 1))[:size]
 
@@ -119,7 +122,7 @@ def main() -> None:
     ap.add_argument("--mode", choices=("both", "whole", "stream"), default="both")
     args = ap.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
-    names = [n for n in [*UNITS, "random printable"] if args.only in n]
+    names = [n for n in [*UNITS, *RANDOM] if args.only in n]
     modes = ["whole", "stream"] if args.mode == "both" else [args.mode]
     print(
         f"ms per 100 KB (min/median/max of {args.runs}) at {sizes} KB; ratio per doubling "
