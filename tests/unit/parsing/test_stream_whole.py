@@ -10,6 +10,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from parsing import StreamParser, parse_reply
+from parsing.json_scan import next_found
 from tests.unit.parsing.support import normalise
 
 _KEYS = ['"action"', '"name"', '"arguments"', '""', '"\n"', '"a\nb"', "e"]
@@ -69,3 +70,17 @@ def test_code_reading_waits_for_its_lines() -> None:
     assert any(not isinstance(b, str) for b in whole)
     for size in (1, 7, 16):
         assert _streamed(text, size) == whole
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.text(alphabet="a\n\\", max_size=30), min_size=1, max_size=3),
+    st.lists(st.tuples(st.integers(0, 2), st.integers(0, 40)), max_size=12),
+)
+def test_next_found_answers_as_find(texts: list[str], asks: list[tuple[int, int]]) -> None:
+    # (the memory of the last answer spans readings of one text, never two texts)
+    for which, at in asks:
+        text = texts[which % len(texts)]
+        for needle in ("\n", "\\n"):
+            found = text.find(needle, at)
+            assert next_found(text, needle, at) == (found if found >= 0 else len(text))
