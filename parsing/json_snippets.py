@@ -34,7 +34,7 @@ from parsing.json_regions import closing_end, snippet_of, undecodable
 from parsing.json_scan import WS_COMMENTS, NeedMore, Source
 from parsing.json_shortcuts import _cut_at_once, _no_closer_yet, _object_start
 from parsing.json_tolerant import Decoded, Rejected, parse_tolerant
-from parsing.lossless import lossless_at, lossless_loads
+from parsing.lossless import lossless_at, lossless_loads, may_load
 from parsing.regions import PENDING, Found, Match, NoMatch, Opaque, Snippet, _Pending
 from parsing.resume import active as active_resumes
 
@@ -289,7 +289,7 @@ def match_enclosed(
             if isinstance(d, Rejected):
                 if found:
                     break
-                if not eof and text.find(close, body_start) < 0:
+                if not eof and text.find(close, body_start) < 0 and may_load(text[body_start:]):
                     return PENDING  # `_whole_body` may read it once the closer comes
                 return undecodable(text, open_start, v, close, origin, eof, repair, line_close)
             found.append(d)

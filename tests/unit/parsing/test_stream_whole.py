@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from parsing import StreamParser, parse_reply
 from parsing.json_scan import next_found
+from parsing.lossless import lossless_loads, may_load
 from tests.unit.parsing.support import normalise
 
 _KEYS = ['"action"', '"name"', '"arguments"', '""', '"\n"', '"a\nb"', "e"]
@@ -84,3 +85,26 @@ def test_next_found_answers_as_find(texts: list[str], asks: list[tuple[int, int]
         for needle in ("\n", "\\n"):
             found = text.find(needle, at)
             assert next_found(text, needle, at) == (found if found >= 0 else len(text))
+
+
+def test_an_undecodable_fence_body_streams_before_its_closer() -> None:
+    # it waits for the region's first closer only while the fence's lossless reading of the
+    # body up to it may still accept it: "{x" never is, so the code streams as it comes
+    text = "```\n{x = 1;\n" + "let y = {a: 1};\n" * 20
+    parser, released = StreamParser(), 0
+    for i in range(0, len(text), 16):
+        released += sum(len(b.text) for b in parser.feed(text[i : i + 16]))
+    assert released >= len(text) // 2
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(st.sampled_from([*'{}[]",: \n/*x1', "True", "//c\n", '"a"', "\t"]), max_size=25),
+    st.lists(st.sampled_from([*'{}[]",: \n/*x1', "True", '"a"']), max_size=25),
+)
+def test_may_load_is_false_only_where_no_continuation_loads(
+    head: list[str], tail: list[str]
+) -> None:
+    body = "".join(head)
+    if lossless_loads(body + "".join(tail)) is not None:
+        assert may_load(body)
