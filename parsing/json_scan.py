@@ -166,3 +166,23 @@ def string_run_end(src: Source, i: int, quote: str) -> int:
     """
     pattern = _DQ_RUN if quote == '"' else _SQ_RUN
     return pattern.match(src.text, i).end()  # type: ignore[union-attr]
+
+
+_FOUND: dict[str, tuple[str, int, int]] = {}
+"""Per needle, the last `next_found` answer: (text, from, at)."""
+
+
+def next_found(text: str, needle: str, i: int) -> int:
+    """``text.find(needle, i)``, or ``len(text)`` if none, remembering the last answer per
+    needle: the next occurrence after ``i`` is the one after any ``i0 <= i`` that lies at or
+    after ``i``, so the readings of the candidates of one text, left to right, search each
+    stretch once (a text without a newline searched to its end from each of n candidates
+    was O(n^2): ``{"a":"b",`` x n)."""
+    last = _FOUND.get(needle)
+    if last is not None and last[0] is text and last[1] <= i <= last[2]:
+        return last[2]
+    at = text.find(needle, i)
+    if at < 0:
+        at = len(text)
+    _FOUND[needle] = (text, i, at)
+    return at

@@ -34,8 +34,8 @@ from parsing.json_regions import closing_end, snippet_of, undecodable
 from parsing.json_scan import WS_COMMENTS, NeedMore, Source
 from parsing.json_shortcuts import _cut_at_once, _no_closer_yet, _object_start
 from parsing.json_tolerant import Decoded, Rejected, parse_tolerant
-from parsing.lossless import lossless_at, lossless_loads
-from parsing.regions import PENDING, Found, Match, NoMatch, Opaque, Snippet
+from parsing.lossless import lossless_at, lossless_loads, may_load
+from parsing.regions import PENDING, Found, Match, NoMatch, Opaque, Snippet, _Pending
 from parsing.resume import active as active_resumes
 
 
@@ -289,6 +289,8 @@ def match_enclosed(
             if isinstance(d, Rejected):
                 if found:
                     break
+                if not eof and text.find(close, body_start) < 0 and may_load(text[body_start:]):
+                    return PENDING  # `_whole_body` may read it once the closer comes
                 return undecodable(text, open_start, v, close, origin, eof, repair, line_close)
             found.append(d)
             pos = d.end
@@ -314,11 +316,15 @@ def _whole_body(
     close: str,
     origin: Origin,
     eof: bool,
-) -> Found | None:
+) -> Found | _Pending | None:
     """Fast path: the body up to the first closer is exactly one valid JSON value (orjson).
 
     Sound because a valid object/array ends at its own matching bracket: if the whole
-    slice parses, the string-aware reading ends at the same place.
+    slice parses, the string-aware reading ends at the same place. The first closer and the
+    body before it stay what they are whatever text follows, so while streaming this answer
+    waits for the closer's whole run (PENDING), and an undecodable body waits for the first
+    closer (`match_enclosed`): the general loop, which may read otherwise (a raw newline in
+    a key), never decides in the stream what this reads in the whole reply.
     """
     at = text.find(close, body_start)
     if at < 0:
@@ -340,7 +346,7 @@ def _whole_body(
         while end < n and text[end] == close[0]:
             end += 1
         if end >= n and not eof:
-            return None  # the run may still grow
+            return PENDING  # the run may still grow (this reading holds whatever follows)
     v = _WS.match(text, body_start).end()  # type: ignore[union-attr]
     d = Decoded(value, v, last + 1, repaired=bool(fixes), truncated=False, fixes=fixes)
     return Found((snippet_of((open_start, end), d, origin),), end)

@@ -56,6 +56,7 @@ from parsing.json_scan import (
     NeedMore,
     Source,
     decode_segment,
+    next_found,
     run_pattern,
     split_at_quotes,
 )
@@ -441,7 +442,7 @@ class _Parser:
             self.fixes.add("single_quotes")
         cut = self.cuts.get(i, -1)
         segments: list[str] = []  # raw bodies between the inner quotes kept as characters
-        code = self.code_in_values and self._holds_lines(i)  # see `_quote_ends`
+        code = self.code_in_values and self._lines_ahead(i)  # see `_quote_ends`
         # a value's quotes that cannot end it are passed over at C speed (`_kept_quotes`); a
         # key ends at its first quote, and a retried string goes quote by quote
         fast = ctx != "k" and cut < 0
@@ -467,7 +468,10 @@ class _Parser:
                     k = end - 1  # the first unescaped quote, as `run` finds it
                     if ctx == "k":
                         return part, end
-                    if text[k + 1 : k + 2] in "}]" or _NEVER[ctx, code].match(text, k + 1) is None:
+                    if (
+                        text[k + 1 : k + 2] in "}]"
+                        or _NEVER[ctx, code is True].match(text, k + 1) is None
+                    ):
                         if self._quote_ends(k, ctx, code):
                             head = self._joined(segments, quote, tail=True) if segments else ""
                             return head + part, end
@@ -485,7 +489,7 @@ class _Parser:
                 k = run(text, j).end()  # type: ignore[union-attr]
                 # (a closer right after the quote: `_quote_ends` decides, as below)
                 if fast and k < src.n and text[k] == quote and text[k + 1 : k + 2] not in "}]":
-                    k = self._kept_quotes(segments, j, k, ctx, code)
+                    k = self._kept_quotes(segments, j, k, ctx, code is True)
                     if k < 0:  # a lone backslash ends the text: read on quote by quote
                         fast = False  # (`mark` keeps the fast mode: see above)
                         continue
@@ -630,21 +634,32 @@ class _Parser:
         value = head + decode_segment(text, j, max(j, k))[0]
         self._truncate(end, value if ctx != "k" else None)
 
+    def _lines_ahead(self, i: int) -> bool | None:
+        """`_holds_lines`, or None while streaming when the text holds neither a ``\\n``
+        escape nor a newline after ``i``: which comes first is still to come. The string is
+        read as one without lines (which keeps a subset of the quotes kept with lines: only
+        a quote before ``:`` is read otherwise), and the decision at a quote before ``:``
+        raises `NeedMore` (`_known`): deciding "no lines" there read a document the whole
+        reply reads with code in its values as rejected (stream != whole)."""
+        lines = self._holds_lines(i)
+        if not lines and self._next_newline >= self.src.n and not self.src.eof:
+            return None
+        return lines
+
     def _holds_lines(self, i: int) -> bool:
         """Does a ``\\n`` escape follow ``i`` on its line (a file's lines in one string)?
-        Both positions are cached while they lie ahead, so the calls of a pass cost O(n)."""
-        text, n = self.src.text, self.src.n
+        Both positions are cached while they lie ahead (and across readings of one text:
+        `next_found`), so the calls of a pass cost O(n)."""
+        text = self.src.text
         if self._next_escape < i:
-            at = text.find("\\n", i)
-            self._next_escape = n if at < 0 else at
+            self._next_escape = next_found(text, "\\n", i)
         if self._next_newline < i:
-            at = text.find("\n", i)
-            self._next_newline = n if at < 0 else at
+            self._next_newline = next_found(text, "\n", i)
         return self._next_escape < self._next_newline
 
-    def _quote_ends(self, k: int, ctx: str, code: bool = False) -> bool:
+    def _quote_ends(self, k: int, ctx: str, code: bool | None = False) -> bool:
         """Does the quote at ``k`` end the string, given what follows it? ``code``: the
-        string holds lines of code (see ``code_in_values``)."""
+        string holds lines of code (see ``code_in_values``; None: not known yet)."""
         src, text = self.src, self.src.text
         after = text[k + 1 : k + 2]
         if after and after not in _MAY_FOLLOW_END and not after.isspace():
@@ -656,7 +671,7 @@ class _Parser:
         if c in "}]":
             return self._closer_run_fits(j)
         if c == ":":  # in lines of code ({"c": 1} in a file's content) a character
-            return ctx == "a" or not code
+            return ctx == "a" or not _known(code)
         if c == ",":
             nxt_at = src.skip_ws(j + 1)
             if src.ended(nxt_at):
@@ -701,6 +716,13 @@ class _Parser:
         if src.marker is None:
             return True  # bare JSON: prose may follow the document
         return c in "{[" and "\n" in text[last:j]
+
+
+def _known(code: bool | None) -> bool:
+    """``code`` where a decision depends on it: None (not known yet) raises `NeedMore`."""
+    if code is None:
+        raise NeedMore
+    return code
 
 
 __all__ = ["MAX_DEPTH", "Decoded", "NeedMore", "Rejected", "parse_tolerant"]

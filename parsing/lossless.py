@@ -208,3 +208,24 @@ def _safe_fix(body: str, pos: int, msg: str) -> tuple[str, str] | None:
         if j >= 0 and body[j] in ',"':
             return None
     return _fix(body, pos, msg)
+
+
+def may_load(body: str) -> bool:
+    """Whether `lossless_loads` may still accept ``body`` once more text follows it: False
+    when it fails, with nothing it fixes, at least 16 characters before the end (each fix
+    and each error before that point is the same whatever follows)."""
+    if _BIG_INT.search(body):
+        return False
+    for _round in range(MAX_FIXES + 1):
+        try:
+            orjson.loads(body)
+        except orjson.JSONDecodeError as exc:
+            if exc.pos >= len(body) - 16:
+                return True
+            fixed = _fix(body, exc.pos, exc.msg)
+            if fixed is None:
+                return False
+            body = fixed[0]
+            continue
+        return True
+    return False

@@ -6,8 +6,12 @@ json-repair 0.64.5 has no timeout and is quadratic on code inside strings (a 68 
 
 - on the body of a ```json fence or a <tool_call> tag that our own passes could not decode;
 - below `MAX_REPAIR_CHARS` characters and `MAX_REPAIR_BRACKETS` brackets;
-- under a time budget (`REPAIR_BUDGET_S`): a profile hook, installed for the call on the
-  current thread only, aborts it once the budget is spent;
+- under a work budget (`REPAIR_BUDGET_CALLS`): a profile hook, installed for the call on
+  the current thread only, counts json-repair's function calls and aborts it once the
+  budget is spent. A count, not a clock: the same body gets the same answer whatever the
+  machine's load, so the streamed reply and the whole one (which may repair it at
+  different moments) always agree (a 0.2 s clock let a loaded machine cut a repair that an
+  idle one finished);
 - with ``stream_stable=True`` (keeps trailing newlines), every exception it raises contained:
   its own bugs included (0.64 raises ``AssertionError`` on ``{{'`` and similar), a failed
   repair is just no reading.
@@ -20,7 +24,6 @@ from __future__ import annotations
 
 import re
 import sys
-import time
 from collections.abc import Callable
 from types import FrameType
 from typing import Any, Final
@@ -29,18 +32,22 @@ import json_repair
 
 MAX_REPAIR_CHARS: Final = 16_000
 MAX_REPAIR_BRACKETS: Final = 400
-REPAIR_BUDGET_S: Final = 0.2
+REPAIR_BUDGET_CALLS: Final = 100_000
+"""About 0.2 s here under the hook (json-repair makes 5-10 calls per character: a 16 KB
+body of printable text takes ~76,000); the replies of the corpora take at most ~46,000."""
 
 _ALNUM = re.compile(r"[^\W_]")
 _ESCAPE = re.compile(r"\\(u[0-9a-fA-F]{4}|.)", re.S)
 _BRACKETS = re.compile(r"[\[{]")
 
 
-class _OutOfTime(BaseException):
+class _OutOfBudget(BaseException):
     """Raised by the profile hook; a BaseException so json-repair's handlers let it pass."""
 
 
-def repair_last_resort(body: str, budget_s: float = REPAIR_BUDGET_S) -> tuple[Any, bool] | None:
+def repair_last_resort(
+    body: str, budget_calls: int = REPAIR_BUDGET_CALLS
+) -> tuple[Any, bool] | None:
     """json-repair's reading of ``body`` as ``(value, suspect)``, or None if refused/failed.
 
     Only a non-empty object or array counts as a reading.
@@ -49,25 +56,25 @@ def repair_last_resort(body: str, budget_s: float = REPAIR_BUDGET_S) -> tuple[An
         return None
     try:
         value = _bounded(
-            lambda: json_repair.loads(body, skip_json_loads=True, stream_stable=True), budget_s
+            lambda: json_repair.loads(body, skip_json_loads=True, stream_stable=True),
+            budget_calls,
         )
-    except (Exception, _OutOfTime):  # third-party code: any failure of it is "no reading"
+    except (Exception, _OutOfBudget):  # third-party code: any failure of it is "no reading"
         return None
     if not isinstance(value, dict | list) or not value:
         return None
     return value, lost_characters(body, value)
 
 
-def _bounded(call: Callable[[], Any], budget_s: float) -> Any:
-    deadline = time.perf_counter() + budget_s
+def _bounded(call: Callable[[], Any], budget_calls: int) -> Any:
     calls = 0
 
     def hook(_frame: FrameType, event: str, _arg: Any) -> None:
         nonlocal calls
         if event in ("call", "c_call"):
             calls += 1
-            if calls & 127 == 0 and time.perf_counter() > deadline:
-                raise _OutOfTime
+            if calls > budget_calls:
+                raise _OutOfBudget
 
     previous = sys.getprofile()
     sys.setprofile(hook)

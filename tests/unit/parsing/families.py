@@ -43,4 +43,12 @@ FAMILIES: dict[str, Callable[[int], str]] = {
         + 'a "b" [1, {"c": 2}] x["k"] = {"d": [3]} ' * n
         + '"}'
     ),
+    # issue 21 item 10: repeated document starts, each a candidate (a newline, a \n escape
+    # or a rejection searched to the end of the text from each was O(n^2))
+    "action documents opened": lambda n: '{"action": "tool_call", ' * n,
+    "fences then an action key": lambda n: '```\n{"action":' * n,
+    "text responses opened": lambda n: '{"action":"text_response","text_response":"' * n,
+    "tilde fences then a brace": lambda n: "~~~\n{" * n,
+    "flat string members": lambda n: '{"a":"b",' * n,
+    "arrays of a brace": lambda n: "[{" * n,
 }

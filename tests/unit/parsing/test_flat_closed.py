@@ -150,7 +150,7 @@ def _whole_body_before(text: str, body_start: int, close: str, eof: bool) -> obj
     try:
         end = run_end(src, at + len(close), close)
     except NeedMore:
-        return None
+        return PENDING  # (the run may still grow: since issue 21, the stream waits for it)
     v, stop = src.skip_ws(body_start), at
     while stop > v and text[stop - 1] in " \t\r\n":
         stop -= 1

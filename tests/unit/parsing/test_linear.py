@@ -78,3 +78,18 @@ def test_short_inputs_that_were_exponential(make: Callable[[int], str]) -> None:
     # 16 -> 48 characters: an exponential path would take 2**32 times longer
     growth = _growth(lambda t: [parse_reply(t) for _ in range(200)], make(16), make(48))
     assert growth <= 3 * 3
+
+
+ISSUE_21 = ["action documents opened", "text responses opened", "flat string members"]
+"""Repeated document starts whose whole-reply cost grew x3-3.4 per doubling before issue 21
+(a newline searched to the end of the text from each candidate): quadratic only past
+~25 KB, so timed at 25 KB and 200 KB."""
+
+
+@pytest.mark.parametrize("name", ISSUE_21)
+def test_repeated_document_starts_grow_linearly(name: str) -> None:
+    make = FAMILIES[name]
+    per_unit = len(make(100)) // 100
+    small, large = make(25_000 // per_unit), make(FACTOR * 25_000 // per_unit)
+    growth = _growth(parse_reply, small, large, rounds=3)
+    assert growth <= BOUND, f"{name}: x{FACTOR} input took x{growth:.1f} time"
