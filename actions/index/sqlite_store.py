@@ -45,6 +45,7 @@ from actions.index.terms import (
     query_terms,
     terms,
 )
+from actions.private import private_sqlite
 
 SCHEMA_VERSION = 3
 WEIGHTS = (2.0, 1.0, 0.5)
@@ -98,10 +99,13 @@ class SqliteStore(SqliteEmbeddings):
         ann_min: int | None = None,
         delta_max: int = DELTA_MAX,
         graph_retry: float = RETRY_AFTER,
+        own_folder: bool = True,
     ) -> None:
+        """``own_folder``: the folder is agent-ls's (made private); False: the user named
+        the file (``sqlite:`` URL), only the files are made private."""
         self.path = path
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
+            private_sqlite(path, own_folder=own_folder)
             self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
