@@ -10,7 +10,8 @@ chunks with their heading path. ``PdfText.pages`` gives the page of every markdo
 chunk can say on which pages it is.
 
 Nothing is downloaded and no model runs: text and ruling lines are read from the file. A PDF
-that cannot be parsed (corrupt, encrypted) raises ``PdfError`` with the reason.
+that cannot be parsed (corrupt, encrypted) raises ``PdfError`` with the reason. The indexer
+converts in a child process bounded in memory and time (``pdf_process.convert_pdf``).
 """
 
 from __future__ import annotations
@@ -67,9 +68,11 @@ def pdf_to_markdown(data: bytes, max_pages: int = MAX_PAGES) -> PdfText:
             if len(pdf.pages) > max_pages:
                 raise PdfError(f"too many pages ({len(pdf.pages)} > {max_pages} limit)")
             pages = [_page_items(page) for page in pdf.pages]
-    except PdfError:
+    except (PdfError, MemoryError):
         raise
     except Exception as error:  # pdfminer raises many kinds on hostile input
+        if _out_of_memory(error):  # pdfplumber wraps what pdfminer raised
+            raise MemoryError(str(error)) from error
         detail = str(error).strip() or type(error).__name__
         raise PdfError(f"unreadable PDF ({detail})") from None
     body = _body_size(pages)
@@ -87,6 +90,18 @@ def pdf_to_markdown(data: bytes, max_pages: int = MAX_PAGES) -> PdfText:
             lines += block.split("\n")
             line_pages += block_pages
     return PdfText("\n".join(lines) + ("\n" if lines else ""), tuple(line_pages))
+
+
+def _out_of_memory(error: BaseException) -> bool:
+    """Whether ``error`` is, or wraps, a ``MemoryError``."""
+    seen: list[BaseException] = [error]
+    while seen:
+        current = seen.pop()
+        if isinstance(current, MemoryError):
+            return True
+        seen += [cause for cause in (current.__cause__, current.__context__) if cause]
+        seen += [arg for arg in current.args if isinstance(arg, BaseException)]
+    return False
 
 
 def _join_tables(pages: list[list[Item]]) -> list[list[Item]]:

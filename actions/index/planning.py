@@ -21,7 +21,8 @@ from typing import Literal
 from actions.index.chunking import chunk_document, pdf_chunks
 from actions.index.files import FileSet
 from actions.index.model import Chunk, DocumentRecord
-from actions.index.pdf import PdfError, pdf_to_markdown
+from actions.index.pdf import PdfError
+from actions.index.pdf_process import convert_pdf
 
 log = logging.getLogger(__name__)
 DELETED_WHILE_INDEXED = "deleted while being indexed"
@@ -88,7 +89,7 @@ def _plan(files: FileSet, path: str, known: DocumentRecord | None, listed: bool)
         return Plan(path, "touch", replace(record, chunks=known.chunks))
     if read.pdf is not None:
         try:
-            converted = pdf_to_markdown(read.pdf)
+            converted = convert_pdf(read.pdf)  # a child process: bounded memory and time
         except PdfError as error:
             return Plan(path, "failed", replace(record, status="failed", reason=str(error)))
         if not converted.markdown.strip():
