@@ -9,15 +9,15 @@ slower — spawn start-up, and the kernel's per-session CPU share — so plannin
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import os
 import stat
 import time
-from collections.abc import AsyncGenerator, Sequence
+from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
+from actions.index.background import run_low
 from actions.index.chunking import chunk_document, pdf_chunks
 from actions.index.files import FileSet
 from actions.index.model import Chunk, DocumentRecord
@@ -28,6 +28,7 @@ log = logging.getLogger(__name__)
 DELETED_WHILE_INDEXED = "deleted while being indexed"
 BATCH_SECONDS = 0.5  # a worker thread plans at most this long before the batch is written
 
+Pause = Callable[[], Awaitable[None]]  # awaited between batches: yields to the foreground
 Item = tuple[str, DocumentRecord | None, bool]  # path, what the index knows, listed by a build
 
 
@@ -125,15 +126,19 @@ def _plan_batch(files: FileSet, items: Sequence[Item], limit: int) -> list[Plan]
 
 
 class Planner:
-    """Plans of many documents, in order, batch by batch (see the module docstring)."""
+    """Plans of many documents, in order, batch by batch (see the module docstring), on a
+    niced index thread; ``pause`` is awaited before each batch (the server's foreground)."""
 
-    def __init__(self, files: FileSet) -> None:
+    def __init__(self, files: FileSet, pause: Pause | None = None) -> None:
         self.files = files
+        self.pause = pause
 
     async def batches(self, items: list[Item]) -> AsyncGenerator[list[Plan], None]:
         done = 0
         while done < len(items):
+            if self.pause is not None:
+                await self.pause()
             limit = self.files.config.batch_documents
-            batch = await asyncio.to_thread(_plan_batch, self.files, items[done:], limit)
+            batch = await run_low(_plan_batch, self.files, items[done:], limit)
             done += len(batch)
             yield batch
