@@ -89,7 +89,8 @@ async def one_turn(template: Path, folder: Path, base: str, index: bool, tree: P
     start = time.perf_counter()
     answer = await client.request("agent/chat", {"message": "add a greeting"}, timeout=600)
     elapsed = time.perf_counter() - start
-    assert answer.get("result", {}).get("text", "").startswith("Done"), answer
+    plan = answer.get("result", {}).get("plan") or {}
+    assert len(plan.get("applied", [])) == 3, answer
     await client.close()
     return elapsed
 
