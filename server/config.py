@@ -22,6 +22,7 @@ ENV_VARS = {
     "cliCommand": "AGENT_LS_CLI_COMMAND",
     "indexUrl": "AGENT_LS_INDEX_URL",
     "indexSummaries": "AGENT_LS_INDEX_SUMMARIES",
+    "index": "AGENT_LS_INDEX",
     "review": "AGENT_LS_REVIEW",
     "allowSecretFiles": "AGENT_LS_ALLOW_SECRET_FILES",
 }
@@ -48,6 +49,7 @@ class Config:
     cliTimeout: float = 600.0  # cli: seconds before the command is killed
     toolProtocol: str = "json"  # json | xml | native: see actions/tools/adapters.py
     indexUrl: str = ""  # retrieval index: "" = embedded SQLite; postgresql://... for a team
+    index: bool = True  # False: no workspace index (no build, no file, no search_docs tool)
     # The provider writes the index's table / long-code summaries (one request per new table:
     # a cost on a cloud provider); False: the deterministic summaries only.
     indexSummaries: bool = True
@@ -215,6 +217,7 @@ _CHECKS: dict[str, Callable[[Any], Any]] = {
     "toolProtocol": _one_of("json", "xml", "native"),
     "indexUrl": _index_url,
     "indexSummaries": _flag,
+    "index": _flag,
     "allowSecretFiles": _globs,
     "review": _one_of("off", "on"),
 }

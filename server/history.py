@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
+from actions.private import make_private_dir
 from server.providers.base import ChatMessage, NativeToolCall
 
 log = logging.getLogger(__name__)
@@ -111,7 +112,7 @@ class SessionStore:
 
     def save(self, session_id: str, messages: list[ChatMessage]) -> None:
         """Write the whole conversation (atomic; the folder and file are private)."""
-        self.directory.mkdir(parents=True, exist_ok=True, mode=0o700)
+        make_private_dir(self.directory)
         first_user = next((m.content for m in messages if m.role == "user"), "")
         record = {
             "id": session_id,

@@ -13,6 +13,12 @@ are asked after their document is written (``chunked``, found by its determinist
 with no lock held and without holding up the build or the watcher; when they are final (the
 provider's, or the deterministic ones where it gave none) the document is ``ready`` and
 ``agent/indexUpdated`` says ``summarized: [path]``.
+
+The first build reports ``$/progress`` (begin, a report every 25 files with the counts, end
+with the documents by status) when the server can create a progress token; it runs at low
+priority: its batches and the embedder's wait while a chat turn runs, on niced threads
+(``actions.index.background``). With ``index: false`` (``AGENT_LS_INDEX=0``) nothing here is
+opened at all (server/features/indexing.py).
 """
 
 from __future__ import annotations
@@ -21,15 +27,16 @@ import asyncio
 import contextlib
 import logging
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from actions.checkpoints import default_store_dir
 from actions.index import StoreError, Summarizer, UpdateReport, WorkspaceIndex, open_index
 from actions.index.embedding_worker import EmbedReport
 from actions.index.indexer import ProgressCallback
 from actions.index.model import Hit
+from actions.index.planning import Pause
 from actions.index.watcher import watch
 from actions.paths import Workspace
 from actions.tools.list_files import ListFilesConfig
@@ -42,12 +49,26 @@ WATCH_ENV = "AGENT_LS_INDEX_WATCH"  # "0": no file watcher (didSave etc. still r
 Notify = Callable[[IndexUpdated], None]
 
 
+class Progress(Protocol):
+    """A client's progress bar (``$/progress``) for one build."""
+
+    def report(self, done: int, total: int, path: str) -> None: ...
+
+    def end(self, message: str) -> None: ...
+
+
+StartProgress = Callable[[str], Awaitable[Progress | None]]  # title -> a bar, or None
+
+
 class LiveIndex:
     """One workspace's index, its first build and its watcher."""
 
-    def __init__(self, index: WorkspaceIndex, notify: Notify) -> None:
+    def __init__(
+        self, index: WorkspaceIndex, notify: Notify, start_progress: StartProgress | None = None
+    ) -> None:
         self.index = index
         self.notify = notify
+        self.start_progress = start_progress
         self.state = "starting"
         self.error = ""
         self.watching = asyncio.Event()
@@ -66,13 +87,23 @@ class LiveIndex:
 
     async def _initial(self) -> None:
         self.state = "indexing"
+        progress = None
+        if self.start_progress is not None:
+            progress = await self.start_progress("agent-ls: indexing the workspace")
         try:
-            report = await self.index.update_all(wait_summaries=False)
+            report = await self.index.update_all(
+                progress.report if progress else None, wait_summaries=False
+            )
         except Exception as error:
             log.exception("the first index build failed")
             self.state, self.error = "error", str(error)
+            if progress is not None:
+                progress.end(f"the index build failed: {error}")
             return
         self.state = "ready"
+        if progress is not None:
+            counts = await asyncio.to_thread(self.index.store.counts)
+            progress.end(", ".join(f"{n} {state}" for state, n in counts.items() if n) or "empty")
         self._announce(report)
         try:
             await self.index.warm()
@@ -157,15 +188,21 @@ def open_live(
     notify: Notify,
     summarizer: Summarizer | None = None,
     summaries_off: str = "",
+    *,
+    start_progress: StartProgress | None = None,
+    pause: Pause | None = None,
 ) -> LiveIndex:
     """Open (not start) the live index of ``root``; ``StoreError`` when it cannot be.
     ``summarizer``: writes table / long-code summaries (the active provider); without one,
-    ``summaries_off`` says why (status)."""
+    ``summaries_off`` says why (status). ``start_progress``: the first build's progress bar;
+    ``pause``: what background batches wait for (the server's chat turns)."""
     workspace = Workspace(root, extra_denied=[default_store_dir(root)])
     index = open_index(workspace, url=url, summarizer=summarizer)
     if summaries_off:
         index.summaries_off = summaries_off
-    return LiveIndex(index, notify)
+    if pause is not None:
+        index.yield_to(pause)
+    return LiveIndex(index, notify, start_progress)
 
 
 __all__ = ["LiveIndex", "StoreError", "open_live"]

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from actions.index.background import Yield
 from actions.review import ReviewBoard
 from server.capabilities import ResolvedClientCapabilities
 from server.config import Config, ConfigProblem, from_environment, merge
@@ -34,6 +35,7 @@ class ServerState:
     resolution: tuple[tuple[Config, frozenset[str]], Resolution] | None = None
     indexes: dict[tuple[Path, str], Any] = field(default_factory=dict)  # features/indexing
     boards: dict[Path | None, ReviewBoard] = field(default_factory=dict)
+    foreground: Yield = field(default_factory=Yield)  # chat turns the index build yields to
 
     @classmethod
     def from_environment(cls) -> tuple[ServerState, list[ConfigProblem]]:

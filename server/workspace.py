@@ -137,7 +137,9 @@ def build_agent(
     plans = PlanFiles(folder.workspace, folder.store, applier)
     name = folder.workspace.name
     registry = folder.registry
-    if index_source is not None or config.indexUrl:
+    if not config.index:  # index: false — search_docs is not offered to the model
+        registry = default_registry(folder.workspace, search_docs=False)
+    elif index_source is not None or config.indexUrl:
         registry = default_registry(
             folder.workspace, index_source=index_source, index_url=config.indexUrl
         )
@@ -165,7 +167,7 @@ def _multiroot_agent(
     sources = dict(index_sources or {})
     for root in roots.roots:
         sources.setdefault(root.name, lazy_index(root.workspace, config.indexUrl))
-    registry = multiroot_registry(roots, sources)
+    registry = multiroot_registry(roots, sources if config.index else None)
     return Agent(
         provider,
         registry,

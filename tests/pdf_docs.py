@@ -53,3 +53,43 @@ def corrupt_pdf(path: Path) -> Path:
     whole = manual_pdf(path).read_bytes()
     path.write_bytes(whole[: len(whole) // 3])
     return path
+
+
+def bomb_pdf(path: Path, inflated_mb: int = 2048) -> Path:
+    """A "PDF bomb": one page whose content stream is ``inflated_mb`` MB of zeros compressed
+    about 1000:1 (FlateDecode), so the file is a few MB and parsing it inflates the whole
+    stream. Written as raw PDF bytes; the stream is one compressed MB repeated (each MB ends
+    with a full flush, so every one compresses to the same bytes) with the right checksum, so
+    the test never compresses, nor holds, the inflated stream."""
+    import struct
+    import zlib
+
+    block = b"0" * 2**20
+    raw = zlib.compressobj(9, zlib.DEFLATED, -15)  # raw deflate: header and trailer below
+    raw.compress(block)
+    raw.flush(zlib.Z_FULL_FLUSH)
+    repeated = raw.compress(block) + raw.flush(zlib.Z_FULL_FLUSH)  # the steady state
+    checksum = 1
+    for _ in range(inflated_mb):
+        checksum = zlib.adler32(block, checksum)
+    stream = b"\x78\xda" + repeated * inflated_mb + raw.flush() + struct.pack(">I", checksum)
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R >>",
+        b"<< /Length %d /Filter /FlateDecode >>\nstream\n" % len(stream) + stream + b"\nendstream",
+    ]
+    out = bytearray(b"%PDF-1.4\n")
+    offsets = []
+    for number, body in enumerate(objects, 1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n" % number + body + b"\nendobj\n"
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+    out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
+    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (
+        len(objects) + 1,
+        xref,
+    )
+    path.write_bytes(bytes(out))
+    return path

@@ -25,7 +25,6 @@ import contextlib
 import fcntl
 import os
 import signal
-import stat
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Literal, TypeVar
@@ -37,10 +36,12 @@ from actions.checkpoints.pack import read_entry
 from actions.checkpoints.paths import PathPolicy
 from actions.checkpoints.types import CheckpointError
 from actions.diskio import write_atomic
+from actions.private import PRIVATE_DIR as PRIVATE_DIR
+from actions.private import PRIVATE_FILE
+from actions.private import make_private_dir as make_private_dir
+from actions.private import tighten as tighten
 
 KILL_ENV = "AGENT_LS_CHECKPOINT_KILL_AT"
-PRIVATE_DIR = 0o700
-PRIVATE_FILE = 0o600
 
 
 def kill_point(name: str) -> None:
@@ -131,29 +132,6 @@ def save_model(path: Path, record: _Record) -> None:
 def write_private(path: Path, data: bytes) -> None:
     """Replace a file of the store atomically, readable by its owner only."""
     write_atomic(path, data, durable=False, mode=PRIVATE_FILE)
-
-
-def make_private_dir(path: Path) -> None:
-    """Create `path` and its missing parents as 0700 folders (existing parents untouched)."""
-    missing: list[Path] = []
-    current = path
-    while not current.exists():
-        missing.append(current)
-        current = current.parent
-    for folder in reversed(missing):
-        with contextlib.suppress(FileExistsError):
-            folder.mkdir(mode=PRIVATE_DIR)
-    os.chmod(path, PRIVATE_DIR)
-
-
-def tighten(root: Path) -> None:
-    """Drop group and other permissions below `root` (a store made by an older version)."""
-    for folder, _dirs, names in os.walk(root):
-        os.chmod(folder, PRIVATE_DIR)
-        for name in names:
-            target = os.path.join(folder, name)
-            with contextlib.suppress(FileNotFoundError):
-                os.chmod(target, stat.S_IMODE(os.lstat(target).st_mode) & 0o700)
 
 
 @contextlib.contextmanager

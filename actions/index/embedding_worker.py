@@ -1,8 +1,10 @@
 """Fill in chunk vectors in the background, so BM25 search never waits for the model.
 
 Chunks are written ``pending`` (searchable by BM25 at once); this worker takes them in
-batches, embeds them off the event loop and stores each vector only if the chunk still has
-the text that was embedded (a re-index meanwhile makes it pending again with a new hash).
+batches, embeds them off the event loop (on a niced index thread, pausing before each batch
+while the server runs a chat turn: ``actions.index.background``) and stores each vector only
+if the chunk still has the text that was embedded (a re-index meanwhile makes it pending
+again with a new hash).
 A batch the model fails on is retried one text at a time, so only the texts that really fail
 end ``failed`` with the reason. A failed chunk is tried again, bounded: ``max_attempts`` tries
 in all, after ``retry_delay`` seconds, then 4x longer each time (30 s, 2 min, 8 min); its reason
@@ -17,9 +19,10 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 
+from actions.index.background import run_low
 from actions.index.embeddings import Embedder
 from actions.index.model import EmbeddingResult, PendingEmbedding
 from actions.index.store import Store
@@ -68,6 +71,7 @@ class EmbeddingWorker:
         self.on_idle: Callable[[EmbedReport], None] | None = None  # after each background run
         self.idle = asyncio.Event()
         self.idle.set()
+        self.pause: Callable[[], Awaitable[None]] | None = None  # before each batch
 
     def kick(self) -> None:
         """Make sure the pending chunks get embedded (starts a task, or makes the running one
@@ -151,7 +155,9 @@ class EmbeddingWorker:
         report = EmbedReport()
         total = (await asyncio.to_thread(self.store.embedding_counts))["pending"]
         while batch := await asyncio.to_thread(self.store.pending_embeddings, BATCH):
-            results = self._outcome(await asyncio.to_thread(self._embed, batch))
+            if self.pause is not None:
+                await self.pause()
+            results = self._outcome(await run_low(self._embed, batch))
             stored = await asyncio.to_thread(self.store.store_embeddings, results)
             failed = sum(1 for result in results if result.vector is None)
             report.embedded += max(0, stored - failed)

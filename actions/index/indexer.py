@@ -30,6 +30,7 @@ from actions.index.embeddings import Embedder, dense_status
 from actions.index.files import FileSet, IndexConfig
 from actions.index.model import DocumentRecord, DocumentStatus, Hit, IndexStatus
 from actions.index.planning import (
+    Pause,
     Plan,
     Planner,
     failed_plan,
@@ -69,6 +70,13 @@ class WorkspaceIndex(SummaryPhase):
         self.embeddings = EmbeddingWorker(store, embedder) if embedder else None
         self.embed_in_background = True  # False: pending chunks wait for another process
         self._lock = asyncio.Lock()
+        self.pause: Pause | None = None  # a build awaits it between batches (the foreground)
+
+    def yield_to(self, pause: Pause) -> None:
+        """Background work (build batches, embedding batches) awaits ``pause`` first."""
+        self.pause = pause
+        if self.embeddings is not None:
+            self.embeddings.pause = pause
 
     async def update_all(
         self, progress: ProgressCallback | None = None, *, wait_summaries: bool = True
@@ -93,7 +101,7 @@ class WorkspaceIndex(SummaryPhase):
                     progress(done, len(paths), plan.path)
 
         writing: asyncio.Future[list[Plan]] | None = None  # batch N is written while N+1
-        batches = Planner(self.files).batches(items)  # is read and chunked (two threads)
+        batches = Planner(self.files, self.pause).batches(items)  # is read and chunked
         summarizing: list[asyncio.Task[UpdateReport]] = []
         try:
             async with contextlib.aclosing(batches):

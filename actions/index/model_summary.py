@@ -24,6 +24,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from actions.index.summary import MAX_SUMMARY
+from actions.private import private_sqlite
 from parsing.markdown_elements import Element
 
 log = logging.getLogger(__name__)
@@ -162,7 +163,7 @@ class _Cache:
     def __init__(self, path: Path) -> None:
         self._lock = threading.Lock()
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
+            private_sqlite(path)
             self._db: sqlite3.Connection | None = sqlite3.connect(
                 path, check_same_thread=False, isolation_level=None
             )

@@ -10,7 +10,10 @@ chunks with their heading path. ``PdfText.pages`` gives the page of every markdo
 chunk can say on which pages it is.
 
 Nothing is downloaded and no model runs: text and ruling lines are read from the file. A PDF
-that cannot be parsed (corrupt, encrypted) raises ``PdfError`` with the reason.
+that cannot be parsed (corrupt, encrypted) raises ``PdfError`` with the reason, and so does
+one whose compressed streams inflate beyond ``MAX_INFLATED`` (a "PDF bomb", measured before
+pdfminer reads it). The indexer converts in a child process bounded in memory and time
+(``pdf_process.convert_pdf``): the limits that stop what this check does not foresee.
 """
 
 from __future__ import annotations
@@ -18,7 +21,9 @@ from __future__ import annotations
 import functools
 import io
 import itertools
+import re
 import statistics
+import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -27,10 +32,50 @@ PDF_HINT = "PDF support is not installed: pip install 'agent-ls[pdf]' (pdfplumbe
 MAX_PAGES = 2000
 HEADING_RATIO = 1.15  # a line whose font is this much larger than the body's is a heading
 HEADING_LEVELS = 3
+MAX_INFLATED = 256 * 2**20  # bytes all the compressed streams of one PDF may inflate to
+_INPUT, _OUTPUT = 2**20, 2**24  # compressed bytes fed, inflated bytes taken at a time
 
 
 class PdfError(Exception):
     """The PDF cannot be converted (the message says why)."""
+
+
+_STREAM = re.compile(rb"(?<!end)stream\r?\n")
+
+
+def check_inflation(data: bytes, limit: int = MAX_INFLATED) -> None:
+    """``PdfError`` when one FlateDecode stream, or all of them together, inflate beyond
+    ``limit`` bytes: a "PDF bomb" (zeros compress about 1000:1) is refused after inflating
+    ``limit`` bytes into a small buffer, never the whole stream, and before pdfminer, which
+    would hold every inflated byte (and more) in memory."""
+    total = 0
+    for found in _STREAM.finditer(data):
+        total += _inflated(data, found.end(), limit - total + 1)
+        if total > limit:
+            raise PdfError(
+                f"its compressed streams inflate to more than {limit // 2**20} MB"
+                " (a decompression bomb?)"
+            )
+
+
+def _inflated(data: bytes, start: int, limit: int) -> int:
+    """How many bytes the zlib stream at ``start`` inflates to, counted up to ``limit``
+    (0 when it is not a zlib stream)."""
+    inflater = zlib.decompressobj()
+    view = memoryview(data)[start:]
+    total = position = 0
+    while total < limit and not inflater.eof:
+        if inflater.unconsumed_tail:
+            chunk: bytes | memoryview = inflater.unconsumed_tail
+        elif position < len(view):
+            chunk, position = view[position : position + _INPUT], position + _INPUT
+        else:
+            break
+        try:
+            total += len(inflater.decompress(chunk, _OUTPUT))
+        except zlib.error:  # not compressed (or not zlib): pdfminer decides
+            break
+    return total
 
 
 @dataclass(frozen=True)
@@ -58,18 +103,24 @@ def available() -> bool:
     return True
 
 
-def pdf_to_markdown(data: bytes, max_pages: int = MAX_PAGES) -> PdfText:
-    """Convert a PDF's bytes (see the module docstring)."""
+def pdf_to_markdown(
+    data: bytes, max_pages: int = MAX_PAGES, max_inflated: int = MAX_INFLATED
+) -> PdfText:
+    """Convert a PDF's bytes (see the module docstring); ``PdfError`` before any parsing
+    when a compressed stream inflates beyond ``max_inflated`` bytes."""
     import pdfplumber
 
+    check_inflation(data, max_inflated)
     try:
         with pdfplumber.open(io.BytesIO(data)) as pdf:
             if len(pdf.pages) > max_pages:
                 raise PdfError(f"too many pages ({len(pdf.pages)} > {max_pages} limit)")
             pages = [_page_items(page) for page in pdf.pages]
-    except PdfError:
+    except (PdfError, MemoryError):
         raise
     except Exception as error:  # pdfminer raises many kinds on hostile input
+        if _out_of_memory(error):  # pdfplumber wraps what pdfminer raised
+            raise MemoryError(str(error)) from error
         detail = str(error).strip() or type(error).__name__
         raise PdfError(f"unreadable PDF ({detail})") from None
     body = _body_size(pages)
@@ -87,6 +138,18 @@ def pdf_to_markdown(data: bytes, max_pages: int = MAX_PAGES) -> PdfText:
             lines += block.split("\n")
             line_pages += block_pages
     return PdfText("\n".join(lines) + ("\n" if lines else ""), tuple(line_pages))
+
+
+def _out_of_memory(error: BaseException) -> bool:
+    """Whether ``error`` is, or wraps, a ``MemoryError``."""
+    seen: list[BaseException] = [error]
+    while seen:
+        current = seen.pop()
+        if isinstance(current, MemoryError):
+            return True
+        seen += [cause for cause in (current.__cause__, current.__context__) if cause]
+        seen += [arg for arg in current.args if isinstance(arg, BaseException)]
+    return False
 
 
 def _join_tables(pages: list[list[Item]]) -> list[list[Item]]:

@@ -9,24 +9,26 @@ slower — spawn start-up, and the kernel's per-session CPU share — so plannin
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import os
 import stat
 import time
-from collections.abc import AsyncGenerator, Sequence
+from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
+from actions.index.background import run_low
 from actions.index.chunking import chunk_document, pdf_chunks
 from actions.index.files import FileSet
 from actions.index.model import Chunk, DocumentRecord
-from actions.index.pdf import PdfError, pdf_to_markdown
+from actions.index.pdf import PdfError
+from actions.index.pdf_process import convert_pdf
 
 log = logging.getLogger(__name__)
 DELETED_WHILE_INDEXED = "deleted while being indexed"
 BATCH_SECONDS = 0.5  # a worker thread plans at most this long before the batch is written
 
+Pause = Callable[[], Awaitable[None]]  # awaited between batches: yields to the foreground
 Item = tuple[str, DocumentRecord | None, bool]  # path, what the index knows, listed by a build
 
 
@@ -88,7 +90,7 @@ def _plan(files: FileSet, path: str, known: DocumentRecord | None, listed: bool)
         return Plan(path, "touch", replace(record, chunks=known.chunks))
     if read.pdf is not None:
         try:
-            converted = pdf_to_markdown(read.pdf)
+            converted = convert_pdf(read.pdf)  # a child process: bounded memory and time
         except PdfError as error:
             return Plan(path, "failed", replace(record, status="failed", reason=str(error)))
         if not converted.markdown.strip():
@@ -124,15 +126,19 @@ def _plan_batch(files: FileSet, items: Sequence[Item], limit: int) -> list[Plan]
 
 
 class Planner:
-    """Plans of many documents, in order, batch by batch (see the module docstring)."""
+    """Plans of many documents, in order, batch by batch (see the module docstring), on a
+    niced index thread; ``pause`` is awaited before each batch (the server's foreground)."""
 
-    def __init__(self, files: FileSet) -> None:
+    def __init__(self, files: FileSet, pause: Pause | None = None) -> None:
         self.files = files
+        self.pause = pause
 
     async def batches(self, items: list[Item]) -> AsyncGenerator[list[Plan], None]:
         done = 0
         while done < len(items):
+            if self.pause is not None:
+                await self.pause()
             limit = self.files.config.batch_documents
-            batch = await asyncio.to_thread(_plan_batch, self.files, items[done:], limit)
+            batch = await run_low(_plan_batch, self.files, items[done:], limit)
             done += len(batch)
             yield batch

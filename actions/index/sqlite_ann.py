@@ -36,6 +36,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from actions.private import PRIVATE_FILE
+
 if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
@@ -266,6 +268,7 @@ class VectorIndex:
         path = self.db_path.with_name(f"{self.db_path.name}.vectors-{name}.usearch")
         aside = path.with_name(path.name + ".tmp")
         graph.save(str(aside))
+        os.chmod(aside, PRIVATE_FILE)  # usearch creates it 0644: the vectors are private too
         os.replace(aside, path)
         return path
 

@@ -4,9 +4,11 @@ Three FTS columns weigh differently: ``head`` (the file path and heading path, x
 ``small`` (the summary of a table / long code block, or the text of prose and short code,
 x1) and ``body`` (the original table or long code, x0.5: an exact cell value still finds
 its table, but the summary ranks it). Text is indexed as lower-cased words with a light
-plural stemmer. Queries are reduced to the same words, stop words dropped, words found in
-more than 5% of the chunks (of a large index) dropped when rarer ones exist — they barely
-change the ranking and cost the most — and the rest OR-ed: BM25 ranks chunks matching more,
+plural stemmer (``terms``: ``_`` and punctuation separate words), handed to FTS5's ``ascii``
+tokenizer already split, so the index holds exactly the words a query is reduced to.
+Queries are reduced to the same words, stop words dropped, words found in more than 5% of
+the chunks (of a large index) dropped when rarer ones exist — they barely change the ranking
+and cost the most — and the rest OR-ed: BM25 ranks chunks matching more,
 rarer words first. A query of only very common words ranks the first ``CAPPED_ROWS`` matching
 chunks (bounded time; such a query has no good answer anyway).
 
@@ -45,8 +47,9 @@ from actions.index.terms import (
     query_terms,
     terms,
 )
+from actions.private import private_sqlite
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4  # 4: the FTS words of ``terms`` as they are (ascii tokenizer)
 WEIGHTS = (2.0, 1.0, 0.5)
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS documents (
@@ -64,11 +67,12 @@ CREATE TABLE IF NOT EXISTS chunks (
 );
 CREATE INDEX IF NOT EXISTS chunks_document ON chunks(document, position);
 CREATE INDEX IF NOT EXISTS chunks_pending ON chunks(id) WHERE embedding_status = 'pending';
-CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
-    head, small, body, tokenize = 'unicode61'
-);
-CREATE VIRTUAL TABLE IF NOT EXISTS chunks_vocab USING fts5vocab(chunks_fts, 'row');
 """
+_FTS = (
+    "CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts"
+    " USING fts5(head, small, body, tokenize = 'ascii')",
+    "CREATE VIRTUAL TABLE IF NOT EXISTS chunks_vocab USING fts5vocab(chunks_fts, 'row')",
+)
 BATCH_SECONDS = 0.5  # in a batch (a full build), commit at least this often
 STATS_TTL = 500  # document frequencies are re-read after this many document writes
 
@@ -79,9 +83,13 @@ def fts_query(words: list[str]) -> str:
 
 def fts_columns(chunk: Chunk) -> tuple[str, str, str]:
     """``(head, small, body)`` of a chunk; ``indexed_text`` is ``path\nheadings\nsmall``."""
-    path, _, rest = chunk.indexed_text.partition("\n")
+    return _fts_columns(chunk.indexed_text, chunk.content, chunk.summary)
+
+
+def _fts_columns(indexed_text: str, content: str, summary: str) -> tuple[str, str, str]:
+    path, _, rest = indexed_text.partition("\n")
     headings, _, small = rest.partition("\n")
-    body = chunk.content if chunk.summary else ""
+    body = content if summary else ""
     head = " ".join(terms(f"{path} {headings}"))
     return head, " ".join(terms(small)), " ".join(terms(body))
 
@@ -98,10 +106,13 @@ class SqliteStore(SqliteEmbeddings):
         ann_min: int | None = None,
         delta_max: int = DELTA_MAX,
         graph_retry: float = RETRY_AFTER,
+        own_folder: bool = True,
     ) -> None:
+        """``own_folder``: the folder is agent-ls's (made private); False: the user named
+        the file (``sqlite:`` URL), only the files are made private."""
         self.path = path
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
+            private_sqlite(path, own_folder=own_folder)
             self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
@@ -125,17 +136,43 @@ class SqliteStore(SqliteEmbeddings):
 
     def _migrate(self) -> None:
         (version,) = self._db.execute("PRAGMA user_version").fetchone()
-        if version not in (0, SCHEMA_VERSION):  # an older layout: rebuild from the files
+        if version == 3:  # words split differently: the FTS table again from the chunks
+            self._refill_fts()
+        elif version not in (0, SCHEMA_VERSION):  # an older layout: rebuild from the files
             for table in ("chunks_vocab", "chunks_fts", "chunks", "documents"):
                 self._db.execute(f"DROP TABLE IF EXISTS {table}")
             self._db.executescript(VECTOR_DROP)
         self._db.executescript(_SCHEMA)
+        for statement in _FTS:
+            self._db.execute(statement)
         self._db.executescript(VECTOR_SCHEMA)
         columns = {row[1] for row in self._db.execute("PRAGMA table_info(chunks)")}
         for page in ("start_page", "end_page"):  # added after version 2 (PDF pages)
             if page not in columns:
                 self._db.execute(f"ALTER TABLE chunks ADD COLUMN {page} INTEGER NOT NULL DEFAULT 0")
         self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+
+    def _refill_fts(self) -> None:
+        """A version 3 index: its FTS rows again from the chunks table, in one transaction
+        (no file is read again and every vector is kept)."""
+        db = self._db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            if db.execute("PRAGMA user_version").fetchone()[0] == 3:  # not done meanwhile
+                db.execute("DROP TABLE IF EXISTS chunks_vocab")
+                db.execute("DROP TABLE IF EXISTS chunks_fts")
+                for statement in _FTS:
+                    db.execute(statement)
+                rows = db.execute("SELECT id, indexed_text, content, summary FROM chunks")
+                db.executemany(
+                    "INSERT INTO chunks_fts (rowid, head, small, body) VALUES (?,?,?,?)",
+                    ((row[0], *_fts_columns(*row[1:])) for row in rows),
+                )
+                db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        db.execute("COMMIT")
 
     @contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:

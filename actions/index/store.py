@@ -161,5 +161,6 @@ def open_store(root: Path, url: str = "") -> Store:
     from actions.index.sqlite_store import SqliteStore
 
     if url.startswith("sqlite:"):
-        return SqliteStore(Path(url.removeprefix("sqlite://").removeprefix("sqlite:")))
+        path = Path(url.removeprefix("sqlite://").removeprefix("sqlite:"))
+        return SqliteStore(path, own_folder=False)
     return SqliteStore(default_index_dir(root) / "index.sqlite3")

@@ -1,6 +1,13 @@
 """The words both stores index and search: lower-cased words with a light plural stemmer,
 stop words, and the rules that keep a query to its selective words (SQLite FTS5 and
-PostgreSQL rank the same terms, so their BM25 rankings agree)."""
+PostgreSQL rank the same terms, so their BM25 rankings agree).
+
+A word is a run of letters and digits: ``_`` and every other punctuation separate words, so
+an identifier is found by its parts whatever the query looks like (``findme_normal_word``,
+``zorblax.config.load_settings``, ``src/utils/helpers.py``); a camelCase name stays one word.
+The stores index exactly these words (FTS5 through its ``ascii`` tokenizer, which never
+splits them again; PostgreSQL under the ``simple`` configuration), so a query word is known
+to the index exactly when the index holds it."""
 
 from __future__ import annotations
 
@@ -9,7 +16,7 @@ import re
 
 FUSION_DEPTH = 50  # how many of each ranking take part in the hybrid fusion (at least k)
 
-_WORD = re.compile(r"\w+", re.UNICODE)
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)
 STOP_WORDS = frozenset(
     _WORD.findall(
         "a an and are as at be by can do does for from how i if in is it its of on or so that"

@@ -8,7 +8,8 @@ live index, else the workspace's embedded index is opened and brought up to date
 from __future__ import annotations
 
 from actions.paths import Workspace
-from actions.tools import list_files, read_file, search_docs, search_files
+from actions.tools import list_files, read_file, search_files
+from actions.tools import search_docs as docs_tool
 from actions.tools.base import Tool, ToolImplementation, ToolResult
 from actions.tools.list_files import ListFiles, ListFilesConfig
 from actions.tools.read_file import ReadFile, ReadFileConfig
@@ -40,15 +41,18 @@ def default_registry(
     read_config: ReadFileConfig | None = None,
     index_source: IndexSource | None = None,
     index_url: str = "",
+    search_docs: bool = True,
 ) -> ToolRegistry:
-    """A registry with the built-in tools bound to ``workspace``."""
+    """A registry with the built-in tools bound to ``workspace`` (``search_docs=False``:
+    without the index's tool, the workspace index being off)."""
     registry = ToolRegistry()
     registry.register(list_files.MANIFEST, ListFiles(workspace, list_config))
     registry.register(read_file.MANIFEST, ReadFile(workspace, read_config))
     registry.register(search_files.MANIFEST, SearchFiles(workspace))
-    registry.register(
-        search_docs.MANIFEST, SearchDocs(index_source or lazy_index(workspace, index_url))
-    )
+    if search_docs:
+        registry.register(
+            docs_tool.MANIFEST, SearchDocs(index_source or lazy_index(workspace, index_url))
+        )
     return registry
 
 

@@ -25,17 +25,20 @@ if TYPE_CHECKING:  # actions.index imports the tools lazily
     from actions.index import Hit
 
 
-def multiroot_registry(roots: Roots, index_sources: Mapping[str, IndexSource]) -> ToolRegistry:
+def multiroot_registry(
+    roots: Roots, index_sources: Mapping[str, IndexSource] | None
+) -> ToolRegistry:
     """The built-in tools over every folder of `roots`; `index_sources`: each folder's
-    retrieval index by folder name."""
+    retrieval index by folder name (None: the index is off, no search_docs)."""
     registry = ToolRegistry()
     registry.register(_described(list_files.MANIFEST, roots), RoutedListFiles(roots))
     registry.register(_described(read_file.MANIFEST, roots), ReadFile(roots))
     registry.register(_described(search_files.MANIFEST, roots), RoutedSearchFiles(roots))
-    registry.register(
-        _described(search_docs.MANIFEST, roots),
-        SearchDocs(merged_index(roots, index_sources)),
-    )
+    if index_sources is not None:
+        registry.register(
+            _described(search_docs.MANIFEST, roots),
+            SearchDocs(merged_index(roots, index_sources)),
+        )
     return registry
 
 

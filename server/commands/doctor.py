@@ -77,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
     report = asyncio.run(
         provider_status(config, explicit, provider_for=provider_for, check=not args.no_check)
     )
-    index = from_wire(index_report(root, config.indexUrl), IndexReport)
+    index = from_wire(index_report(root, config.indexUrl, config.index), IndexReport)
     report = attrs.evolve(report, index=attrs.evolve(index, summaries=summaries(config, report)))
     if args.json:
         print(json.dumps(to_wire(report), ensure_ascii=False))

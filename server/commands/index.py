@@ -34,6 +34,7 @@ from server.config import from_environment
 from server.index_summaries import cli_summarizer
 
 BAR_WIDTH = 30
+INDEX_OFF_CLI = "the workspace index is off (AGENT_LS_INDEX=0): unset it to index and search"
 
 
 def register(sub: Any) -> None:
@@ -65,6 +66,9 @@ def open_workspace_index(args: argparse.Namespace) -> WorkspaceIndex | None:
         return None
     root = root.resolve()
     config, _ = from_environment()
+    if not config.index:
+        print(f"agent-ls: {INDEX_OFF_CLI}", file=sys.stderr)
+        return None
     url = getattr(args, "indexUrl", None) or config.indexUrl
     workspace = Workspace(root, extra_denied=[default_store_dir(root)])
     summarizer, why = cli_summarizer(root, config, off=getattr(args, "no_summaries", False))
@@ -78,8 +82,11 @@ def open_workspace_index(args: argparse.Namespace) -> WorkspaceIndex | None:
     return index
 
 
-def index_report(root: Path, url: str) -> dict[str, Any]:
-    """The index part of `agent-ls doctor`: state, counts and failures, never building it."""
+def index_report(root: Path, url: str, enabled: bool = True) -> dict[str, Any]:
+    """The index part of `agent-ls doctor`: state, counts and failures, never building it
+    (`enabled` False: the index is turned off)."""
+    if not enabled:
+        return {"state": "off", "hint": INDEX_OFF_CLI}
     if not url and not (default_index_dir(root) / "index.sqlite3").exists():
         dense = dense_status()
         embeddings = {"enabled": dense.enabled, "model": dense.model or None}

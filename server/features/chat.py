@@ -165,7 +165,8 @@ async def editor_turn(
             folders=opened.folders if opened is not None else (),
             index_sources=index_sources(ls, opened),
         )
-        outcome = await run_turn_recorded(agent, session, message, context, sink)
+        with ls.state.foreground.turn():  # the index build yields meanwhile
+            outcome = await run_turn_recorded(agent, session, message, context, sink)
         if staged is not None and staged.files:
             outcome = staged_outcome(ls, root, staged, outcome, sink)
         ending = "done"

@@ -106,6 +106,8 @@ async def on_folders_changed(
 
 async def _index(ls: AgentLanguageServer, roots: list[Path]) -> None:
     await settled(ls)
+    if not ls.state.config()[0].index:
+        return  # index: false
     for root in roots:
         if root not in ls.roots():
             continue

@@ -37,6 +37,53 @@ from server.protocol import (
 from server.providers.base import Provider
 
 log = logging.getLogger(__name__)
+INDEX_OFF = (
+    "the workspace index is off (setting agentLs.index = false, or AGENT_LS_INDEX=0): "
+    "search_files still finds text"
+)
+REPORT_EVERY = 25  # files between two progress reports
+
+
+class WorkDone:
+    """A `$/progress` bar: begin, a report every `REPORT_EVERY` files with the counts, end."""
+
+    def __init__(self, ls: AgentLanguageServer, token: int | str) -> None:
+        self.ls = ls
+        self.token = token
+
+    @classmethod
+    async def start(
+        cls,
+        ls: AgentLanguageServer,
+        title: str,
+        *,
+        token: int | str | None = None,
+        server_token: bool,
+    ) -> WorkDone | None:
+        """A bar on the client's `token`, or (`server_token`) on one the server creates
+        when the client supports `window/workDoneProgress`; None without either."""
+        if token is None:
+            if not server_token or not ls.state.client.work_done_progress:
+                return None
+            token = f"agent-ls-index-{uuid.uuid4().hex[:8]}"
+            try:
+                await asyncio.wait_for(ls.work_done_progress.create_async(token), 5)
+            except Exception as error:  # the client refused or did not answer: no bar
+                log.info("no progress token: %s", error)
+                return None
+        begin = types.WorkDoneProgressBegin(title=title, message="listing files", percentage=0)
+        ls.work_done_progress.begin(token, begin)
+        return cls(ls, token)
+
+    def report(self, done: int, total: int, path: str) -> None:
+        if done == total or done % REPORT_EVERY == 0:
+            percentage = int(done * 100 / total) if total else 100
+            message = f"{done}/{total} files ({path})"
+            report = types.WorkDoneProgressReport(message=message, percentage=percentage)
+            self.ls.work_done_progress.report(self.token, report)
+
+    def end(self, message: str) -> None:
+        self.ls.work_done_progress.end(self.token, types.WorkDoneProgressEnd(message=message))
 
 
 def register(server: AgentLanguageServer) -> None:
@@ -57,6 +104,9 @@ def schedule_start(ls: AgentLanguageServer) -> None:
 
 
 async def _start(ls: AgentLanguageServer) -> None:
+    await settled(ls)
+    if not ls.state.config()[0].index:
+        return  # index: false — nothing is opened, no file is created
     try:
         await lives(ls)
     except RequestFailed as error:
@@ -65,6 +115,9 @@ async def _start(ls: AgentLanguageServer) -> None:
 
 async def index_status(ls: AgentLanguageServer, root: Path | None = None) -> dict[str, Any]:
     """The index part of `agent/status` (of the folder `root`, default the first one)."""
+    await settled(ls)
+    if not ls.state.config()[0].index:
+        return {"state": "off", "hint": INDEX_OFF}
     try:
         report = await (await live(ls, root)).status()
     except RequestFailed as error:
@@ -85,6 +138,10 @@ async def live(ls: AgentLanguageServer, root: Path | None = None) -> LiveIndex:
         raise RequestFailed("no workspace folder is open: there is nothing to index")
     await settled(ls)
     config, _ = ls.state.config()
+    if not config.index:
+        for old_key in [key for key in ls.state.indexes if key[0] == root]:
+            await ls.state.indexes.pop(old_key).close()  # turned off meanwhile
+        raise RequestFailed(INDEX_OFF)
     key = (root, config.indexUrl)
     existing = ls.state.indexes.get(key)
     if existing is not None:
@@ -107,8 +164,18 @@ async def live(ls: AgentLanguageServer, root: Path | None = None) -> LiveIndex:
             )
         ls.protocol.notify(AGENT_INDEX_UPDATED, payload)
 
+    async def start_progress(title: str) -> WorkDone | None:
+        return await WorkDone.start(ls, title, server_token=True)
+
     try:
-        index = open_live(root, config.indexUrl, notify, *_summaries(ls, root, config))
+        index = open_live(
+            root,
+            config.indexUrl,
+            notify,
+            *_summaries(ls, root, config),
+            start_progress=start_progress,
+            pause=ls.state.foreground.pause,
+        )
     except StoreError as error:
         raise RequestFailed(f"the index cannot be opened: {error}") from None
     ls.state.indexes[key] = index
@@ -181,6 +248,8 @@ def _relative(ls: AgentLanguageServer, uri: str) -> tuple[Path, str] | None:
 
 
 async def _changed(ls: AgentLanguageServer, uris: list[str]) -> None:
+    if not ls.state.config()[0].index:
+        return
     by_root: dict[Path, list[str]] = {}
     for found in (_relative(ls, uri) for uri in uris):
         if found is not None and found[1] != ".":
@@ -207,25 +276,8 @@ async def reindex(ls: AgentLanguageServer, *args: Any) -> ReindexResult:
     qualified by folder name in a multi-root workspace)."""
     options = ls.command_argument(CMD_REINDEX, args, ReindexParams)
     indexes = await lives(ls)
-    token: int | str | None = options.token
-    if token is None:
-        token = f"agent-ls-reindex-{uuid.uuid4().hex[:8]}"
-        try:
-            await asyncio.wait_for(ls.work_done_progress.create_async(token), 5)
-        except Exception as error:  # a client without window/workDoneProgress: no bar
-            log.info("no progress token: %s", error)
-            token = None
-    if token is not None:
-        ls.work_done_progress.begin(
-            token, types.WorkDoneProgressBegin(title="agent-ls: indexing", percentage=0)
-        )
-
-    def progress(done: int, total: int, path: str) -> None:
-        if token is not None and (done == total or done % 25 == 0):
-            percentage = int(done * 100 / total) if total else 100
-            report = types.WorkDoneProgressReport(message=path, percentage=percentage)
-            ls.work_done_progress.report(token, report)
-
+    bar = await WorkDone.start(ls, "agent-ls: indexing", token=options.token, server_token=True)
+    progress = bar.report if bar is not None else None
     documents: dict[str, int] = {}
     chunks = indexed = unchanged = removed = 0
     failed: list[IndexFailure] = []
@@ -242,9 +294,8 @@ async def reindex(ls: AgentLanguageServer, *args: Any) -> ReindexResult:
             IndexFailure(path=f"{name}/{path}" if name else path, reason=reason)
             for path, reason in report.failed.items()
         ]
-    if token is not None:
-        message = f"{documents.get('ready', 0)} documents ready"
-        ls.work_done_progress.end(token, types.WorkDoneProgressEnd(message=message))
+    if bar is not None:
+        bar.end(f"{documents.get('ready', 0)} documents ready")
     return ReindexResult(
         documents=documents,
         chunks=chunks,

@@ -34,13 +34,13 @@ class IndexEvents:
         return len(self.items)
 
     async def wait_for(
-        self, predicate: Callable[[dict[str, Any]], bool], since: int = 0
+        self, predicate: Callable[[dict[str, Any]], bool], since: int = 0, timeout: float = 20
     ) -> dict[str, Any]:
         def found() -> dict[str, Any] | None:
             return next((item for item in self.items[since:] if predicate(item)), None)
 
         async with self.changed:
-            await asyncio.wait_for(self.changed.wait_for(lambda: found() is not None), 20)
+            await asyncio.wait_for(self.changed.wait_for(lambda: found() is not None), timeout)
             item = found()
             assert item is not None
             return item
