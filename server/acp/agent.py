@@ -157,7 +157,12 @@ class AgentLsAcp:
             return ListSessionsResponse(sessions=[])
         infos = await asyncio.to_thread(SessionStore(Path(cwd)).list)
         return ListSessionsResponse(
-            sessions=[SessionInfo(session_id=i.id, cwd=cwd, title=i.title) for i in infos]
+            sessions=[
+                SessionInfo(session_id=i.id, cwd=cwd, title=f"(corrupt: {i.corrupt})")
+                if i.corrupt
+                else SessionInfo(session_id=i.id, cwd=cwd, title=i.title)
+                for i in infos
+            ]
         )
 
     def _announce_commands(self, session_id: str) -> None:

@@ -227,6 +227,8 @@ export interface SessionEntry {
   title: string;
   updated: string;
   turns: number;
+  /** Why the stored file cannot be read back, "<file> (<why>)"; the file is kept as it is. */
+  corrupt?: string;
 }
 
 /** A document the index could not take, and why. */
