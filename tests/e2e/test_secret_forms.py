@@ -2,10 +2,11 @@
 
 `baseUrl` with user-info: the HTTP client turns `user:password` into an `Authorization:
 Basic <base64>` header, and a provider that rejects it may repeat it in its error (the fake
-LLM's `echo_headers`). The real server and `agent-ls chat` / `doctor` are run against such a
-provider, with a percent-encoded password and a bearer key in the environment too; every
-byte sent to the client, stderr at DEBUG, the CLI's output and the error texts are searched
-for the password (as written and decoded), `user:password` and its base64.
+LLM's `echo_headers`). The real server, `agent-ls acp` and `agent-ls chat` / `doctor` are
+run against such a provider, with a percent-encoded password and a bearer key in the
+environment too; every byte sent to the client, stderr at DEBUG, the CLI's output and the
+error texts are searched for the password (as written and decoded), `user:password` and its
+base64.
 
 `indexUrl` as a libpq key=value string, with `?password=`, or malformed with user-info: the
 CLI prints one line naming the setting, never the password nor a traceback.
@@ -20,12 +21,14 @@ import sys
 from pathlib import Path
 
 import pytest
+from acp import PROTOCOL_VERSION, RequestError, spawn_agent_process, text_block
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from pytest_lsp import client_capabilities, make_test_lsp_client
 
 from server.protocol import AGENT_CHAT, AGENT_STATUS
 from tests.e2e.conversations import seed_project
+from tests.e2e.test_acp import RecordingClient
 from tests.e2e.test_providers_secrets import AGENT_LS, Entry, environment
 from tests.fakellm import FakeLLM
 
@@ -106,6 +109,28 @@ def test_the_cli_masks_an_echoed_basic_header(tmp_path: Path, command: str) -> N
     assert b"you sent authorization: Basic ***" in done.stdout + done.stderr
     assert b"Traceback" not in done.stderr
     assert not leaks({"stdout": done.stdout, "stderr": done.stderr})
+
+
+async def test_the_acp_front_end_masks_an_echoed_basic_header(tmp_path: Path) -> None:
+    root = seed_project(tmp_path / "ws")
+    out = tmp_path / "acp.stdout"
+    tee = f'"$0" -m server --log-level DEBUG acp | tee {shlex.quote(str(out))}'
+    with FakeLLM(ECHO) as llm:
+        env = environment(tmp_path, Entry(), {**ENV, "AGENT_LS_BASE_URL": url_with_userinfo(llm)})
+        env["AGENT_LS_MODEL"] = "m"
+        async with spawn_agent_process(
+            RecordingClient(), "sh", "-c", tee, sys.executable, env=env
+        ) as (conn, process):
+            await conn.initialize(protocol_version=PROTOCOL_VERSION)
+            session = await conn.new_session(cwd=str(root))
+            with pytest.raises(RequestError) as failure:
+                await conn.prompt(session_id=session.session_id, prompt=[text_block("go")])
+            process.terminate()
+        sent = [r.headers["authorization"] for r in llm.requests if r.method == "POST"]
+    assert sent == [f"Basic {BASIC}"]
+    assert "you sent authorization: Basic ***" in str(failure.value)
+    outputs = {"sent to the ACP client": out.read_bytes(), "error": str(failure.value).encode()}
+    assert not leaks(outputs), leaks(outputs)
 
 
 SECRET = "Kv9-team-index-pw"
