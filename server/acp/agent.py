@@ -221,7 +221,13 @@ class AgentLsAcp:
             ) from None
         if session.cancelled:
             return PromptResponse(stop_reason="cancelled")
-        await asyncio.to_thread(session.history.save, session.id, session.chat.messages)
+        try:
+            await asyncio.to_thread(session.history.save, session.id, session.chat.messages)
+        except OSError as error:  # disk full...: the answer stands; as the LSP server, say so
+            where = session.history.directory
+            log.warning(
+                "the conversation %s could not be saved in %s: %s", session.id, where, error
+            )
         return PromptResponse(stop_reason="end_turn")
 
     async def _run(self, session: AcpSession, text: str, sink: UpdateSink) -> None:
