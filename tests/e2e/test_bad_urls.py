@@ -1,6 +1,7 @@
 """A malformed URL setting is found when the settings are loaded: the editor is told which
-setting is wrong (RequestFailed naming it, never an InternalError), the CLI prints one
-`agent-ls: ...` line (never a traceback) and stops with exit status 2."""
+setting is wrong (RequestFailed naming it, never an InternalError; for indexUrl, by the
+search and the index status), the CLI prints one `agent-ls: ...` line (never a traceback)
+and stops with exit status 2."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from pygls.exceptions import JsonRpcException
 from pygls.lsp.client import LanguageClient
 
 from server.protocol import AGENT_CHAT, AGENT_STATUS
+from tests.e2e.search_support import running_server, search, status
 
 AGENT_LS = str(Path(sys.executable).parent / "agent-ls")
 REQUEST_FAILED = -32803
@@ -83,3 +85,19 @@ def test_the_cli_prints_one_line_naming_the_bad_base_url(
         f"agent-ls: setting agentLs.baseUrl (from {source}): expected an http:// or https:// "
         f"URL ({problem}), got {url!r}; it is not used."
     ]
+
+
+async def test_search_and_status_name_a_malformed_index_url(tmp_path: Path) -> None:
+    (tmp_path / "a.md").write_text("# A\n\nText.\n")
+    url = "postgresql://alice:Kv9-index-pw@[::1/team"
+    async with running_server(tmp_path, {"indexUrl": url}, env=clean_env()) as (client, _):
+        with pytest.raises(JsonRpcException) as failure:
+            await search(client, "text")
+        index = (await status(client))["index"]
+    message = "agentLs.indexUrl (from initializationOptions)"
+    assert failure.value.code == REQUEST_FAILED
+    assert message in str(failure.value)
+    assert "its IPv6 host has no closing ']'" in str(failure.value)
+    assert index["state"] == "unavailable"
+    assert message in index["error"]
+    assert "Kv9-index-pw" not in str(failure.value) + index["error"]
