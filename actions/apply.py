@@ -16,7 +16,7 @@ from typing import Protocol
 
 from actions.checkpoints.types import FileState
 from actions.diskio import delete_file, write_atomic
-from actions.errors import ActionError
+from actions.errors import ActionError, WriteFailed
 from actions.paths import ResolvedPath, qualified
 
 
@@ -83,10 +83,13 @@ class DiskApplier:
 
     def _write_all(self, writes: Sequence[FileWrite]) -> None:
         for write in writes:
-            if write.content is None:
-                delete_file(write.target.absolute, stop_at=write.target.root)
-            else:
-                write_atomic(write.target.absolute, write.content.encode("utf-8"))
+            try:
+                if write.content is None:
+                    delete_file(write.target.absolute, stop_at=write.target.root)
+                else:
+                    write_atomic(write.target.absolute, write.content.encode("utf-8"))
+            except OSError as error:  # disk full, read-only...: the file is as it was
+                raise WriteFailed(f"the file {write.relative}", error) from None
 
     async def sync(self, states: Sequence[FileState]) -> None:
         return None

@@ -76,3 +76,15 @@ class PathRefused(ActionError):
         self.path = path
         self.reason = reason
         super().__init__(f"path {path!r} refused: {reason}")
+
+
+class WriteFailed(ActionError):
+    """The system refused a write (disk full, quota, read-only, file too large): names what
+    could not be written and why. A plan it was part of is rolled back whole."""
+
+    kind = "write_failed"
+
+    def __init__(self, what: str, error: OSError) -> None:
+        self.what = what
+        self.reason = error.strerror or type(error).__name__
+        super().__init__(f"{what} could not be written: {self.reason}")

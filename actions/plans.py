@@ -7,17 +7,21 @@ plan aborts, the recorder restores every pre-image and the applier re-syncs open
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from actions.apply import Applier, FileWrite
 from actions.checkpoints import CheckpointStore, PlanRecorder
 from actions.checkpoints.group import GroupRecorder, StoreGroup
-from actions.errors import ActionError
+from actions.errors import ActionError, WriteFailed
 from actions.paths import PathResolver, ResolvedPath, Workspace, qualified
 from actions.roots import Roots
 from actions.schema import DeleteFileOp, FileOp, UpdateFileOp
 from actions.search_replace import EditBlock
 from actions.update_edits import EditsRefused, edit_text
+
+T = TypeVar("T")
 
 
 @dataclass
@@ -65,11 +69,20 @@ class PlanFiles:
         unique = list(dict.fromkeys(keys))
         recording = self.recording
         recorder: PlanRecorder | GroupRecorder = await asyncio.to_thread(
+            self._storing,
             lambda: recording.begin_plan(
                 description=description, session_id=session_id, paths=unique
-            )
+            ),
         )
         return PlanRun(description, unique, recorder)
+
+    def _storing(self, work: Callable[[], T]) -> T:
+        """`work()` on the checkpoint store; a refused write (disk full...) is WriteFailed
+        naming the store."""
+        try:
+            return work()
+        except OSError as error:
+            raise WriteFailed(f"the checkpoint store ({self.store.store_dir})", error) from None
 
     async def apply(self, plan: PlanRun, op: FileOp) -> str:
         """Apply one file of the plan; returns its workspace-relative path."""
@@ -88,7 +101,7 @@ class PlanFiles:
         if content is not None:
             plan.recorder.check_content(key, len(content.encode("utf-8")))
         plan.kept.pop(key, None)
-        await asyncio.to_thread(plan.recorder.touch, key)
+        await asyncio.to_thread(self._storing, lambda: plan.recorder.touch(key))
         await self.applier.apply([FileWrite(target, content)])
         if key not in plan.files and key not in plan.unplanned:
             plan.unplanned.append(key)
@@ -131,7 +144,7 @@ class PlanFiles:
 
     async def commit(self, plan: PlanRun) -> str | None:
         """Record the plan's post-images; its checkpoint id (None when nothing changed)."""
-        info = await asyncio.to_thread(plan.recorder.commit)
+        info = await asyncio.to_thread(self._storing, plan.recorder.commit)
         return info.id if info is not None else None
 
     async def rollback(self, plan: PlanRun) -> None:

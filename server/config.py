@@ -12,7 +12,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
-from server.redact import remember
+from server.redact import redact, remember, remember_location
+from server.urls import base_url_problem, index_url_problem
 
 ENV_VARS = {
     "provider": "AGENT_LS_PROVIDER",
@@ -160,11 +161,27 @@ def _argv(value: Any) -> tuple[str, ...]:
     return tuple(value)
 
 
+def _base_url(value: Any) -> str:
+    """An http(s) URL httpx can connect to; its secrets are masked from now on."""
+    url = _non_empty_str(value)
+    remember_location(url)
+    problem = base_url_problem(url.strip())
+    if problem is not None:
+        raise ValueError(f"an http:// or https:// URL ({problem})")
+    return url
+
+
 def _index_url(value: Any) -> str:
-    if not isinstance(value, str) or (
-        value and not value.startswith(("postgresql://", "postgres://", "sqlite:"))
-    ):
-        raise ValueError("a postgresql:// URL, or empty for the embedded index")
+    """A postgresql:// URL, `sqlite:PATH` or empty; its secrets are masked from now on."""
+    expected = "a postgresql:// URL, or empty for the embedded index"
+    if not isinstance(value, str):
+        raise ValueError(expected)
+    remember_location(value)
+    if not value or value.startswith("sqlite:"):
+        return value
+    problem = index_url_problem(value.strip())
+    if problem is not None:
+        raise ValueError(f"{expected} ({problem})")
     return value
 
 
@@ -201,7 +218,7 @@ def _globs(value: Any) -> tuple[str, ...]:
 
 _CHECKS: dict[str, Callable[[Any], Any]] = {
     "provider": _non_empty_str,
-    "baseUrl": _non_empty_str,
+    "baseUrl": _base_url,
     "model": _non_empty_str,
     "apiKeyEnv": _non_empty_str,
     "requestTimeout": _positive_float,
@@ -231,11 +248,27 @@ class ConfigProblem:
     got: Any
     source: str
 
+    @property
+    def blocking(self) -> bool:
+        """A bad URL is not replaced by another: what uses it fails, naming the setting."""
+        return self.key in URL_KEYS
+
     def message(self) -> str:
-        return (
+        then = "it is not used" if self.blocking else f"keeping {self.key}'s previous value"
+        return redact(
             f"agent-ls setting agentLs.{self.key} (from {self.source}): expected {self.expected}, "
-            f"got {self.got!r}; keeping {self.key}'s previous value."
+            f"got {self.got!r}; {then}."
         )
+
+
+URL_KEYS = frozenset({"baseUrl", "indexUrl"})
+
+
+def blocking_problem(
+    problems: list[ConfigProblem], keys: frozenset[str] = URL_KEYS
+) -> ConfigProblem | None:
+    """The first problem that stops what uses one of `keys` (a malformed URL), or None."""
+    return next((p for p in problems if p.blocking and p.key in keys), None)
 
 
 def merge(

@@ -51,12 +51,28 @@ class UnknownSession(LookupError):
         self.session_id = session_id
 
 
+class CorruptSession(UnknownSession):
+    """The stored file of a session cannot be read back. It is left as it is (never
+    deleted or overwritten): the message names it, so the user can inspect or remove it."""
+
+    def __init__(self, session_id: str, path: Path, reason: str) -> None:
+        LookupError.__init__(
+            self,
+            f"the stored conversation {session_id!r} is corrupt: {path} ({reason}); it was left "
+            "as it is: move or delete that file to start that conversation over",
+        )
+        self.session_id = session_id
+        self.path = path
+        self.reason = reason
+
+
 @dataclass(frozen=True)
 class SessionInfo:
     id: str
     title: str
     updated: float
     turns: int
+    corrupt: str | None = None  # why the stored file cannot be read back (it is kept)
 
 
 def default_sessions_dir(workspace: Path | None) -> Path:
@@ -134,15 +150,15 @@ class SessionStore:
             raise
 
     def load(self, session_id: str) -> list[ChatMessage]:
-        """The stored messages of `session_id` (UnknownSession when there are none)."""
+        """The stored messages of `session_id` (UnknownSession when there are none,
+        CorruptSession, naming the file, when it cannot be read back)."""
         path = self._path(session_id)
         try:
-            record = json.loads(path.read_text(encoding="utf-8"))
-            return [_message(m) for m in record["messages"]]
+            return _read(path).messages
         except FileNotFoundError:
             raise UnknownSession(session_id) from None
-        except (ValueError, KeyError, TypeError) as exc:
-            raise UnknownSession(session_id) from exc
+        except _Damaged as damage:
+            raise CorruptSession(session_id, path, str(damage)) from None
 
     def exists(self, session_id: str) -> bool:
         try:
@@ -155,18 +171,15 @@ class SessionStore:
         infos = []
         for path in self.directory.glob("*.json"):
             try:
-                record = json.loads(path.read_text(encoding="utf-8"))
-                turns = sum(1 for m in record["messages"] if m.get("role") == "user")
-                infos.append(
-                    SessionInfo(
-                        str(record["id"]),
-                        str(record.get("title", "")),
-                        float(record.get("updated", 0.0)),
-                        turns,
-                    )
-                )
-            except (OSError, ValueError, KeyError, TypeError):
-                continue  # a damaged file is not a session; it is left for the user to inspect
+                stored = _read(path)
+                turns = sum(1 for m in stored.messages if m.role == "user")
+                infos.append(SessionInfo(path.stem, stored.title, stored.updated, turns))
+            except FileNotFoundError:
+                continue  # deleted meanwhile
+            except (_Damaged, OSError) as damage:  # listed, named, left for the user
+                reason = str(damage) if isinstance(damage, _Damaged) else _os_reason(damage)
+                updated = _mtime(path)
+                infos.append(SessionInfo(path.stem, "", updated, 0, f"{path} ({reason})"))
         return sorted(infos, key=lambda info: info.updated, reverse=True)
 
     def delete(self, session_id: str) -> None:
@@ -174,6 +187,53 @@ class SessionStore:
             self._path(session_id).unlink()
         except FileNotFoundError:
             raise UnknownSession(session_id) from None
+
+
+class _Damaged(ValueError):
+    """A stored session file that cannot be read back as a conversation; the message says
+    how (never the content)."""
+
+
+@dataclass(frozen=True)
+class _Stored:
+    title: str
+    updated: float
+    messages: list[ChatMessage]
+
+
+def _read(path: Path) -> _Stored:
+    """The conversation stored in `path` (_Damaged when it cannot be read back)."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise
+    except OSError as error:
+        raise _Damaged(f"unreadable: {_os_reason(error)}") from None
+    try:
+        record = json.loads(data.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise _Damaged("not UTF-8 text") from None
+    except json.JSONDecodeError as error:
+        where = f"line {error.lineno}, column {error.colno}"
+        raise _Damaged(f"not valid JSON: {error.msg} ({where})") from None
+    except RecursionError:
+        raise _Damaged("not valid JSON: nested too deeply") from None
+    try:
+        messages = [_message(m) for m in record["messages"]]
+        return _Stored(str(record.get("title", "")), float(record.get("updated", 0)), messages)
+    except (KeyError, TypeError, ValueError, AttributeError):
+        raise _Damaged("not a stored conversation: its messages are missing or malformed") from None
+
+
+def _os_reason(error: OSError) -> str:
+    return error.strerror or type(error).__name__
+
+
+def _mtime(path: Path) -> float:
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return 0.0
 
 
 # One thread does every store operation of the process, in the order they were asked for.

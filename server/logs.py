@@ -22,13 +22,16 @@ class RedactingFormatter(logging.Formatter):
 
 
 class RedactingStream:
-    """A text stream that masks secrets in what is written (stdout, stderr)."""
+    """A text stream that masks secrets in what is written (stdout, stderr). `shapes`: also
+    what only looks like one (see `redact`): on stderr (errors, logs), not on stdout, where
+    a model's answer may show `password=...` as an example."""
 
-    def __init__(self, inner: TextIO) -> None:
+    def __init__(self, inner: TextIO, *, shapes: bool = True) -> None:
         self.inner = inner
+        self.shapes = shapes
 
     def write(self, text: str) -> int:
-        self.inner.write(redact(text))
+        self.inner.write(redact(text, shapes=self.shapes))
         return len(text)
 
     def writelines(self, lines: Any) -> None:
@@ -44,7 +47,7 @@ def guard_streams() -> None:
     if not isinstance(sys.stderr, RedactingStream):
         sys.stderr = RedactingStream(sys.stderr)
     if not isinstance(sys.stdout, RedactingStream):
-        sys.stdout = RedactingStream(sys.stdout)
+        sys.stdout = RedactingStream(sys.stdout, shapes=False)
 
 
 def setup_logging(level: str = "WARNING") -> None:

@@ -28,7 +28,7 @@ from server import __version__
 from server.arguments import decode, decode_command, strict
 from server.config import ConfigProblem
 from server.protocol import AGENT_CHAT, AGENT_SEARCH, AGENT_SESSIONS, AGENT_STATUS, make_converter
-from server.redact import RedactingWriter
+from server.redact import RedactingWriter, redact
 from server.session import ServerState
 from server.wire.serve import run_stdio, run_tcp
 
@@ -103,13 +103,21 @@ class AgentProtocol(LanguageServerProtocol):
             self._send_response(msg_id, error=exc.to_response_error())
         except Exception as exc:
             log.exception("internal error in request %r", msg_id)
-            error = JsonRpcInternalError(f"internal error: {type(exc).__name__}: {exc}")
+            error = JsonRpcInternalError(
+                f"internal error: {type(exc).__name__}: {redact(str(exc))}"
+            )
             self._send_response(msg_id, error=error.to_response_error())
             self._server._report_server_error(error, FeatureRequestError)
 
 
 class RequestFailed(JsonRpcException):
+    """A request that could not be served; its message passes the secret mask by shape too
+    (every byte to the client is masked of the known secrets anyway)."""
+
     CODE = REQUEST_FAILED
+
+    def __init__(self, message: str | None = None, code: int | None = None, data: Any = None):
+        super().__init__(redact(message) if message is not None else None, code, data)
 
 
 class AgentLanguageServer(LanguageServer):

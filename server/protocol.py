@@ -510,6 +510,9 @@ class SessionEntry:
     title: str
     updated: str
     turns: int
+    # The stored file cannot be read back: "<file> (<why>)". It is kept as it is; agent/chat
+    # with this id fails naming it.
+    corrupt: str | None = None
 
 
 @attrs.frozen(kw_only=True)

@@ -29,7 +29,7 @@ from typing import Any
 import attrs
 import httpx
 
-from server.config import ENV_VARS, Config
+from server.config import ENV_VARS, Config, ConfigProblem
 from server.protocol import Candidate, StatusReport
 from server.providers.base import ChatMessage, Provider, ProviderError
 from server.providers.defaults import DEFAULT_MODEL_NAME, provider_base_url, provider_model
@@ -73,6 +73,18 @@ class NoProviderError(ProviderError):
         detail = f"no provider is configured or found ({tried})"
         super().__init__("(none)", None, detail, HOW_TO_CONFIGURE)
         self.candidates = candidates
+
+
+class UnusableSetting(ProviderError):
+    """A provider setting that cannot be used (a malformed agentLs.baseUrl): no provider
+    is made and no request sent; the message is the setting problem, naming the key."""
+
+    def __init__(self, problem: ConfigProblem) -> None:
+        super().__init__("(settings)", None, problem.message(), f"fix agentLs.{problem.key}")
+        self.problem = problem
+
+    def __str__(self) -> str:
+        return self.detail
 
 
 def explicit_keys(*layers: Mapping[str, Any] | None) -> set[str]:

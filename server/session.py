@@ -11,13 +11,15 @@ from typing import Any
 from actions.index.background import Yield
 from actions.review import ReviewBoard
 from server.capabilities import ResolvedClientCapabilities
-from server.config import Config, ConfigProblem, from_environment, merge
+from server.config import Config, ConfigProblem, blocking_problem, from_environment, merge
 from server.history import SessionStore, UnknownSession
 from server.providers import make_provider
 from server.providers.base import Provider
-from server.resolve import Resolution, explicit_keys, resolve_provider
+from server.resolve import Resolution, UnusableSetting, explicit_keys, resolve_provider
 from server.turn import ChatSession
 from server.workspace import Folders
+
+PROVIDER_URL = frozenset({"baseUrl"})
 
 
 @dataclass
@@ -61,8 +63,12 @@ class ServerState:
         """The provider that answers: settings > environment > detected > embedded.
 
         Resolved again only when the settings change or after `forget_resolution` (a turn
-        whose provider failed), so a turn does not probe local servers every time."""
-        config, _ = self.config()
+        whose provider failed), so a turn does not probe local servers every time.
+        A malformed agentLs.baseUrl is UnusableSetting (a ProviderError naming it)."""
+        config, problems = self.config()
+        problem = blocking_problem(problems, PROVIDER_URL)
+        if problem is not None:
+            raise UnusableSetting(problem)
         key = (config, frozenset(explicit_keys(self.init_options, self.client_settings)))
         if self.resolution is None or self.resolution[0] != key:
             self.resolution = (key, await resolve_provider(config, set(key[1])))

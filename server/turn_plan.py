@@ -7,7 +7,7 @@ import asyncio
 
 from actions.apply import ApplyRefused
 from actions.checkpoints.types import CheckpointError
-from actions.errors import ActionError
+from actions.errors import ActionError, WriteFailed
 from actions.plans import PlanFiles, PlanRun
 from actions.prompt import render_plan_progress
 from actions.schema import ContinueMultiFile, FileOp, StartMultiFile
@@ -37,6 +37,8 @@ async def apply_plan_document(
         path = await plans.apply(plan, op)
     except ApplyRefused as error:
         raise AgentError(f"the plan was rolled back: {error}") from None
+    except WriteFailed as error:  # disk full...: telling the model would not help
+        raise nothing_changed(error) from None
     except (ActionError, CheckpointError) as error:
         turn.sink.emit(ErrorProgress(message=str(error), path=op.path))
         progress = render_plan_progress(plan.applied, plan.remaining)
@@ -82,6 +84,8 @@ async def open_plan(
         turn.plan = await plans.start(
             action.plan.description, action.plan.files_to_modify, turn.session_id
         )
+    except WriteFailed as error:
+        raise nothing_changed(error) from None
     except (ActionError, CheckpointError) as error:
         return retry(turn, f"The plan was refused, nothing was applied: {error}")
     turn.sink.emit(PlanProgress(description=turn.plan.description, files=list(turn.plan.files)))
@@ -92,7 +96,16 @@ async def finish_plan(turn: Turn) -> str | None:
     """Commit the plan in progress (if any); its checkpoint id."""
     if turn.plan is None or turn.agent.plans is None or turn.plan.recorder.closed:
         return None
-    return await turn.agent.plans.commit(turn.plan)
+    try:
+        return await turn.agent.plans.commit(turn.plan)
+    except WriteFailed as error:  # the turn fails: abandon_plan restores every file
+        raise nothing_changed(error) from None
+
+
+def nothing_changed(error: WriteFailed) -> AgentError:
+    """The turn's failure when a write was refused (disk full...): what, where, and that
+    the workspace is as it was (the plan in progress is rolled back as the turn fails)."""
+    return AgentError(f"{error}; nothing was changed: the plan was rolled back")
 
 
 def plan_summary(plan: PlanRun) -> PlanSummary:

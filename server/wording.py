@@ -4,6 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from server.config import ConfigProblem
 
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 
@@ -35,3 +39,8 @@ def empty_message_problem(message: str) -> str | None:
     if not message.strip():
         return "the chat message is empty: say what you want done"
     return None
+
+
+def setting_line(problem: ConfigProblem) -> str:
+    """A setting problem as the CLI prints it: `agent-ls: setting agentLs.KEY (from ...): ...`."""
+    return f"agent-ls: {problem.message().removeprefix('agent-ls ')}"

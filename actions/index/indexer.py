@@ -28,7 +28,7 @@ from pathlib import Path
 from actions.index.embedding_worker import EmbeddingWorker
 from actions.index.embeddings import Embedder, dense_status
 from actions.index.files import FileSet, IndexConfig
-from actions.index.model import DocumentRecord, DocumentStatus, Hit, IndexStatus
+from actions.index.model import DocumentRecord, DocumentStatus, Hit, IndexStatus, StoreError
 from actions.index.planning import (
     Pause,
     Plan,
@@ -197,6 +197,8 @@ class WorkspaceIndex(SummaryPhase):
                 waits = chunked and self._awaits_summaries(plan)
                 try:
                     report.merge(self._apply(plan, "chunked" if waits else "ready"))
+                except StoreError:  # the store failing is no document's failure: stop
+                    raise
                 except Exception as error:
                     report.merge(self._apply(failed_plan(plan.path, error)))
                     continue

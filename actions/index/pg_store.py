@@ -164,10 +164,8 @@ class PgStore(PgEmbeddings):
                     )
                 }
         except psycopg.Error as error:
+            hint = _setup_hint(conn, error)
             conn.close()
-            hint = ""
-            if "vector" in str(error):
-                hint = " — the server needs the pgvector extension (https://github.com/pgvector/pgvector)"
             raise self._error(f"the PostgreSQL index cannot be set up{hint}", error) from None
         return conn
 
@@ -416,6 +414,40 @@ class PgStore(PgEmbeddings):
     def close(self) -> None:
         with self._lock:
             self._conn.close()
+
+
+PGVECTOR = "https://github.com/pgvector/pgvector"
+INSUFFICIENT_PRIVILEGE = "42501"
+
+
+def _setup_hint(conn: Any, error: Any) -> str:
+    """What to do about a failed set-up: the pgvector extension missing from the server, or
+    installed but not created in this database by a role that may not create it."""
+    import psycopg
+
+    if getattr(error, "sqlstate", None) != INSUFFICIENT_PRIVILEGE and "vector" not in str(error):
+        return ""
+    try:
+        available, created = conn.execute(
+            "SELECT EXISTS (SELECT 1 FROM pg_available_extensions WHERE name = 'vector'),"
+            " EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'vector')"
+        ).fetchone()
+    except psycopg.Error:
+        available = created = None
+    if available is False:
+        return f" — the pgvector extension is not installed on the PostgreSQL server ({PGVECTOR})"
+    if created is False and getattr(error, "sqlstate", None) == INSUFFICIENT_PRIVILEGE:
+        return (
+            " — pgvector is installed on the server but not created in this database, and"
+            " this role may not create it: a superuser must run `CREATE EXTENSION vector;`"
+            " in this database once"
+        )
+    if getattr(error, "sqlstate", None) == INSUFFICIENT_PRIVILEGE:
+        return (
+            f" — this role may not create the {SCHEMA} schema or its tables: grant it CREATE"
+            " on the database, or let its owner run `agent-ls index` once"
+        )
+    return ""
 
 
 def _version(text: str) -> tuple[int, ...]:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from pathlib import Path
@@ -154,9 +155,11 @@ def open_store(root: Path, url: str = "") -> Store:
 
         return PgStore(url, workspace_key(root))
     if url and not url.startswith("sqlite:"):
-        scheme = url.partition(":")[0]  # never the rest: it may hold a password
+        scheme = re.match(r"[A-Za-z][A-Za-z0-9+.-]*(?=:)", url)  # never the rest: a password
+        what = f"scheme {scheme[0]!r}" if scheme else "(not a URL: a key=value string?)"
         raise StoreError(
-            f"unsupported index URL scheme {scheme!r}: use postgresql://... or leave it empty"
+            f"unsupported index URL {what}: use postgresql://HOST:PORT/DATABASE (with"
+            " USER:PASSWORD@ before the host) or leave it empty"
         )
     from actions.index.sqlite_store import SqliteStore
 

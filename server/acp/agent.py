@@ -172,7 +172,12 @@ class AgentLsAcp:
             return ListSessionsResponse(sessions=[])
         infos = await asyncio.to_thread(SessionStore(Path(cwd)).list)
         return ListSessionsResponse(
-            sessions=[SessionInfo(session_id=i.id, cwd=cwd, title=i.title) for i in infos]
+            sessions=[
+                SessionInfo(session_id=i.id, cwd=cwd, title=f"(corrupt: {i.corrupt})")
+                if i.corrupt
+                else SessionInfo(session_id=i.id, cwd=cwd, title=i.title)
+                for i in infos
+            ]
         )
 
     def _announce_commands(self, session_id: str) -> None:
@@ -231,7 +236,13 @@ class AgentLsAcp:
             ) from None
         if session.cancelled:
             return PromptResponse(stop_reason="cancelled")
-        await asyncio.to_thread(session.history.save, session.id, session.chat.messages)
+        try:
+            await asyncio.to_thread(session.history.save, session.id, session.chat.messages)
+        except OSError as error:  # disk full...: the answer stands; as the LSP server, say so
+            where = session.history.directory
+            log.warning(
+                "the conversation %s could not be saved in %s: %s", session.id, where, error
+            )
         return PromptResponse(stop_reason="end_turn")
 
     async def _run(self, session: AcpSession, text: str, sink: UpdateSink) -> None:

@@ -12,7 +12,16 @@ import asyncio
 import sys
 from typing import Any, BinaryIO
 
+from server.redact import redact_bytes
 from server.stdio import protocol_stdout
+
+
+class RedactingStreamWriter(asyncio.StreamWriter):
+    """Every ACP message passes the secret mask on its way out (server/redact.py), as the
+    LSP server's do; a message is one write, and the mask keeps its length."""
+
+    def write(self, data: bytes | bytearray | memoryview) -> None:
+        super().write(redact_bytes(bytes(data)))
 
 
 def register(sub: Any) -> None:
@@ -32,7 +41,7 @@ async def serve_acp(stdin: BinaryIO, stdout: BinaryIO) -> None:
     # A StreamReaderProtocol is the public asyncio protocol with write flow control (drain).
     protocol = asyncio.StreamReaderProtocol(asyncio.StreamReader())
     transport, _ = await loop.connect_write_pipe(lambda: protocol, stdout)
-    writer = asyncio.StreamWriter(transport, protocol, None, loop)
+    writer = RedactingStreamWriter(transport, protocol, None, loop)
     agent = AgentLsAcp()
     connection = AgentSideConnection(agent, writer, reader, listening=False)
     try:

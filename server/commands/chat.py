@@ -11,7 +11,7 @@ from typing import Any
 
 from actions.apply import DiskApplier
 from server.commands.progress import Progress
-from server.config import Config, ConfigProblem, from_environment, merge
+from server.config import Config, ConfigProblem, blocking_problem, from_environment, merge
 from server.external import run_turn_recorded
 from server.protocol import (
     ErrorProgress,
@@ -28,7 +28,7 @@ from server.protocol import (
 from server.providers import PROVIDERS, ProviderError, make_provider
 from server.resolve import resolve_provider
 from server.turn import AgentError, ChatSession, TurnOutcome
-from server.wording import empty_message_problem, workspace_problem
+from server.wording import empty_message_problem, setting_line, workspace_problem
 from server.workspace import build_agent, open_folder
 
 
@@ -131,15 +131,19 @@ def no_answer(outcome: TurnOutcome) -> str | None:
 
 
 def cli_setup(args: argparse.Namespace) -> tuple[Path, Config, set[str]] | None:
-    """The resolved --workspace and the configuration (problems printed); None: no folder."""
+    """The resolved --workspace and the configuration (problems printed); None: no folder,
+    or a malformed agentLs.baseUrl (its problem is the one line printed)."""
     workspace = Path(args.workspace)
     unusable = workspace_problem(workspace)
     if unusable is not None:
         print(f"agent-ls: {unusable}", file=sys.stderr)
         return None
     config, explicit, problems = cli_config(args)
-    for problem in problems:
-        print(f"agent-ls: {problem.message()}", file=sys.stderr)
+    blocking = blocking_problem(problems, frozenset({"baseUrl"}))
+    for problem in [blocking] if blocking is not None else problems:
+        print(setting_line(problem), file=sys.stderr)
+    if blocking is not None:
+        return None
     return workspace.resolve(), config, explicit
 
 

@@ -30,8 +30,9 @@ from actions.index import StoreError, UpdateReport, WorkspaceIndex, open_index
 from actions.index.embeddings import dense_status
 from actions.index.store import default_index_dir
 from actions.paths import Workspace
-from server.config import from_environment
+from server.config import blocking_problem, from_environment, merge
 from server.index_summaries import cli_summarizer
+from server.wording import setting_line
 
 BAR_WIDTH = 30
 INDEX_OFF_CLI = "the workspace index is off (AGENT_LS_INDEX=0): unset it to index and search"
@@ -65,11 +66,17 @@ def open_workspace_index(args: argparse.Namespace) -> WorkspaceIndex | None:
         print(f"agent-ls: workspace {root} is not a directory", file=sys.stderr)
         return None
     root = root.resolve()
-    config, _ = from_environment()
+    config, problems = from_environment()
     if not config.index:
         print(f"agent-ls: {INDEX_OFF_CLI}", file=sys.stderr)
         return None
-    url = getattr(args, "indexUrl", None) or config.indexUrl
+    flag = getattr(args, "indexUrl", None)
+    config, more = merge(config, {"indexUrl": flag} if flag else None, "command line")
+    problem = blocking_problem(problems + more, frozenset({"indexUrl"}))
+    if problem is not None:  # a malformed indexUrl: its problem is the one line printed
+        print(setting_line(problem), file=sys.stderr)
+        return None
+    url = config.indexUrl
     workspace = Workspace(root, extra_denied=[default_store_dir(root)])
     summarizer, why = cli_summarizer(root, config, off=getattr(args, "no_summaries", False))
     try:

@@ -44,5 +44,8 @@ def run(args: argparse.Namespace) -> int:
         if not entries:
             print("no sessions")
         for entry in entries:
+            if entry.corrupt is not None:
+                print(f"{entry.id}  {entry.updated}  corrupt: {entry.corrupt}")
+                continue
             print(f"{entry.id}  {entry.updated}  {entry.turns} turn(s)  {entry.title}")
     return 0

@@ -21,7 +21,13 @@ from server.features.configuration import settled
 from server.features.folders import OpenWorkspace, open_workspace
 from server.features.indexing import live
 from server.features.review import review_plan, review_progress
-from server.history import SessionStore, UnknownSession, in_store_order, save_in_background
+from server.history import (
+    CorruptSession,
+    SessionStore,
+    UnknownSession,
+    in_store_order,
+    save_in_background,
+)
 from server.lsp import AgentLanguageServer, RequestFailed
 from server.protocol import (
     AGENT_CHAT,
@@ -227,11 +233,14 @@ def staged_outcome(
 
 async def open_chat(ls: AgentLanguageServer, session_id: str | None) -> ChatSession:
     """The chat session `session_id` (restored from the workspace's stored conversations
-    after a restart), a new one when None; an unknown id is InvalidParams."""
+    after a restart), a new one when None; an unknown id is InvalidParams, a stored file
+    that cannot be read back RequestFailed naming it."""
     if session_id is None or session_id in ls.state.chats:
         return ls.state.chat(session_id)  # no disk access
     history = SessionStore(ls.root())
     try:
         return await in_store_order(ls.state.chat, session_id, history)
+    except CorruptSession as exc:  # the request is right; the stored file is not
+        raise RequestFailed(str(exc)) from None
     except UnknownSession as exc:
         raise JsonRpcInvalidParams(f"invalid params: sessionId: {exc}") from None

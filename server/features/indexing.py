@@ -21,7 +21,7 @@ from pygls.uris import to_fs_path
 
 from actions.index.model_summary import ModelSummarizer
 from actions.roots import folder_names
-from server.config import Config
+from server.config import Config, blocking_problem
 from server.features.configuration import settled
 from server.index_summaries import SUMMARIES_OFF, NoSummaryProvider, allowed, summarizer
 from server.live_index import LiveIndex, StoreError, open_live
@@ -137,11 +137,14 @@ async def live(ls: AgentLanguageServer, root: Path | None = None) -> LiveIndex:
     if root is None:
         raise RequestFailed("no workspace folder is open: there is nothing to index")
     await settled(ls)
-    config, _ = ls.state.config()
+    config, problems = ls.state.config()
     if not config.index:
         for old_key in [key for key in ls.state.indexes if key[0] == root]:
             await ls.state.indexes.pop(old_key).close()  # turned off meanwhile
         raise RequestFailed(INDEX_OFF)
+    problem = blocking_problem(problems, frozenset({"indexUrl"}))
+    if problem is not None:  # a malformed indexUrl: no other index stands in for it
+        raise RequestFailed(problem.message())
     key = (root, config.indexUrl)
     existing = ls.state.indexes.get(key)
     if existing is not None:

@@ -1,6 +1,7 @@
 """`agent/sessions`: the workspace's stored conversations, newest first; `{delete: id}`
 removes one first (an unknown id is InvalidParams). A listed id continues with `agent/chat`
-`{sessionId}`, also after a restart."""
+`{sessionId}`, also after a restart. A stored file that cannot be read back is listed with
+`corrupt` naming it and why; it is never deleted or overwritten by the server."""
 
 from __future__ import annotations
 
@@ -20,7 +21,9 @@ def register(server: AgentLanguageServer) -> None:
 
 def session_entry(info: SessionInfo) -> SessionEntry:
     updated = datetime.fromtimestamp(info.updated, tz=UTC).isoformat(timespec="seconds")
-    return SessionEntry(id=info.id, title=info.title, updated=updated, turns=info.turns)
+    return SessionEntry(
+        id=info.id, title=info.title, updated=updated, turns=info.turns, corrupt=info.corrupt
+    )
 
 
 async def sessions(ls: AgentLanguageServer, params: Any) -> list[SessionEntry]:

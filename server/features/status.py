@@ -18,12 +18,14 @@ from typing import Any
 
 import attrs
 
+from server.config import blocking_problem
 from server.features.configuration import settled
 from server.features.folders import open_workspace
 from server.features.indexing import index_status
-from server.lsp import AgentLanguageServer
+from server.lsp import AgentLanguageServer, RequestFailed
 from server.protocol import AGENT_STATUS, FolderStatus, IndexReport, StatusReport, from_wire
 from server.resolve import explicit_keys, provider_status
+from server.session import PROVIDER_URL
 from server.workspace import FolderUnavailable
 
 log = logging.getLogger(__name__)
@@ -35,7 +37,10 @@ def register(server: AgentLanguageServer) -> None:
 
 async def status(ls: AgentLanguageServer, params: Any) -> StatusReport:
     await settled(ls)
-    config, _ = ls.state.config()
+    config, problems = ls.state.config()
+    problem = blocking_problem(problems, PROVIDER_URL)
+    if problem is not None:  # a malformed baseUrl: nothing to resolve or ask
+        raise RequestFailed(problem.message())
     explicit = explicit_keys(ls.state.init_options, ls.state.client_settings)
     check = not (isinstance(params, dict) and params.get("check") is False)
     report = await provider_status(config, explicit, provider_for=ls.state.provider, check=check)

@@ -4,7 +4,8 @@ Responses use HTTP/1.1: complete bodies carry Content-Length, streams use chunke
 encoding, so a dropped stream ("drop_mid_stream") is seen by clients as an incomplete body,
 never as a normal end. Faults behave alike on every protocol:
 
-- error faults / ``status``: an HTTP error with the protocol's error JSON (+ Retry-After);
+- error faults / ``status``: an HTTP error with the protocol's error JSON (+ Retry-After;
+  ``echo_headers``: the message repeats these request headers);
 - ``drop_mid_stream``: about half the content frames, then the socket is shut down; a
   non-streaming reply sends half its body (Content-Length promises the whole);
 - ``reset_mid_stream``: the same, but the connection is reset (TCP RST), as a crashing
@@ -164,9 +165,9 @@ class Handler(BaseHTTPRequestHandler):
         elif action == "models":
             self._send_json(200, WIRES[protocol].models(self.server.player.script.model))
         else:
-            self._chat(WIRES[protocol], body)
+            self._chat(WIRES[protocol], body, headers)
 
-    def _chat(self, wire: Wire, body: Any) -> None:
+    def _chat(self, wire: Wire, body: Any, headers: dict[str, str]) -> None:
         if not isinstance(body, dict):
             self._send_json(400, wire.error_body(400, "fakellm: body must be a JSON object"))
             return
@@ -183,6 +184,8 @@ class Handler(BaseHTTPRequestHandler):
         if status is not None:
             extra = {} if reply.retry_after is None else {"Retry-After": f"{reply.retry_after:g}"}
             message = f"fakellm: scripted error {status}"
+            for name in reply.echo_headers:  # as servers that repeat what they refused
+                message += f"; you sent {name}: {headers.get(name, '(none)')}"
             self._send_json(status, wire.error_body(status, message), extra)
         elif wire.is_stream(body):
             self._stream(wire, reply, self._context(body))

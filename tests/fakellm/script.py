@@ -45,6 +45,7 @@ _REPLY_KEYS = frozenset(
         "status",
         "events",
         "hold",
+        "echo_headers",
     }
 )
 
@@ -74,6 +75,10 @@ class Reply:
     with ``FakeLLM.release(name)`` (or the server stops) — a provider that stalls for as long
     as a test needs, without a timed wait.
 
+    ``echo_headers`` (with an error ``status``) names request headers whose values the
+    error message repeats, as servers that echo a rejected ``Authorization`` do: how tests
+    check that what a client sends never comes back unmasked.
+
     ``events`` replaces the generated stream with exactly these events, each a raw payload
     string or a JSON value (sent as JSON), framed as the protocol frames one event (SSE
     ``data:`` line, NDJSON line): how tests send malformed events.
@@ -90,6 +95,7 @@ class Reply:
     status: int | None = None
     events: tuple[str, ...] | None = None
     hold: str | None = None
+    echo_headers: tuple[str, ...] = ()
 
     @property
     def error_status(self) -> int | None:
@@ -162,6 +168,9 @@ def parse_reply(data: Any) -> Reply:
     events = data.get("events")
     if events is not None and not isinstance(events, list):
         raise ValueError("reply 'events' must be a list")
+    echo = data.get("echo_headers") or []
+    if not isinstance(echo, list) or not all(isinstance(h, str) for h in echo):
+        raise ValueError("reply 'echo_headers' must be a list of header names")
     tool_calls = data.get("tool_calls") or []
     if not isinstance(tool_calls, list):
         raise ValueError("reply 'tool_calls' must be a list")
@@ -177,6 +186,7 @@ def parse_reply(data: Any) -> Reply:
         status=status,
         events=None if events is None else tuple(_event_text(e) for e in events),
         hold=hold,
+        echo_headers=tuple(h.lower() for h in echo),
     )
 
 

@@ -382,6 +382,7 @@ export interface SessionEntry {
   title: string;
   updated: string;
   turns: number;
+  corrupt?: string;
 }
 
 /**

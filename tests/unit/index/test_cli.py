@@ -71,4 +71,5 @@ def test_bad_invocations_say_what_is_wrong(tmp_path: Path) -> None:
     assert "the query is empty" in empty.stderr
     url = agent_ls("index", "--workspace", str(tmp_path), "--index-url", "mysql://db")
     assert url.returncode == 2
-    assert "unsupported index URL" in url.stderr
+    assert url.stderr.startswith("agent-ls: setting agentLs.indexUrl (from command line)")
+    assert "the scheme is 'mysql'" in url.stderr

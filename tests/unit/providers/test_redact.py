@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+import json
 import logging
 import subprocess
 import sys
@@ -12,7 +14,7 @@ from server.config import ApiKeyError, Config, clean_api_key
 from server.logs import RedactingFormatter
 from server.providers import make_provider
 from server.providers.base import ProviderError
-from server.redact import display_url, redact, redact_bytes
+from server.redact import display_url, redact, redact_bytes, remember_location
 
 KEY = "sk-unit-5d9e1b7c3a0f2468"
 
@@ -118,3 +120,54 @@ def test_plain_words_and_numbers_in_secret_variables_never_break_a_message(
     framed = b"Content-Length: %d\r\n\r\n%s" % (len(body), body)
     assert redact_bytes(framed) == framed
     assert redact(framed.decode()) == framed.decode()
+
+
+PASSWORD = "Zq7-pw%2Fhere"  # percent-encoded as a URL carries it; decoded: Zq7-pw/here
+
+
+@pytest.mark.parametrize(
+    ("location", "hidden"),
+    [
+        (f"https://bob:{PASSWORD}@api.example/v1", [PASSWORD, "Zq7-pw/here", "bob:Zq7-pw/here"]),
+        (f"postgresql://bob:{PASSWORD}@db:5432/x", [PASSWORD, "Zq7-pw/here"]),
+        ("postgresql://bob@db/x?sslmode=require&password=Zq7-pw-query", ["Zq7-pw-query"]),
+        ("https://api.example/v1?api_key=Zq7-key-query&x=1", ["Zq7-key-query"]),
+        ("host=db port=5432 password=Zq7-pw-libpq user=bob", ["Zq7-pw-libpq"]),
+        ("host=db password='Zq7 quoted\\'pw' user=bob", ["Zq7 quoted'pw"]),
+    ],
+)
+def test_every_form_of_a_location_secret_is_masked_once_remembered(
+    location: str, hidden: list[str]
+) -> None:
+    remember_location(location)
+    basic = base64.b64encode(b"bob:Zq7-pw/here").decode()
+    for secret in hidden:
+        text = f"failed: {secret} / {json.dumps(secret)} / Basic {basic}"
+        assert secret not in redact(text)
+        assert basic not in redact(text)
+        assert secret.encode() not in redact_bytes(json.dumps({"m": text}).encode())
+
+
+@pytest.mark.parametrize(
+    ("text", "masked"),
+    [
+        ("server said: Authorization: Basic YTpi", "server said: Authorization: Basic ***"),
+        ("echo: Bearer abc.def-123", "echo: Bearer ***"),
+        ("Basic authentication failed", "Basic authentication failed"),
+        ("Bearer token missing", "Bearer token missing"),
+        ("bad conninfo host=x password=pw1 port=5", "bad conninfo host=x password=*** port=5"),
+        ("bad conninfo password='a b c' port=5", "bad conninfo password=*** port=5"),
+        ("GET /v1?key=abc&x=1 failed", "GET /v1?key=***&x=1 failed"),
+        ("GET /v1?token=abc failed", "GET /v1?token=*** failed"),
+        ("postgresql://u:p@ss@h/db", "postgresql://***@h/db"),
+        ('{"url": "http://h", "mail": "me@x.org"}', '{"url": "http://h", "mail": "me@x.org"}'),
+    ],
+)
+def test_secrets_are_masked_by_their_shape_in_text(text: str, masked: str) -> None:
+    assert redact(text) == masked
+
+
+def test_a_model_answer_on_stdout_keeps_its_password_examples() -> None:
+    assert redact("set password=example in the file", shapes=False) == (
+        "set password=example in the file"
+    )
