@@ -14,6 +14,7 @@ from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
 from server.protocol import AGENT_CHAT, AGENT_CHAT_PROGRESS
+from tests.e2e.conversations import seed_project
 from tests.fakellm import FakeLLM
 
 EDITORS = ["visual-studio-code", "neovim"]
@@ -181,3 +182,21 @@ def start_chat(client: LanguageClient, message: str, msg_id: str) -> asyncio.Fut
 def cancel(client: LanguageClient, msg_id: str) -> None:
     """What an editor does when the user presses Stop: $/cancelRequest."""
     client.protocol.notify(types.CANCEL_REQUEST, types.CancelParams(id=msg_id))
+
+
+async def command(client: LanguageClient, name: str, *arguments: Any) -> Any:
+    """workspace/executeCommand, the result as plain JSON values."""
+    result = await client.workspace_execute_command_async(
+        types.ExecuteCommandParams(command=name, arguments=list(arguments))
+    )
+    return as_dict(result)
+
+
+@pytest.fixture
+def review_project(client: LanguageClient) -> Path:
+    """The seeded project, with review mode on (plans are staged, not applied)."""
+    root: Path = client.workspace_path  # type: ignore[attr-defined]
+    seed_project(root)
+    client.set_configuration({"review": "on"}, section="agentLs")
+    client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
+    return root

@@ -11,12 +11,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 from pytest_lsp import LanguageClient
 
-from tests.e2e.conftest import as_dict, chat
-from tests.e2e.conversations import FULL_CONVERSATION, NEW_MODULE, doc, seed_project
+from tests.e2e.conftest import chat, command
+from tests.e2e.conversations import FULL_CONVERSATION, NEW_MODULE, doc
 from tests.e2e.rawclient import RawClient
 from tests.fakellm import FakeLLM
 
@@ -121,19 +120,8 @@ async def test_a_bad_input_gets_a_precise_json_rpc_error(
 
 
 @pytest.fixture
-def review(client: LanguageClient) -> Path:
-    root: Path = client.workspace_path  # type: ignore[attr-defined]
-    seed_project(root)
-    client.set_configuration({"review": "on"}, section="agentLs")
-    client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
-    return root
-
-
-async def command(client: LanguageClient, name: str, *arguments: Any) -> Any:
-    result = await client.workspace_execute_command_async(
-        types.ExecuteCommandParams(command=name, arguments=list(arguments))
-    )
-    return as_dict(result)
+def review(review_project: Path) -> Path:
+    return review_project
 
 
 async def test_review_commands_take_a_file_in_the_same_forms(

@@ -11,7 +11,6 @@ import os
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 import pytest_lsp
@@ -20,7 +19,7 @@ from pygls.exceptions import JsonRpcException
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
 from server.protocol import AGENT_STATUS
-from tests.e2e.conftest import EDITORS, EditorModel, as_dict, chat, settings_for
+from tests.e2e.conftest import EDITORS, EditorModel, as_dict, chat, command, settings_for
 from tests.e2e.conversations import doc, fenced, tool, tree
 from tests.fakellm import FakeLLM
 
@@ -101,14 +100,6 @@ async def multi(
     lsp_client.init_result = result  # type: ignore[attr-defined]
     yield
     await lsp_client.shutdown_session()
-
-
-async def command(client: LanguageClient, name: str, *args: object) -> Any:
-    return as_dict(
-        await client.workspace_execute_command_async(
-            types.ExecuteCommandParams(command=name, arguments=list(args))
-        )
-    )
 
 
 def told(fakellm: FakeLLM, request: int) -> str:

@@ -13,33 +13,21 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from pytest_lsp import LanguageClient
 
-from tests.e2e.conftest import as_dict, chat
+from tests.e2e.conftest import chat, command
 from tests.e2e.conversations import (
     FULL_CONVERSATION,
     NEW_APP,
     NEW_MODULE,
     SEED_FILES,
     doc,
-    seed_project,
     tree,
 )
 from tests.fakellm import FakeLLM, last_user_message
 
 
 @pytest.fixture
-def project(client: LanguageClient) -> Path:
-    root: Path = client.workspace_path  # type: ignore[attr-defined]
-    seed_project(root)
-    client.set_configuration({"review": "on"}, section="agentLs")
-    client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
-    return root
-
-
-async def command(client: LanguageClient, name: str, *arguments: Any) -> Any:
-    result = await client.workspace_execute_command_async(
-        types.ExecuteCommandParams(command=name, arguments=list(arguments))
-    )
-    return as_dict(result)
+def project(review_project: Path) -> Path:
+    return review_project
 
 
 async def test_staged_plan_accept_one_reject_one_undo(

@@ -64,13 +64,6 @@ def search(root: Path, query: str, **env: str) -> list[dict[str, Any]]:
     return json.loads(result.stdout)  # type: ignore[no-any-return]
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
-def store_env(request: pytest.FixtureRequest) -> dict[str, str]:
-    if request.param == "sqlite":
-        return {"AGENT_LS_INDEX_URL": ""}
-    return {"AGENT_LS_INDEX_URL": str(request.getfixturevalue("pg_url"))}
-
-
 def test_a_paraphrase_is_found_by_hybrid_search_not_by_bm25(
     tmp_path: Path, store_env: dict[str, str]
 ) -> None:

@@ -12,8 +12,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 FILES = {
     "src/normal.py": "def findme_normal_word(items):\n    return [item for item in items]\n",
     "src/users.ts": "export function getUserName(user: User): string {\n  return user.name;\n}\n",
@@ -53,13 +51,6 @@ def agent_ls(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
         env={**os.environ, "AGENT_LS_EMBEDDINGS": "0", **env},
         check=False,
     )
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def store_env(request: pytest.FixtureRequest) -> dict[str, str]:
-    if request.param == "sqlite":
-        return {"AGENT_LS_INDEX_URL": ""}
-    return {"AGENT_LS_INDEX_URL": str(request.getfixturevalue("pg_url"))}
 
 
 def test_identifier_queries_find_their_file_first(
