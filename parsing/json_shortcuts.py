@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 from parsing.json_regions import snippet_of
+from parsing.json_rules import _NEVER_ENDS
 from parsing.json_tolerant import Decoded
 from parsing.regions import PENDING, Found, Match, NoMatch
 
@@ -48,6 +49,21 @@ _FLAT_VALUE = r"""[^\s,{}\[\]"'/`~<\\][^\n,{}\[\]"'/`~<\\]*+\s*+"""
 _FLAT_PENDING = re.compile(
     rf"\{{\s*+(?:(?:{_FLAT_KEY}:\s*+{_FLAT_VALUE},\s*+)++(?:{_FLAT_KEY}(?::\s*+(?:{_FLAT_VALUE})?+)?+)?+"
     rf"|{_FLAT_KEY}:\s*+(?:{_FLAT_VALUE})?+)\Z"
+)
+
+# An object in prose whose first value is a quoted string that the tolerant pass ends at a
+# quote followed by ``:`` (``{"a":"b",{"a":``: the quote after ``b`` is kept, as the one
+# after ``{``, a comma then ``{`` and a letter following them; the one after the second
+# ``a`` ends the string, and a ``:`` after a value rejects the document). Each quote passed
+# over is one the value-run regex of the tolerant pass keeps (`_NEVER_ENDS`, whatever the
+# open brackets: decided from characters present, so a longer text decides the same), the
+# string holds no backslash or newline, and no comment lies between the tokens: strict JSON
+# and the lossless pass fail there too. Decided at C speed, for one quote kind per string.
+_KEY_Q = r"""(?:"[^"\\\n]*+"|'[^'\\\n]*+')"""
+_FIRST_VALUE = rf"\{{[ \t\n\r]*+{_KEY_Q}[ \t\n\r]*+:[ \t\n\r]*+"
+_VALUE_BODY = {q: rf"""{q}(?:[^{q}\\\n]++|{q}(?={_NEVER_ENDS["o", False]}))*+""" for q in "\"'"}
+_FIRST_VALUE_REJECT = re.compile(
+    rf"""{_FIRST_VALUE}(?:{_VALUE_BODY['"']}"|{_VALUE_BODY["'"]}')[ \t\n\r]*+:"""
 )
 
 _JSON_WS = re.compile(r"[ \t\n\r]*+")
@@ -115,6 +131,8 @@ def _object_start(text: str, i: int, eof: bool) -> Match | None:
         return NoMatch()
     if _FLAT_REJECT.match(text, i) is not None:
         return NoMatch()  # what the tolerant pass answers there, without its cost
+    if _FIRST_VALUE_REJECT.match(text, i) is not None:
+        return NoMatch()  # what the tolerant pass answers there (see the regex)
     if text[i + 1 : i + 2] == '"':  # (the flat readings below need a plain first key)
         return None
     if not eof and len(text) - i < 256 and _FLAT_PENDING.match(text, i):

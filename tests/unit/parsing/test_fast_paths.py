@@ -20,7 +20,11 @@ from hypothesis import strategies as st
 from parsing.code_values import code_first, code_in_values, escaped_in_region
 from parsing.escaped_quotes import escaped_quotes_at
 from parsing.json_scan import Source, run_pattern, split_at_quotes
-from parsing.json_shortcuts import _FLAT_PENDING, _FLAT_REJECT
+from parsing.json_shortcuts import (
+    _FIRST_VALUE_REJECT,
+    _FLAT_PENDING,
+    _FLAT_REJECT,
+)
 from parsing.json_snippets import (
     _LOSSLESS_FIRST,
     _PARTIAL_TOKEN,
@@ -38,7 +42,7 @@ from parsing.json_tolerant import (
     _Parser,
     parse_tolerant,
 )
-from parsing.regions import PENDING
+from parsing.regions import PENDING, NoMatch
 from parsing.snippets import match_at
 
 FAST = settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
@@ -232,6 +236,37 @@ flat_members = st.lists(
 _LAST_MEMBER = ["", "k", "k ", "k:", "k :", "k: ", "k: b", "k: tru", "k: true", "k: 1", "k: -",
                 "k: b\n", "k: x y  ", "k: [", "k: '", "k /", "'k"]  # fmt: skip
 flat_prefixes = st.tuples(flat_members, st.sampled_from(_LAST_MEMBER)).map("".join)
+
+
+_VALUE_ATOMS = [
+    *"\"',:{}[]/ \n\tab1-_.$<`~\\\x01",
+    '"a":', "'a':", '", ', "', ", ",{", ', "', '"}', "}", "]", ' "k" :', "//c", "/*", "é",
+]  # fmt: skip
+first_values = st.tuples(
+    st.sampled_from(["{", "{ ", "{\n"]),
+    st.sampled_from(['"a"', "'a'", '"k y"', '""', "a"]),
+    st.sampled_from([":", " : ", ":\n"]),
+    st.sampled_from(['"', "'", ' "']),
+    st.lists(st.sampled_from(_VALUE_ATOMS), max_size=25).map("".join),
+).map("".join)
+
+
+@settings(max_examples=1500, deadline=None, suppress_health_check=list(HealthCheck))
+@given(first_values, st.booleans())
+@example('{"a":"b",{"a":"b",', True)
+@example('{"action": "tool_call", {"action": "tool_call", ', False)
+@example('{"a":"{"a":"{"a":"', True)
+@example("{'a':'{'a':'{'a':'", False)
+@example('{"a":"b" "c":', True)
+@example('{"a":"b", "c" :', False)
+def test_first_value_reject_is_what_every_pass_answers(text: str, eof: bool) -> None:
+    """An object whose first string value ends at a quote before ``:`` (`_FIRST_VALUE_REJECT`)
+    is rejected as the strict, lossless, escaped-quote and tolerant passes reject it, in a
+    whole reply and at every length of a streamed one (never pending)."""
+    if _FIRST_VALUE_REJECT.match(text) is None:
+        return
+    with patch("parsing.json_shortcuts._FIRST_VALUE_REJECT", re.compile(r"(?!)")):
+        assert match_bare_at(text, 0, eof=eof) == NoMatch()
 
 
 @FAST
