@@ -65,6 +65,15 @@ _VALUE_BODY = {q: rf"""{q}(?:[^{q}\\\n]++|{q}(?={_NEVER_ENDS["o", False]}))*+"""
 _FIRST_VALUE_REJECT = re.compile(
     rf"""{_FIRST_VALUE}(?:{_VALUE_BODY['"']}"|{_VALUE_BODY["'"]}')[ \t\n\r]*+:"""
 )
+# ... and that string still open at the end of a streamed text, every quote in it passed
+# over so, or closed by a quote then the end (after whitespace and maybe a comma): the
+# tolerant pass reads the string up to the end of the text, or needs what follows the quote
+# to decide whether it ends the string (every pass needs more text: the candidate is
+# pending).
+_FIRST_VALUE_PENDING = re.compile(
+    rf"""{_FIRST_VALUE}(?:{_VALUE_BODY['"']}(?:"[ \t\n\r]*+(?:,[ \t\n\r]*+)?+)?+"""
+    rf"""|{_VALUE_BODY["'"]}(?:'[ \t\n\r]*+(?:,[ \t\n\r]*+)?+)?+)\Z"""
+)
 
 _JSON_WS = re.compile(r"[ \t\n\r]*+")
 
@@ -133,6 +142,8 @@ def _object_start(text: str, i: int, eof: bool) -> Match | None:
         return NoMatch()  # what the tolerant pass answers there, without its cost
     if _FIRST_VALUE_REJECT.match(text, i) is not None:
         return NoMatch()  # what the tolerant pass answers there (see the regex)
+    if not eof and len(text) - i < 256 and _FIRST_VALUE_PENDING.match(text, i):
+        return PENDING  # (a short candidate, as below)
     if text[i + 1 : i + 2] == '"':  # (the flat readings below need a plain first key)
         return None
     if not eof and len(text) - i < 256 and _FLAT_PENDING.match(text, i):

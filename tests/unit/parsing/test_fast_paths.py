@@ -21,6 +21,7 @@ from parsing.code_values import code_first, code_in_values, escaped_in_region
 from parsing.escaped_quotes import escaped_quotes_at
 from parsing.json_scan import Source, run_pattern, split_at_quotes
 from parsing.json_shortcuts import (
+    _FIRST_VALUE_PENDING,
     _FIRST_VALUE_REJECT,
     _FLAT_PENDING,
     _FLAT_REJECT,
@@ -267,6 +268,23 @@ def test_first_value_reject_is_what_every_pass_answers(text: str, eof: bool) -> 
         return
     with patch("parsing.json_shortcuts._FIRST_VALUE_REJECT", re.compile(r"(?!)")):
         assert match_bare_at(text, 0, eof=eof) == NoMatch()
+
+
+@settings(max_examples=1500, deadline=None, suppress_health_check=list(HealthCheck))
+@given(first_values)
+@example('{"a":"b",{"a')
+@example('{"a":"b",{')
+@example("{'a':'{'a")
+@example('{"a":"b" x "c')
+@example('{"a":"b",{"a"')
+@example('{"a":"b" , ')
+def test_first_value_pending_is_what_every_pass_answers(text: str) -> None:
+    """A streamed text ending inside an object's first string value whose quotes are all kept
+    (`_FIRST_VALUE_PENDING`) is pending, as the passes answer it."""
+    if _FIRST_VALUE_PENDING.match(text) is None:
+        return
+    with patch("parsing.json_shortcuts._FIRST_VALUE_PENDING", re.compile(r"(?!)")):
+        assert match_bare_at(text, 0, eof=False) is PENDING
 
 
 @FAST
