@@ -11,7 +11,7 @@ import re
 
 from parsing.json_regions import snippet_of
 from parsing.json_rules import _NEVER_ENDS
-from parsing.json_tolerant import Decoded
+from parsing.json_tolerant import MAX_DEPTH, Decoded
 from parsing.regions import PENDING, Found, Match, NoMatch
 
 # Every repetition here is possessive (``*+``, ``?+``) or atomic (``(?>...)``): a failing
@@ -152,3 +152,38 @@ def _object_start(text: str, i: int, eof: bool) -> Match | None:
     if flat is not None:  # ({mode: <think>}: the tolerant reading, at C speed)
         return Found((snippet_of((i, flat.end), flat, "bare_json"),), flat.end)
     return None
+
+
+# Strict JSON failed at a ``{`` or ``[`` where an object just opened wants its first key
+# (``{"name":"x","arguments":{{``). Before that failure the text is strictly valid JSON; with
+# no closer outside its strings there, the tolerant pass reads it token for token as strict
+# JSON (each value string ends at the quote strict JSON ends it at: a comma then a key or an
+# element follows it, or a colon follows a key; numbers and literals end at a comma or
+# whitespace), opening every bracket, and rejects the document at that character (no key
+# starts with a bracket), every bracket open then (nesting at most `MAX_DEPTH`).
+_NO_KEY_MSG = "Expecting property name enclosed in double quotes"
+_NO_CLOSER = re.compile(r'(?:[^"\]}]++|"(?:[^"\\]++|\\[\s\S])*+")*+')
+_OPENERS = re.compile(r'"(?:[^"\\]++|\\[\s\S])*+"|([{\[])')
+
+
+def _bracket_for_key(text: str, i: int, failure: tuple[int, str] | None) -> NoMatch | None:
+    """`match_bare_at`'s answer at ``text[i]`` after strict JSON failed there at
+    ``failure`` (where, why), when it is the tolerant pass's rejection described above."""
+    if failure is None or failure[1] != _NO_KEY_MSG:
+        return None
+    pos = failure[0]
+    if text[pos : pos + 1] not in ("{", "[") or text[_last_non_ws(text, i, pos)] != "{":
+        return None
+    if text.count("{", i, pos) + text.count("[", i, pos) > MAX_DEPTH:
+        return None
+    if _NO_CLOSER.match(text, i, pos).end() != pos:  # type: ignore[union-attr]
+        return None
+    opened = (m.start(1) for m in _OPENERS.finditer(text, i + 1, pos) if m.start(1) >= 0)
+    return NoMatch(tuple(opened))
+
+
+def _last_non_ws(text: str, i: int, pos: int) -> int:
+    b = pos - 1
+    while b > i and text[b] in " \t\n\r":
+        b -= 1
+    return b

@@ -32,7 +32,12 @@ from parsing.code_values import code_first, code_in_values, escaped_in_region
 from parsing.escaped_quotes import escaped_quotes_at
 from parsing.json_regions import closing_end, snippet_of, undecodable
 from parsing.json_scan import WS_COMMENTS, NeedMore, Source
-from parsing.json_shortcuts import _cut_at_once, _no_closer_yet, _object_start
+from parsing.json_shortcuts import (
+    _bracket_for_key,
+    _cut_at_once,
+    _no_closer_yet,
+    _object_start,
+)
 from parsing.json_tolerant import Decoded, Rejected, parse_tolerant
 from parsing.lossless import lossless_at, lossless_loads, may_load
 from parsing.regions import PENDING, Found, Match, NoMatch, Opaque, Snippet, _Pending
@@ -225,6 +230,10 @@ def match_bare_at(text: str, i: int, eof: bool) -> Match:
     if isinstance(strict, tuple):  # the common case, without the intermediate `Decoded`
         value, end = strict
         return Found((Snippet(i, end, i, end, "bare_json", value, True, False, False),), end)
+    if not strict:  # (the lossless pass has nothing to fix there)
+        early = _bracket_for_key(text, i, _failure(text, i))
+        if early is not None:
+            return early
     try:
         d = decode_at(text, i, eof=eof, lossless=strict)
     except NeedMore:

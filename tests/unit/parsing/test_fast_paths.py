@@ -25,11 +25,13 @@ from parsing.json_shortcuts import (
     _FIRST_VALUE_REJECT,
     _FLAT_PENDING,
     _FLAT_REJECT,
+    _bracket_for_key,
 )
 from parsing.json_snippets import (
     _LOSSLESS_FIRST,
     _PARTIAL_TOKEN,
     _cut_at_once,
+    _failure,
     _strict,
     decode_at,
     match_bare_at,
@@ -285,6 +287,40 @@ def test_first_value_pending_is_what_every_pass_answers(text: str) -> None:
         return
     with patch("parsing.json_shortcuts._FIRST_VALUE_PENDING", re.compile(r"(?!)")):
         assert match_bare_at(text, 0, eof=False) is PENDING
+
+
+_PREFIX_ATOMS = [
+    '"k":', '"k" : ', '"v",', '"v" ,\n', "1,", "-2.5e3 ,", "true,", "null,", "{", "[", '"s",',
+    '"a\\"b":', '"\\u00e9",', " ", "\n", "}", "]", "},", "],", '"x"', ":", ",", "'", "x", "/",
+    "1", "tr", '"', "{}", "[],", "//c\n",
+]  # fmt: skip
+opened_prefixes = st.tuples(
+    st.lists(st.sampled_from(_PREFIX_ATOMS), max_size=20).map("".join),
+    st.sampled_from(["{", "{ ", "{\n"]),
+    st.sampled_from(["{", "[", ""]),
+    st.sampled_from(["", "}", '"a":1}', "]", "{", ' "k"', "'"]),
+).map(lambda parts: "{" + "".join(parts))
+
+
+@settings(max_examples=1500, deadline=None, suppress_health_check=list(HealthCheck))
+@given(opened_prefixes, st.booleans())
+@example('{"name":"x","arguments":{{"name":"x","arguments":{{', True)
+@example('{"a":[1,{"b":true,"c":{[', False)
+@example('{"a":{"b":"x"},"c":{{', True)  # a closer before: not taken
+@example('{"a":{', True)  # the end of the text: not taken
+@example('{"a":{', False)
+def test_bracket_for_key_is_what_every_pass_answers(text: str, eof: bool) -> None:
+    """Strict JSON failing at a bracket where an object wants its first key, with no closer
+    before (`_bracket_for_key`): the tolerant pass rejects the document there, every
+    bracket before open, in a whole reply and in a streamed one."""
+    strict = _strict(text, 0, streaming=not eof)
+    if strict is not False:
+        return
+    early = _bracket_for_key(text, 0, _failure(text, 0))
+    if early is None:
+        return
+    with patch("parsing.json_snippets._bracket_for_key", new=lambda *_: None):
+        assert match_bare_at(text, 0, eof=eof) == early
 
 
 @FAST
