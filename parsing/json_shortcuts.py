@@ -79,16 +79,22 @@ _JSON_WS = re.compile(r"[ \t\n\r]*+")
 
 
 _TRUNCATED = frozenset({"truncated"})
+_KEY_GAP = re.compile(r'[ \t\n\r]*+(?:"[^"\\\n`~<]*+"[ \t\n\r]*+:[ \t\n\r]*+)?+')
+"""What may lie between an object's ``{`` and a closer cutting it (`_cut_at_once`): JSON
+whitespace, maybe a first key (no escape, newline or marker character in it) and its colon,
+whose value the closer cuts (the key is dropped: no value)."""
 
 
 def _cut_at_once(text: str, v: int, close: str) -> Decoded | None:
     """The reading of a region's first value when the region's closer follows its opening
-    bracket at once (after JSON whitespace: ``{`` then a closing fence): the empty container,
+    bracket at once (after JSON whitespace, or an object's first key and colon: ``{`` then
+    a closing fence, ``{"action":`` then one): the empty container,
     cut off; None otherwise. What `match_enclosed`'s general loop reads there: the region's
     body up to the closer is no value (`_whole_body`), the strict pass fails at the closer
     and the lossless one does not apply (its first character, a fence character or ``<``,
     is none it fixes), and the tolerant reading is this one (a property test checks it)."""
-    j = _JSON_WS.match(text, v + 1).end()  # type: ignore[union-attr]
+    gap = _KEY_GAP if text[v] == "{" else _JSON_WS
+    j = gap.match(text, v + 1).end()  # type: ignore[union-attr]
     if not text.startswith(close, j):
         return None
     return Decoded({} if text[v] == "{" else [], v, j, True, True, _TRUNCATED)

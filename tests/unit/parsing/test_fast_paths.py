@@ -337,20 +337,36 @@ def test_flat_pending_is_what_every_pass_answers(text: str) -> None:
         assert match_bare_at(text, 0, eof=False) is PENDING
 
 
+_FIRST_KEYS = [
+    "",
+    '"action":',
+    ' "a" : ',
+    '"a":\n',
+    '"a"',
+    '"a```":',
+    '"a\\"b":',
+    '"":',
+    "'a':",
+    "a:",
+]
+
+
 @FAST
 @given(
     st.sampled_from(["{", "["]),
+    st.sampled_from(_FIRST_KEYS),
     st.lists(st.sampled_from([" ", "\n", "\t", "/", "*", "//c\n", "/*c*/", "x", '"'])).map("".join),
     st.sampled_from(["```", "~~~", "</tool_call>"]),
     st.sampled_from(["", "`", "```", "\n", " x", "}"]),
     st.booleans(),
 )
-@example(bracket="{", gap="\n", close="~~~", rest="json\n", eof=False)
-@example(bracket="[", gap=" /*c*/ ", close="```", rest="", eof=True)  # comment: not taken
+@example(bracket="{", key="", gap="\n", close="~~~", rest="json\n", eof=False)
+@example(bracket="[", key="", gap=" /*c*/ ", close="```", rest="", eof=True)  # comment: not taken
+@example(bracket="{", key='"action":', gap="", close="```", rest="\n", eof=True)
 def test_cut_at_once_is_what_the_tolerant_pass_reads(
-    bracket: str, gap: str, close: str, rest: str, eof: bool
+    bracket: str, key: str, gap: str, close: str, rest: str, eof: bool
 ) -> None:
-    text = "x" + bracket + gap + close + rest
+    text = "x" + bracket + key + gap + close + rest
     got = _cut_at_once(text, 1, close)
     if got is not None:
         assert got == parse_tolerant(text, 1, eof=eof, marker=close)
@@ -376,17 +392,18 @@ def test_a_region_without_its_closer_yet_is_pending(opener: str, rest: str) -> N
 @given(
     st.sampled_from(["```json\n", "```\n", "~~~~json ", "<tool_call>", "```json\n/*c*/"]),
     st.sampled_from(["{", "["]),
+    st.sampled_from(_FIRST_KEYS),
     st.sampled_from(["", " ", "\n", "\r\n\t", "\f", "\u2003"]),
     st.sampled_from(["```", "~~~", "~~~~", "</tool_call>", "``"]),
     st.sampled_from(
-        ["", "`", "\n", " x", "\n```\n", ' {"a": 1}'],
+        ["", "`", "\n", " x", "\n```\n", ' {"a": 1}', '\n{"action":```\n'],
     ),
     st.booleans(),
 )
 def test_a_value_cut_at_once_reads_as_the_general_loop(
-    opener: str, bracket: str, gap: str, close: str, rest: str, eof: bool
+    opener: str, bracket: str, key: str, gap: str, close: str, rest: str, eof: bool
 ) -> None:
-    text = opener + bracket + gap + close + rest
+    text = opener + bracket + key + gap + close + rest
     token = "<tool_call>" if opener[0] == "<" else opener[:3]
     got = match_at(text, 0, token, eof)
     with patch("parsing.json_snippets._cut_at_once", new=lambda *_: None):
