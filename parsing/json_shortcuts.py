@@ -65,6 +65,15 @@ _VALUE_BODY = {q: rf"""{q}(?:[^{q}\\\n]++|{q}(?={_NEVER_ENDS["o", False]}))*+"""
 _FIRST_VALUE_REJECT = re.compile(
     rf"""{_FIRST_VALUE}(?:{_VALUE_BODY['"']}"|{_VALUE_BODY["'"]}')[ \t\n\r]*+:"""
 )
+# ... or whose first value is unquoted, ends its line (``{"action":```\n{``: a fence after
+# the key) and is followed by what cannot continue the object: the tolerant pass reads the
+# value up to the newline (it starts no number, literal, string or container, and holds no
+# comma, bracket, quote or backslash), then rejects at that character (no comma, closer or
+# key). Strict JSON fails at the value and the lossless pass has nothing to fix there.
+_LINE_VALUE_REJECT = re.compile(
+    rf"""{_FIRST_VALUE}[^\s,{{}}\[\]"'/\\\-0-9tfnTFN:][^\n,{{}}\[\]"'\\]*+\n[ \t\n\r]*+"""
+    r"""[^\s,}\]"'/]"""
+)
 # ... and that string still open at the end of a streamed text, every quote in it passed
 # over so, or closed by a quote then the end (after whitespace and maybe a comma): the
 # tolerant pass reads the string up to the end of the text, or needs what follows the quote
@@ -148,6 +157,8 @@ def _object_start(text: str, i: int, eof: bool) -> Match | None:
         return NoMatch()  # what the tolerant pass answers there, without its cost
     if _FIRST_VALUE_REJECT.match(text, i) is not None:
         return NoMatch()  # what the tolerant pass answers there (see the regex)
+    if _LINE_VALUE_REJECT.match(text, i) is not None:
+        return NoMatch()  # (likewise)
     if not eof and len(text) - i < 256 and _FIRST_VALUE_PENDING.match(text, i):
         return PENDING  # (a short candidate, as below)
     if text[i + 1 : i + 2] == '"':  # (the flat readings below need a plain first key)

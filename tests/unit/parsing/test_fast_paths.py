@@ -25,6 +25,7 @@ from parsing.json_shortcuts import (
     _FIRST_VALUE_REJECT,
     _FLAT_PENDING,
     _FLAT_REJECT,
+    _LINE_VALUE_REJECT,
     _bracket_for_key,
 )
 from parsing.json_snippets import (
@@ -287,6 +288,32 @@ def test_first_value_pending_is_what_every_pass_answers(text: str) -> None:
         return
     with patch("parsing.json_shortcuts._FIRST_VALUE_PENDING", re.compile(r"(?!)")):
         assert match_bare_at(text, 0, eof=False) is PENDING
+
+
+line_values = st.tuples(
+    st.sampled_from(['{"action":', "{'a': ", '{ "a" :\n', "{a:"]),
+    st.sampled_from([*"`~<x1-tTN:{[,\"'\\/ ", "```", "~~~", "é"]),
+    st.lists(
+        st.sampled_from([*"`~<x1-t: \t\r", "```", "é", "{", "]", ",", '"', "\\", "/"]), max_size=6
+    ),
+    st.sampled_from(["\n", "\r\n", " \n", ""]),
+    st.sampled_from(["", " ", "\n\t", "\f"]),
+    st.sampled_from([*"{[x`~<}],\"'/1", "//c\n", '"k": 1}', ""]),
+    st.sampled_from(["", "}", '"a":1}', "\n```"]),
+).map(lambda p: p[0] + p[1] + "".join(p[2]) + "".join(p[3:]))
+
+
+@settings(max_examples=1500, deadline=None, suppress_health_check=list(HealthCheck))
+@given(line_values, st.booleans())
+@example('{"action":```\n{"action":```\n', True)
+@example('{"action": ~~~\n<tool_call>', False)
+def test_line_value_reject_is_what_every_pass_answers(text: str, eof: bool) -> None:
+    """An object whose first value is unquoted up to its line's end, then what cannot
+    continue the object (`_LINE_VALUE_REJECT`): rejected as the passes reject it."""
+    if _LINE_VALUE_REJECT.match(text) is None:
+        return
+    with patch("parsing.json_shortcuts._LINE_VALUE_REJECT", re.compile(r"(?!)")):
+        assert match_bare_at(text, 0, eof=eof) == NoMatch()
 
 
 _PREFIX_ATOMS = [
