@@ -59,9 +59,15 @@ _FLAT_PENDING = re.compile(
 # open brackets: decided from characters present, so a longer text decides the same), the
 # string holds no backslash or newline, and no comment lies between the tokens: strict JSON
 # and the lossless pass fail there too. Decided at C speed, for one quote kind per string.
+# Up to 3 members may come first, each a key and a string value so read whose last quote is
+# followed by a comma then the next key and its colon (the tolerant pass ends the value
+# there: a key follows), as in ``{"action":"text_response","text_response":"{"action":``.
 _KEY_Q = r"""(?:"[^"\\\n]*+"|'[^'\\\n]*+')"""
-_FIRST_VALUE = rf"\{{[ \t\n\r]*+{_KEY_Q}[ \t\n\r]*+:[ \t\n\r]*+"
 _VALUE_BODY = {q: rf"""{q}(?:[^{q}\\\n]++|{q}(?={_NEVER_ENDS["o", False]}))*+""" for q in "\"'"}
+_MEMBER = rf"""{_KEY_Q}[ \t\n\r]*+:[ \t\n\r]*+(?:{_VALUE_BODY['"']}"|{_VALUE_BODY["'"]}')"""
+_FIRST_VALUE = (
+    rf"\{{[ \t\n\r]*+(?:{_MEMBER}[ \t\n\r]*+,[ \t\n\r]*+){{0,3}}+{_KEY_Q}[ \t\n\r]*+:[ \t\n\r]*+"
+)
 _FIRST_VALUE_REJECT = re.compile(
     rf"""{_FIRST_VALUE}(?:{_VALUE_BODY['"']}"|{_VALUE_BODY["'"]}')[ \t\n\r]*+:"""
 )

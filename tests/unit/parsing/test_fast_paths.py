@@ -242,13 +242,18 @@ _LAST_MEMBER = ["", "k", "k ", "k:", "k :", "k: ", "k: b", "k: tru", "k: true", 
 flat_prefixes = st.tuples(flat_members, st.sampled_from(_LAST_MEMBER)).map("".join)
 
 
+_LEADS = [
+    '"action":"text_response","text_response"', "'a':'x\"y', \"k\"", '"a": "b{"c" , "k"',
+    '"a":"b","c":"d","e":"f","g":"h","k"', '"a":"b"}, "k"', '"a":"b", , "k"', '"a":"b" "k"',
+    '"a":"b",\n"k"', '"a":"b", "k":"', '"a":"b", {"k"', '"a":"b,", "k"',
+]  # fmt: skip
 _VALUE_ATOMS = [
     *"\"',:{}[]/ \n\tab1-_.$<`~\\\x01",
     '"a":', "'a':", '", ', "', ", ",{", ', "', '"}', "}", "]", ' "k" :', "//c", "/*", "é",
 ]  # fmt: skip
 first_values = st.tuples(
     st.sampled_from(["{", "{ ", "{\n"]),
-    st.sampled_from(['"a"', "'a'", '"k y"', '""', "a"]),
+    st.sampled_from(['"a"', "'a'", '"k y"', '""', "a", *_LEADS]),
     st.sampled_from([":", " : ", ":\n"]),
     st.sampled_from(['"', "'", ' "']),
     st.lists(st.sampled_from(_VALUE_ATOMS), max_size=25).map("".join),
@@ -258,6 +263,7 @@ first_values = st.tuples(
 @settings(max_examples=1500, deadline=None, suppress_health_check=list(HealthCheck))
 @given(first_values, st.booleans())
 @example('{"a":"b",{"a":"b",', True)
+@example('{"action":"text_response","text_response":"{"action":', False)
 @example('{"action": "tool_call", {"action": "tool_call", ', False)
 @example('{"a":"{"a":"{"a":"', True)
 @example("{'a':'{'a':'{'a':'", False)
@@ -291,7 +297,7 @@ def test_first_value_pending_is_what_every_pass_answers(text: str) -> None:
 
 
 line_values = st.tuples(
-    st.sampled_from(['{"action":', "{'a': ", '{ "a" :\n', "{a:"]),
+    st.sampled_from(['{"action":', "{'a': ", '{ "a" :\n', "{a:", '{"a":"b", "c":']),
     st.sampled_from([*"`~<x1-tTN:{[,\"'\\/ ", "```", "~~~", "é"]),
     st.lists(
         st.sampled_from([*"`~<x1-t: \t\r", "```", "é", "{", "]", ",", '"', "\\", "/"]), max_size=6
