@@ -80,6 +80,10 @@ _LINE_VALUE_REJECT = re.compile(
     rf"""{_FIRST_VALUE}[^\s,{{}}\[\]"'/\\\-0-9tfnTFN:][^\n,{{}}\[\]"'\\]*+\n[ \t\n\r]*+"""
     r"""[^\s,}\]"'/]"""
 )
+# ... or still on that line at the end of a streamed text (every pass needs more text there).
+_LINE_VALUE_PENDING = re.compile(
+    rf"""{_FIRST_VALUE}[^\s,{{}}\[\]"'/\\\-0-9tfnTFN:][^\n,{{}}\[\]"'\\]*+(?:\n[ \t\n\r]*+)?+\Z"""
+)
 # ... and that string still open at the end of a streamed text, every quote in it passed
 # over so, or closed by a quote then the end (after whitespace and maybe a comma): the
 # tolerant pass reads the string up to the end of the text, or needs what follows the quote
@@ -113,6 +117,19 @@ def _cut_at_once(text: str, v: int, close: str) -> Decoded | None:
     if not text.startswith(close, j):
         return None
     return Decoded({} if text[v] == "{" else [], v, j, True, True, _TRUNCATED)
+
+
+def _cut_coming(text: str, v: int, close: str, eof: bool) -> bool:
+    """While streaming, the text ends where `_cut_at_once` looks for the region's closer
+    (after the gap it passes), or holds only the start of the closer there: every pass needs
+    more text (the strict pass reads a valid prefix, or fails at a closer character; the
+    tolerant one asks whether the closer comes). A property test pins it to the general
+    loop of `match_enclosed`."""
+    if eof:
+        return False
+    gap = _KEY_GAP if text[v] == "{" else _JSON_WS
+    j = gap.match(text, v + 1).end()  # type: ignore[union-attr]
+    return len(text) - j < len(close) and close.startswith(text[j:])
 
 
 def _no_closer_yet(text: str, body_start: int, close: str, eof: bool, repair: bool) -> bool:
@@ -151,6 +168,10 @@ def _flat_closed(text: str, i: int) -> Decoded | None:
     return Decoded(value, i, m.end(), True, False, _UNQUOTED_FIXES)
 
 
+def _pending_value(text: str, i: int) -> bool:
+    return bool(_FIRST_VALUE_PENDING.match(text, i) or _LINE_VALUE_PENDING.match(text, i))
+
+
 def _object_start(text: str, i: int, eof: bool) -> Match | None:
     """`match_bare_at`'s answers at a ``{`` taken before the passes (None: none taken)."""
     if _OBJECT_START.match(text, i) is None:
@@ -165,7 +186,7 @@ def _object_start(text: str, i: int, eof: bool) -> Match | None:
         return NoMatch()  # what the tolerant pass answers there (see the regex)
     if _LINE_VALUE_REJECT.match(text, i) is not None:
         return NoMatch()  # (likewise)
-    if not eof and len(text) - i < 256 and _FIRST_VALUE_PENDING.match(text, i):
+    if not eof and len(text) - i < 256 and _pending_value(text, i):
         return PENDING  # (a short candidate, as below)
     if text[i + 1 : i + 2] == '"':  # (the flat readings below need a plain first key)
         return None

@@ -35,6 +35,7 @@ from parsing.json_scan import WS_COMMENTS, NeedMore, Source
 from parsing.json_shortcuts import (
     _bracket_for_key,
     _cut_at_once,
+    _cut_coming,
     _no_closer_yet,
     _object_start,
 )
@@ -272,7 +273,10 @@ def match_enclosed(
     if _no_closer_yet(text, body_start, close, eof, repair):
         return PENDING
     v = WS_COMMENTS.match(text, body_start).end()  # type: ignore[union-attr]
-    cut = _cut_at_once(text, v, close) if text[v : v + 1] in ("{", "[") else None
+    opened = text[v : v + 1] in ("{", "[")
+    if opened and _cut_coming(text, v, close, eof):
+        return PENDING  # (what the general loop below answers there: see `_cut_coming`)
+    cut = _cut_at_once(text, v, close) if opened else None
     if cut is not None:  # (what the general loop below reads there: see `_cut_at_once`)
         try:
             end = closing_end(Source(text, eof, close), cut.end, close, line_close)

@@ -25,6 +25,7 @@ from parsing.json_shortcuts import (
     _FIRST_VALUE_REJECT,
     _FLAT_PENDING,
     _FLAT_REJECT,
+    _LINE_VALUE_PENDING,
     _LINE_VALUE_REJECT,
     _bracket_for_key,
 )
@@ -322,6 +323,19 @@ def test_line_value_reject_is_what_every_pass_answers(text: str, eof: bool) -> N
         assert match_bare_at(text, 0, eof=eof) == NoMatch()
 
 
+@settings(max_examples=1500, deadline=None, suppress_health_check=list(HealthCheck))
+@given(line_values)
+@example('{"action":```\n')
+@example('{"action": ~~')
+def test_line_value_pending_is_what_every_pass_answers(text: str) -> None:
+    """A streamed text ending on an object's first value, unquoted, or after its line
+    (`_LINE_VALUE_PENDING`): pending, as the passes answer it."""
+    if _LINE_VALUE_PENDING.match(text) is None:
+        return
+    with patch("parsing.json_shortcuts._LINE_VALUE_PENDING", re.compile(r"(?!)")):
+        assert match_bare_at(text, 0, eof=False) is PENDING
+
+
 _PREFIX_ATOMS = [
     '"k":', '"k" : ', '"v",', '"v" ,\n', "1,", "-2.5e3 ,", "true,", "null,", "{", "[", '"s",',
     '"a\\"b":', '"\\u00e9",', " ", "\n", "}", "]", "},", "],", '"x"', ":", ",", "'", "x", "/",
@@ -438,9 +452,13 @@ def test_a_value_cut_at_once_reads_as_the_general_loop(
 ) -> None:
     text = opener + bracket + key + gap + close + rest
     token = "<tool_call>" if opener[0] == "<" else opener[:3]
-    got = match_at(text, 0, token, eof)
-    with patch("parsing.json_snippets._cut_at_once", new=lambda *_: None):
-        assert match_at(text, 0, token, eof) == got
+    for cut in range(len(opener) + 1, len(text) + 1):  # (and every text a stream sees)
+        got = match_at(text[:cut], 0, token, eof and cut == len(text))
+        with (
+            patch("parsing.json_snippets._cut_at_once", new=lambda *_: None),
+            patch("parsing.json_snippets._cut_coming", new=lambda *_: False),
+        ):
+            assert match_at(text[:cut], 0, token, eof and cut == len(text)) == got
 
 
 @FAST
