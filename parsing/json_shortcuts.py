@@ -84,6 +84,10 @@ _LINE_VALUE_REJECT = re.compile(
 _LINE_VALUE_PENDING = re.compile(
     rf"""{_FIRST_VALUE}[^\s,{{}}\[\]"'/\\\-0-9tfnTFN:][^\n,{{}}\[\]"'\\]*+(?:\n[ \t\n\r]*+)?+\Z"""
 )
+# ... or whose first value is an object that opens with a bracket where its first key
+# should be (``{"name":"x","arguments":{{``): rejected there by the tolerant pass, both
+# objects open (see `_bracket_for_key`, which answers it after the strict pass otherwise).
+_OPENED_VALUE_REJECT = re.compile(rf"{_FIRST_VALUE}(?P<inner>\{{)[ \t\n\r]*+[{{\[]")
 # ... and that string still open at the end of a streamed text, every quote in it passed
 # over so, or closed by a quote then the end (after whitespace and maybe a comma): the
 # tolerant pass reads the string up to the end of the text, or needs what follows the quote
@@ -186,6 +190,9 @@ def _object_start(text: str, i: int, eof: bool) -> Match | None:
         return NoMatch()  # what the tolerant pass answers there (see the regex)
     if _LINE_VALUE_REJECT.match(text, i) is not None:
         return NoMatch()  # (likewise)
+    opened = _OPENED_VALUE_REJECT.match(text, i)
+    if opened is not None:
+        return NoMatch((opened.start("inner"),))  # (likewise; the inner object fails the same)
     if not eof and len(text) - i < 256 and _pending_value(text, i):
         return PENDING  # (a short candidate, as below)
     if text[i + 1 : i + 2] == '"':  # (the flat readings below need a plain first key)

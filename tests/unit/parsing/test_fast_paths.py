@@ -27,6 +27,7 @@ from parsing.json_shortcuts import (
     _FLAT_REJECT,
     _LINE_VALUE_PENDING,
     _LINE_VALUE_REJECT,
+    _OPENED_VALUE_REJECT,
     _bracket_for_key,
 )
 from parsing.json_snippets import (
@@ -334,6 +335,33 @@ def test_line_value_pending_is_what_every_pass_answers(text: str) -> None:
         return
     with patch("parsing.json_shortcuts._LINE_VALUE_PENDING", re.compile(r"(?!)")):
         assert match_bare_at(text, 0, eof=False) is PENDING
+
+
+opened_values = st.tuples(
+    st.sampled_from(["{", "{ ", "{\n"]),
+    st.sampled_from(['"a"', "'a'", '""', "a", *_LEADS]),
+    st.sampled_from([":", " : ", ":\n"]),
+    st.sampled_from(["{", " {", "[", '"{', "{\n"]),
+    st.sampled_from(["", " ", "\t\n"]),
+    st.sampled_from([*"{[}]\"'a/1", "//c\n", ""]),
+    st.sampled_from(["", "}", '"a":1}}', "\n```", '{"a":"b",', '"k": {']),
+).map("".join)
+
+
+@settings(max_examples=1500, deadline=None, suppress_health_check=list(HealthCheck))
+@given(opened_values, st.booleans())
+@example('{"name":"x","arguments":{{"name":"x","arguments":{{', True)
+@example('{"a":"b{"c" , "k":{[', False)
+def test_opened_value_reject_is_what_every_pass_answers(text: str, eof: bool) -> None:
+    """An object whose first value is an object opening with a bracket where a key should
+    be (`_OPENED_VALUE_REJECT`): rejected as the passes reject it, both objects open."""
+    m = _OPENED_VALUE_REJECT.match(text)
+    if m is None:
+        return
+    expected = NoMatch((m.start("inner"),))
+    assert match_bare_at(text, 0, eof=eof) == expected
+    with patch("parsing.json_shortcuts._OPENED_VALUE_REJECT", re.compile(r"(?!)")):
+        assert match_bare_at(text, 0, eof=eof) == expected
 
 
 _PREFIX_ATOMS = [
