@@ -64,11 +64,13 @@ _FLAT_PENDING = re.compile(
 # there: a key follows), as in ``{"action":"text_response","text_response":"{"action":``.
 _KEY_Q = r"""(?:"[^"\\\n]*+"|'[^'\\\n]*+')"""
 _KEPT = {q: rf"""{q}(?={_NEVER_ENDS["o", False]})""" for q in "\"'"}
-_VALUE_BODY = {q: rf"""{q}(?:[^{q}\\\n]++|{_KEPT[q]}){{0,32}}+(?!{_KEPT[q]})""" for q in "\"'"}
+_VALUE_BODY = {q: rf"""{q}(?:[^{q}\\\n]++|{_KEPT[q]}){{0,32}}+""" for q in "\"'"}
 """A string value's opening quote and body up to a quote the tolerant pass may end it at, in
 at most 32 runs of characters or kept quotes: a candidate costs a bounded number of
-lookaheads, however long its strings (each regex here scans them again); a string holding
-more kept quotes is left to the passes (the body is not matched)."""
+lookaheads, however long its strings (each regex here scans them again). A body cut by the
+bound at a kept quote matches nothing after it: every regex here goes on with what a kept
+quote is never followed by (``:``, a comma then a key or the end, the end), so a string
+holding more kept quotes is left to the passes."""
 _MEMBER = rf"""{_KEY_Q}[ \t\n\r]*+:[ \t\n\r]*+(?:{_VALUE_BODY['"']}"|{_VALUE_BODY["'"]}')"""
 _FIRST_VALUE = (
     rf"\{{[ \t\n\r]*+(?:{_MEMBER}[ \t\n\r]*+,[ \t\n\r]*+){{0,3}}+{_KEY_Q}[ \t\n\r]*+:[ \t\n\r]*+"
