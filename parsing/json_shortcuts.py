@@ -10,7 +10,8 @@ from __future__ import annotations
 import re
 
 from parsing.json_regions import snippet_of
-from parsing.json_tolerant import Decoded
+from parsing.json_rules import _NEVER_ENDS
+from parsing.json_tolerant import MAX_DEPTH, Decoded
 from parsing.regions import PENDING, Found, Match, NoMatch
 
 # Every repetition here is possessive (``*+``, ``?+``) or atomic (``(?>...)``): a failing
@@ -50,23 +51,96 @@ _FLAT_PENDING = re.compile(
     rf"|{_FLAT_KEY}:\s*+(?:{_FLAT_VALUE})?+)\Z"
 )
 
+# An object in prose whose first value is a quoted string that the tolerant pass ends at a
+# quote followed by ``:`` (``{"a":"b",{"a":``: the quote after ``b`` is kept, as the one
+# after ``{``, a comma then ``{`` and a letter following them; the one after the second
+# ``a`` ends the string, and a ``:`` after a value rejects the document). Each quote passed
+# over is one the value-run regex of the tolerant pass keeps (`_NEVER_ENDS`, whatever the
+# open brackets: decided from characters present, so a longer text decides the same), the
+# string holds no backslash or newline, and no comment lies between the tokens: strict JSON
+# and the lossless pass fail there too. Decided at C speed, for one quote kind per string.
+# Up to 3 members may come first, each a key and a string value so read whose last quote is
+# followed by a comma then the next key and its colon (the tolerant pass ends the value
+# there: a key follows), as in ``{"action":"text_response","text_response":"{"action":``.
+_KEY_Q = r"""(?:"[^"\\\n]*+"|'[^'\\\n]*+')"""
+_KEPT = {q: rf"""{q}(?={_NEVER_ENDS["o", False]})""" for q in "\"'"}
+_VALUE_BODY = {q: rf"""{q}(?:[^{q}\\\n]++|{_KEPT[q]}){{0,32}}+""" for q in "\"'"}
+"""A string value's opening quote and body up to a quote the tolerant pass may end it at, in
+at most 32 runs of characters or kept quotes: a candidate costs a bounded number of
+lookaheads, however long its strings (each regex here scans them again). A body cut by the
+bound at a kept quote matches nothing after it: every regex here goes on with what a kept
+quote is never followed by (``:``, a comma then a key or the end, the end), so a string
+holding more kept quotes is left to the passes."""
+_MEMBER = rf"""{_KEY_Q}[ \t\n\r]*+:[ \t\n\r]*+(?:{_VALUE_BODY['"']}"|{_VALUE_BODY["'"]}')"""
+_FIRST_VALUE = (
+    rf"\{{[ \t\n\r]*+(?:{_MEMBER}[ \t\n\r]*+,[ \t\n\r]*+){{0,3}}+{_KEY_Q}[ \t\n\r]*+:[ \t\n\r]*+"
+)
+_FIRST_VALUE_REJECT = re.compile(
+    rf"""{_FIRST_VALUE}(?:{_VALUE_BODY['"']}"|{_VALUE_BODY["'"]}')[ \t\n\r]*+:"""
+)
+# ... or whose first value is unquoted, ends its line (``{"action":```\n{``: a fence after
+# the key) and is followed by what cannot continue the object: the tolerant pass reads the
+# value up to the newline (it starts no number, literal, string or container, and holds no
+# comma, bracket, quote or backslash), then rejects at that character (no comma, closer or
+# key). Strict JSON fails at the value and the lossless pass has nothing to fix there.
+_LINE_VALUE_REJECT = re.compile(
+    rf"""{_FIRST_VALUE}[^\s,{{}}\[\]"'/\\\-0-9tfnTFN:][^\n,{{}}\[\]"'\\]*+\n[ \t\n\r]*+"""
+    r"""[^\s,}\]"'/]"""
+)
+# ... or still on that line at the end of a streamed text (every pass needs more text there).
+_LINE_VALUE_PENDING = re.compile(
+    rf"""{_FIRST_VALUE}[^\s,{{}}\[\]"'/\\\-0-9tfnTFN:][^\n,{{}}\[\]"'\\]*+(?:\n[ \t\n\r]*+)?+\Z"""
+)
+# ... or whose first value is an object that opens with a bracket where its first key
+# should be (``{"name":"x","arguments":{{``): rejected there by the tolerant pass, both
+# objects open (see `_bracket_for_key`, which answers it after the strict pass otherwise).
+_OPENED_VALUE_REJECT = re.compile(rf"{_FIRST_VALUE}(?P<inner>\{{)[ \t\n\r]*+[{{\[]")
+# ... and that string still open at the end of a streamed text, every quote in it passed
+# over so, or closed by a quote then the end (after whitespace and maybe a comma): the
+# tolerant pass reads the string up to the end of the text, or needs what follows the quote
+# to decide whether it ends the string (every pass needs more text: the candidate is
+# pending).
+_FIRST_VALUE_PENDING = re.compile(
+    rf"""{_FIRST_VALUE}(?:{_VALUE_BODY['"']}(?:"[ \t\n\r]*+(?:,[ \t\n\r]*+)?+)?+"""
+    rf"""|{_VALUE_BODY["'"]}(?:'[ \t\n\r]*+(?:,[ \t\n\r]*+)?+)?+)\Z"""
+)
+
 _JSON_WS = re.compile(r"[ \t\n\r]*+")
 
 
 _TRUNCATED = frozenset({"truncated"})
+_KEY_GAP = re.compile(r'[ \t\n\r]*+(?:"[^"\\\n`~<]*+"[ \t\n\r]*+:[ \t\n\r]*+)?+')
+"""What may lie between an object's ``{`` and a closer cutting it (`_cut_at_once`): JSON
+whitespace, maybe a first key (no escape, newline or marker character in it) and its colon,
+whose value the closer cuts (the key is dropped: no value)."""
 
 
 def _cut_at_once(text: str, v: int, close: str) -> Decoded | None:
     """The reading of a region's first value when the region's closer follows its opening
-    bracket at once (after JSON whitespace: ``{`` then a closing fence): the empty container,
+    bracket at once (after JSON whitespace, or an object's first key and colon: ``{`` then
+    a closing fence, ``{"action":`` then one): the empty container,
     cut off; None otherwise. What `match_enclosed`'s general loop reads there: the region's
     body up to the closer is no value (`_whole_body`), the strict pass fails at the closer
     and the lossless one does not apply (its first character, a fence character or ``<``,
     is none it fixes), and the tolerant reading is this one (a property test checks it)."""
-    j = _JSON_WS.match(text, v + 1).end()  # type: ignore[union-attr]
+    gap = _KEY_GAP if text[v] == "{" else _JSON_WS
+    j = gap.match(text, v + 1).end()  # type: ignore[union-attr]
     if not text.startswith(close, j):
         return None
     return Decoded({} if text[v] == "{" else [], v, j, True, True, _TRUNCATED)
+
+
+def _cut_coming(text: str, v: int, close: str, eof: bool) -> bool:
+    """While streaming, the text ends where `_cut_at_once` looks for the region's closer
+    (after the gap it passes), or holds only the start of the closer there: every pass needs
+    more text (the strict pass reads a valid prefix, or fails at a closer character; the
+    tolerant one asks whether the closer comes). A property test pins it to the general
+    loop of `match_enclosed`."""
+    if eof:
+        return False
+    gap = _KEY_GAP if text[v] == "{" else _JSON_WS
+    j = gap.match(text, v + 1).end()  # type: ignore[union-attr]
+    return len(text) - j < len(close) and close.startswith(text[j:])
 
 
 def _no_closer_yet(text: str, body_start: int, close: str, eof: bool, repair: bool) -> bool:
@@ -105,6 +179,10 @@ def _flat_closed(text: str, i: int) -> Decoded | None:
     return Decoded(value, i, m.end(), True, False, _UNQUOTED_FIXES)
 
 
+def _pending_value(text: str, i: int) -> bool:
+    return bool(_FIRST_VALUE_PENDING.match(text, i) or _LINE_VALUE_PENDING.match(text, i))
+
+
 def _object_start(text: str, i: int, eof: bool) -> Match | None:
     """`match_bare_at`'s answers at a ``{`` taken before the passes (None: none taken)."""
     if _OBJECT_START.match(text, i) is None:
@@ -115,6 +193,15 @@ def _object_start(text: str, i: int, eof: bool) -> Match | None:
         return NoMatch()
     if _FLAT_REJECT.match(text, i) is not None:
         return NoMatch()  # what the tolerant pass answers there, without its cost
+    if _FIRST_VALUE_REJECT.match(text, i) is not None:
+        return NoMatch()  # what the tolerant pass answers there (see the regex)
+    if _LINE_VALUE_REJECT.match(text, i) is not None:
+        return NoMatch()  # (likewise)
+    opened = _OPENED_VALUE_REJECT.match(text, i)
+    if opened is not None:
+        return NoMatch((opened.start("inner"),))  # (likewise; the inner object fails the same)
+    if not eof and len(text) - i < 256 and _pending_value(text, i):
+        return PENDING  # (a short candidate, as below)
     if text[i + 1 : i + 2] == '"':  # (the flat readings below need a plain first key)
         return None
     if not eof and len(text) - i < 256 and _FLAT_PENDING.match(text, i):
@@ -123,3 +210,38 @@ def _object_start(text: str, i: int, eof: bool) -> Match | None:
     if flat is not None:  # ({mode: <think>}: the tolerant reading, at C speed)
         return Found((snippet_of((i, flat.end), flat, "bare_json"),), flat.end)
     return None
+
+
+# Strict JSON failed at a ``{`` or ``[`` where an object just opened wants its first key
+# (``{"name":"x","arguments":{{``). Before that failure the text is strictly valid JSON; with
+# no closer outside its strings there, the tolerant pass reads it token for token as strict
+# JSON (each value string ends at the quote strict JSON ends it at: a comma then a key or an
+# element follows it, or a colon follows a key; numbers and literals end at a comma or
+# whitespace), opening every bracket, and rejects the document at that character (no key
+# starts with a bracket), every bracket open then (nesting at most `MAX_DEPTH`).
+_NO_KEY_MSG = "Expecting property name enclosed in double quotes"
+_NO_CLOSER = re.compile(r'(?:[^"\]}]++|"(?:[^"\\]++|\\[\s\S])*+")*+')
+_OPENERS = re.compile(r'"(?:[^"\\]++|\\[\s\S])*+"|([{\[])')
+
+
+def _bracket_for_key(text: str, i: int, failure: tuple[int, str] | None) -> NoMatch | None:
+    """`match_bare_at`'s answer at ``text[i]`` after strict JSON failed there at
+    ``failure`` (where, why), when it is the tolerant pass's rejection described above."""
+    if failure is None or failure[1] != _NO_KEY_MSG:
+        return None
+    pos = failure[0]
+    if text[pos : pos + 1] not in ("{", "[") or text[_last_non_ws(text, i, pos)] != "{":
+        return None
+    if text.count("{", i, pos) + text.count("[", i, pos) > MAX_DEPTH:
+        return None
+    if _NO_CLOSER.match(text, i, pos).end() != pos:  # type: ignore[union-attr]
+        return None
+    opened = (m.start(1) for m in _OPENERS.finditer(text, i + 1, pos) if m.start(1) >= 0)
+    return NoMatch(tuple(opened))
+
+
+def _last_non_ws(text: str, i: int, pos: int) -> int:
+    b = pos - 1
+    while b > i and text[b] in " \t\n\r":
+        b -= 1
+    return b

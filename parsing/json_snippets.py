@@ -32,7 +32,13 @@ from parsing.code_values import code_first, code_in_values, escaped_in_region
 from parsing.escaped_quotes import escaped_quotes_at
 from parsing.json_regions import closing_end, snippet_of, undecodable
 from parsing.json_scan import WS_COMMENTS, NeedMore, Source
-from parsing.json_shortcuts import _cut_at_once, _no_closer_yet, _object_start
+from parsing.json_shortcuts import (
+    _bracket_for_key,
+    _cut_at_once,
+    _cut_coming,
+    _no_closer_yet,
+    _object_start,
+)
 from parsing.json_tolerant import Decoded, Rejected, parse_tolerant
 from parsing.lossless import lossless_at, lossless_loads, may_load
 from parsing.regions import PENDING, Found, Match, NoMatch, Opaque, Snippet, _Pending
@@ -225,6 +231,10 @@ def match_bare_at(text: str, i: int, eof: bool) -> Match:
     if isinstance(strict, tuple):  # the common case, without the intermediate `Decoded`
         value, end = strict
         return Found((Snippet(i, end, i, end, "bare_json", value, True, False, False),), end)
+    if not strict:  # (the lossless pass has nothing to fix there)
+        early = _bracket_for_key(text, i, _failure(text, i))
+        if early is not None:
+            return early
     try:
         d = decode_at(text, i, eof=eof, lossless=strict)
     except NeedMore:
@@ -263,7 +273,10 @@ def match_enclosed(
     if _no_closer_yet(text, body_start, close, eof, repair):
         return PENDING
     v = WS_COMMENTS.match(text, body_start).end()  # type: ignore[union-attr]
-    cut = _cut_at_once(text, v, close) if text[v : v + 1] in ("{", "[") else None
+    opened = text[v : v + 1] in ("{", "[")
+    if opened and _cut_coming(text, v, close, eof):
+        return PENDING  # (what the general loop below answers there: see `_cut_coming`)
+    cut = _cut_at_once(text, v, close) if opened else None
     if cut is not None:  # (what the general loop below reads there: see `_cut_at_once`)
         try:
             end = closing_end(Source(text, eof, close), cut.end, close, line_close)

@@ -20,11 +20,21 @@ from hypothesis import strategies as st
 from parsing.code_values import code_first, code_in_values, escaped_in_region
 from parsing.escaped_quotes import escaped_quotes_at
 from parsing.json_scan import Source, run_pattern, split_at_quotes
-from parsing.json_shortcuts import _FLAT_PENDING, _FLAT_REJECT
+from parsing.json_shortcuts import (
+    _FIRST_VALUE_PENDING,
+    _FIRST_VALUE_REJECT,
+    _FLAT_PENDING,
+    _FLAT_REJECT,
+    _LINE_VALUE_PENDING,
+    _LINE_VALUE_REJECT,
+    _OPENED_VALUE_REJECT,
+    _bracket_for_key,
+)
 from parsing.json_snippets import (
     _LOSSLESS_FIRST,
     _PARTIAL_TOKEN,
     _cut_at_once,
+    _failure,
     _strict,
     decode_at,
     match_bare_at,
@@ -38,7 +48,7 @@ from parsing.json_tolerant import (
     _Parser,
     parse_tolerant,
 )
-from parsing.regions import PENDING
+from parsing.regions import PENDING, NoMatch
 from parsing.snippets import match_at
 
 FAST = settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
@@ -234,6 +244,160 @@ _LAST_MEMBER = ["", "k", "k ", "k:", "k :", "k: ", "k: b", "k: tru", "k: true", 
 flat_prefixes = st.tuples(flat_members, st.sampled_from(_LAST_MEMBER)).map("".join)
 
 
+_LEADS = [
+    '"action":"text_response","text_response"', "'a':'x\"y', \"k\"", '"a": "b{"c" , "k"',
+    '"a":"b","c":"d","e":"f","g":"h","k"', '"a":"b"}, "k"', '"a":"b", , "k"', '"a":"b" "k"',
+    '"a":"b",\n"k"', '"a":"b", "k":"', '"a":"b", {"k"', '"a":"b,", "k"',
+]  # fmt: skip
+_VALUE_ATOMS = [
+    *"\"',:{}[]/ \n\tab1-_.$<`~\\\x01",
+    '"a":', "'a':", '", ', "', ", ",{", ', "', '"}', "}", "]", ' "k" :', "//c", "/*", "é",
+]  # fmt: skip
+first_values = st.tuples(
+    st.sampled_from(["{", "{ ", "{\n"]),
+    st.sampled_from(['"a"', "'a'", '"k y"', '""', "a", *_LEADS]),
+    st.sampled_from([":", " : ", ":\n"]),
+    st.sampled_from(['"', "'", ' "']),
+    st.lists(st.sampled_from(_VALUE_ATOMS), max_size=25).map("".join),
+).map("".join)
+
+
+@settings(max_examples=1500, deadline=None, suppress_health_check=list(HealthCheck))
+@given(first_values, st.booleans())
+@example('{"a":"b",{"a":"b",', True)
+@example('{"action":"text_response","text_response":"{"action":', False)
+@example('{"action": "tool_call", {"action": "tool_call", ', False)
+@example('{"a":"{"a":"{"a":"', True)
+@example("{'a':'{'a':'{'a':'", False)
+@example('{"a":"b" "c":', True)
+@example('{"a":"b", "c" :', False)
+def test_first_value_reject_is_what_every_pass_answers(text: str, eof: bool) -> None:
+    """An object whose first string value ends at a quote before ``:`` (`_FIRST_VALUE_REJECT`)
+    is rejected as the strict, lossless, escaped-quote and tolerant passes reject it, in a
+    whole reply and at every length of a streamed one (never pending)."""
+    if _FIRST_VALUE_REJECT.match(text) is None:
+        return
+    with patch("parsing.json_shortcuts._FIRST_VALUE_REJECT", re.compile(r"(?!)")):
+        assert match_bare_at(text, 0, eof=eof) == NoMatch()
+
+
+@settings(max_examples=1500, deadline=None, suppress_health_check=list(HealthCheck))
+@given(first_values)
+@example('{"a":"b",{"a')
+@example('{"a":"b",{')
+@example("{'a':'{'a")
+@example('{"a":"b" x "c')
+@example('{"a":"b",{"a"')
+@example('{"a":"b" , ')
+def test_first_value_pending_is_what_every_pass_answers(text: str) -> None:
+    """A streamed text ending inside an object's first string value whose quotes are all kept
+    (`_FIRST_VALUE_PENDING`) is pending, as the passes answer it."""
+    if _FIRST_VALUE_PENDING.match(text) is None:
+        return
+    with patch("parsing.json_shortcuts._FIRST_VALUE_PENDING", re.compile(r"(?!)")):
+        assert match_bare_at(text, 0, eof=False) is PENDING
+
+
+line_values = st.tuples(
+    st.sampled_from(['{"action":', "{'a': ", '{ "a" :\n', "{a:", '{"a":"b", "c":']),
+    st.sampled_from([*"`~<x1-tTN:{[,\"'\\/ ", "```", "~~~", "é"]),
+    st.lists(
+        st.sampled_from([*"`~<x1-t: \t\r", "```", "é", "{", "]", ",", '"', "\\", "/"]), max_size=6
+    ),
+    st.sampled_from(["\n", "\r\n", " \n", ""]),
+    st.sampled_from(["", " ", "\n\t", "\f"]),
+    st.sampled_from([*"{[x`~<}],\"'/1", "//c\n", '"k": 1}', ""]),
+    st.sampled_from(["", "}", '"a":1}', "\n```"]),
+).map(lambda p: p[0] + p[1] + "".join(p[2]) + "".join(p[3:]))
+
+
+@settings(max_examples=1500, deadline=None, suppress_health_check=list(HealthCheck))
+@given(line_values, st.booleans())
+@example('{"action":```\n{"action":```\n', True)
+@example('{"action": ~~~\n<tool_call>', False)
+def test_line_value_reject_is_what_every_pass_answers(text: str, eof: bool) -> None:
+    """An object whose first value is unquoted up to its line's end, then what cannot
+    continue the object (`_LINE_VALUE_REJECT`): rejected as the passes reject it."""
+    if _LINE_VALUE_REJECT.match(text) is None:
+        return
+    with patch("parsing.json_shortcuts._LINE_VALUE_REJECT", re.compile(r"(?!)")):
+        assert match_bare_at(text, 0, eof=eof) == NoMatch()
+
+
+@settings(max_examples=1500, deadline=None, suppress_health_check=list(HealthCheck))
+@given(line_values)
+@example('{"action":```\n')
+@example('{"action": ~~')
+def test_line_value_pending_is_what_every_pass_answers(text: str) -> None:
+    """A streamed text ending on an object's first value, unquoted, or after its line
+    (`_LINE_VALUE_PENDING`): pending, as the passes answer it."""
+    if _LINE_VALUE_PENDING.match(text) is None:
+        return
+    with patch("parsing.json_shortcuts._LINE_VALUE_PENDING", re.compile(r"(?!)")):
+        assert match_bare_at(text, 0, eof=False) is PENDING
+
+
+opened_values = st.tuples(
+    st.sampled_from(["{", "{ ", "{\n"]),
+    st.sampled_from(['"a"', "'a'", '""', "a", *_LEADS]),
+    st.sampled_from([":", " : ", ":\n"]),
+    st.sampled_from(["{", " {", "[", '"{', "{\n"]),
+    st.sampled_from(["", " ", "\t\n"]),
+    st.sampled_from([*"{[}]\"'a/1", "//c\n", ""]),
+    st.sampled_from(["", "}", '"a":1}}', "\n```", '{"a":"b",', '"k": {']),
+).map("".join)
+
+
+@settings(max_examples=1500, deadline=None, suppress_health_check=list(HealthCheck))
+@given(opened_values, st.booleans())
+@example('{"name":"x","arguments":{{"name":"x","arguments":{{', True)
+@example('{"a":"b{"c" , "k":{[', False)
+def test_opened_value_reject_is_what_every_pass_answers(text: str, eof: bool) -> None:
+    """An object whose first value is an object opening with a bracket where a key should
+    be (`_OPENED_VALUE_REJECT`): rejected as the passes reject it, both objects open."""
+    m = _OPENED_VALUE_REJECT.match(text)
+    if m is None:
+        return
+    expected = NoMatch((m.start("inner"),))
+    assert match_bare_at(text, 0, eof=eof) == expected
+    with patch("parsing.json_shortcuts._OPENED_VALUE_REJECT", re.compile(r"(?!)")):
+        assert match_bare_at(text, 0, eof=eof) == expected
+
+
+_PREFIX_ATOMS = [
+    '"k":', '"k" : ', '"v",', '"v" ,\n', "1,", "-2.5e3 ,", "true,", "null,", "{", "[", '"s",',
+    '"a\\"b":', '"\\u00e9",', " ", "\n", "}", "]", "},", "],", '"x"', ":", ",", "'", "x", "/",
+    "1", "tr", '"', "{}", "[],", "//c\n",
+]  # fmt: skip
+opened_prefixes = st.tuples(
+    st.lists(st.sampled_from(_PREFIX_ATOMS), max_size=20).map("".join),
+    st.sampled_from(["{", "{ ", "{\n"]),
+    st.sampled_from(["{", "[", ""]),
+    st.sampled_from(["", "}", '"a":1}', "]", "{", ' "k"', "'"]),
+).map(lambda parts: "{" + "".join(parts))
+
+
+@settings(max_examples=1500, deadline=None, suppress_health_check=list(HealthCheck))
+@given(opened_prefixes, st.booleans())
+@example('{"name":"x","arguments":{{"name":"x","arguments":{{', True)
+@example('{"a":[1,{"b":true,"c":{[', False)
+@example('{"a":{"b":"x"},"c":{{', True)  # a closer before: not taken
+@example('{"a":{', True)  # the end of the text: not taken
+@example('{"a":{', False)
+def test_bracket_for_key_is_what_every_pass_answers(text: str, eof: bool) -> None:
+    """Strict JSON failing at a bracket where an object wants its first key, with no closer
+    before (`_bracket_for_key`): the tolerant pass rejects the document there, every
+    bracket before open, in a whole reply and in a streamed one."""
+    strict = _strict(text, 0, streaming=not eof)
+    if strict is not False:
+        return
+    early = _bracket_for_key(text, 0, _failure(text, 0))
+    if early is None:
+        return
+    with patch("parsing.json_snippets._bracket_for_key", new=lambda *_: None):
+        assert match_bare_at(text, 0, eof=eof) == early
+
+
 @FAST
 @given(flat_prefixes)
 @example("{a: b, ")
@@ -248,20 +412,36 @@ def test_flat_pending_is_what_every_pass_answers(text: str) -> None:
         assert match_bare_at(text, 0, eof=False) is PENDING
 
 
+_FIRST_KEYS = [
+    "",
+    '"action":',
+    ' "a" : ',
+    '"a":\n',
+    '"a"',
+    '"a```":',
+    '"a\\"b":',
+    '"":',
+    "'a':",
+    "a:",
+]
+
+
 @FAST
 @given(
     st.sampled_from(["{", "["]),
+    st.sampled_from(_FIRST_KEYS),
     st.lists(st.sampled_from([" ", "\n", "\t", "/", "*", "//c\n", "/*c*/", "x", '"'])).map("".join),
     st.sampled_from(["```", "~~~", "</tool_call>"]),
     st.sampled_from(["", "`", "```", "\n", " x", "}"]),
     st.booleans(),
 )
-@example(bracket="{", gap="\n", close="~~~", rest="json\n", eof=False)
-@example(bracket="[", gap=" /*c*/ ", close="```", rest="", eof=True)  # comment: not taken
+@example(bracket="{", key="", gap="\n", close="~~~", rest="json\n", eof=False)
+@example(bracket="[", key="", gap=" /*c*/ ", close="```", rest="", eof=True)  # comment: not taken
+@example(bracket="{", key='"action":', gap="", close="```", rest="\n", eof=True)
 def test_cut_at_once_is_what_the_tolerant_pass_reads(
-    bracket: str, gap: str, close: str, rest: str, eof: bool
+    bracket: str, key: str, gap: str, close: str, rest: str, eof: bool
 ) -> None:
-    text = "x" + bracket + gap + close + rest
+    text = "x" + bracket + key + gap + close + rest
     got = _cut_at_once(text, 1, close)
     if got is not None:
         assert got == parse_tolerant(text, 1, eof=eof, marker=close)
@@ -287,21 +467,26 @@ def test_a_region_without_its_closer_yet_is_pending(opener: str, rest: str) -> N
 @given(
     st.sampled_from(["```json\n", "```\n", "~~~~json ", "<tool_call>", "```json\n/*c*/"]),
     st.sampled_from(["{", "["]),
+    st.sampled_from(_FIRST_KEYS),
     st.sampled_from(["", " ", "\n", "\r\n\t", "\f", "\u2003"]),
     st.sampled_from(["```", "~~~", "~~~~", "</tool_call>", "``"]),
     st.sampled_from(
-        ["", "`", "\n", " x", "\n```\n", ' {"a": 1}'],
+        ["", "`", "\n", " x", "\n```\n", ' {"a": 1}', '\n{"action":```\n'],
     ),
     st.booleans(),
 )
 def test_a_value_cut_at_once_reads_as_the_general_loop(
-    opener: str, bracket: str, gap: str, close: str, rest: str, eof: bool
+    opener: str, bracket: str, key: str, gap: str, close: str, rest: str, eof: bool
 ) -> None:
-    text = opener + bracket + gap + close + rest
+    text = opener + bracket + key + gap + close + rest
     token = "<tool_call>" if opener[0] == "<" else opener[:3]
-    got = match_at(text, 0, token, eof)
-    with patch("parsing.json_snippets._cut_at_once", new=lambda *_: None):
-        assert match_at(text, 0, token, eof) == got
+    for cut in range(len(opener) + 1, len(text) + 1):  # (and every text a stream sees)
+        got = match_at(text[:cut], 0, token, eof and cut == len(text))
+        with (
+            patch("parsing.json_snippets._cut_at_once", new=lambda *_: None),
+            patch("parsing.json_snippets._cut_coming", new=lambda *_: False),
+        ):
+            assert match_at(text[:cut], 0, token, eof and cut == len(text)) == got
 
 
 @FAST
