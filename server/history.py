@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-from actions.private import make_private_dir
+from actions.private import data_root, make_private_dir
 from server.providers.base import ChatMessage, NativeToolCall
 
 log = logging.getLogger(__name__)
@@ -78,12 +78,7 @@ class SessionInfo:
 def default_sessions_dir(workspace: Path | None) -> Path:
     """Where the sessions of `workspace` live (`None`: sessions without a folder)."""
     base = os.environ.get(SESSIONS_ENV)
-    if base:
-        root = Path(base)
-    else:
-        cache = os.environ.get("XDG_CACHE_HOME", "")
-        cache_root = Path(cache) if os.path.isabs(cache) else Path.home() / ".cache"
-        root = cache_root / "agent-ls" / "sessions"
+    root = Path(base) if base else data_root() / "sessions"
     return root / _workspace_key(workspace)
 
 

@@ -41,6 +41,7 @@ from actions.checkpoints.types import (
     TransitionKind,
 )
 from actions.paths import SecretPolicy
+from actions.private import data_root
 
 STORE_ENV = "AGENT_LS_CHECKPOINT_DIR"
 MAX_FILE_BYTES = 5 * 2**20  # files larger than this are refused (their copies would bloat)
@@ -51,12 +52,7 @@ BufferReader = Callable[[str], bytes | None]
 def default_store_dir(workspace: Path) -> Path:
     """Where the store of `workspace` lives unless a `store_dir` is given."""
     base = os.environ.get(STORE_ENV)
-    if base:
-        root = Path(base)
-    else:
-        cache = os.environ.get("XDG_CACHE_HOME", "")
-        cache_root = Path(cache) if os.path.isabs(cache) else Path.home() / ".cache"
-        root = cache_root / "agent-ls" / "checkpoints"
+    root = Path(base) if base else data_root() / "checkpoints"
     key = hashlib.sha256(os.fsencode(os.path.realpath(workspace))).hexdigest()[:20]
     return root / key
 

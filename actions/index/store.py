@@ -28,6 +28,7 @@ from actions.index.model import (
     PendingEmbedding,
     StoreError,
 )
+from actions.private import data_root
 
 __all__ = [
     "INDEX_DIR_ENV",
@@ -142,9 +143,7 @@ def default_index_dir(root: Path) -> Path:
     base = os.environ.get(INDEX_DIR_ENV)
     if base:
         return Path(base) / workspace_key(root)
-    cache = os.environ.get("XDG_CACHE_HOME", "")
-    cache_root = Path(cache) if os.path.isabs(cache) else Path.home() / ".cache"
-    return cache_root / "agent-ls" / "index" / workspace_key(root)
+    return data_root() / "index" / workspace_key(root)
 
 
 def open_store(root: Path, url: str = "") -> Store:
