@@ -199,6 +199,7 @@ class StreamParser:
         self._tracked_from = -1  # absolute start of the pending text the tracker has seen
         self._hit = False
         self._since = 0
+        self._behind = 0  # characters at the text's end the tracker has not read yet
         self._pending_len = 0
         self._free_from = 0  # pending size from which a possible close is looked at at once
         self._closed = False
@@ -215,6 +216,11 @@ class StreamParser:
         self._new.append(chunk)
         if self._tracker is not None:
             since = self._since = self._since + len(chunk)
+            if since >= _FLOOR and since >= self._pending_len:
+                # a look comes whatever the tracker says: it reads this chunk in `_run`, and
+                # only if the same candidate is still pending then
+                self._behind = len(chunk)
+                return self._run(eof=False)
             if self._tracker.feed(chunk):
                 self._hit = True
             if self._hit:
@@ -294,6 +300,7 @@ class StreamParser:
             state.shift(keep_from)
             self._resumes.clear()  # its indices are those of the text before the shift
         self._hit, self._since = False, 0
+        behind, self._behind = self._behind, 0
         if not state.pending or eof:
             self._tracker, self._tracked_from = None, -1
             self._resumes.clear()
@@ -304,6 +311,8 @@ class StreamParser:
             self._tracker, self._tracked_from = _Tracker(), pending_from
             self._free_from = 0
             self._tracker.feed(self._text[state.search :])
+        elif behind:
+            self._tracker.feed(self._text[len(self._text) - behind :])
         self._pending_len = len(self._text) - state.search
         return blocks
 
