@@ -119,19 +119,15 @@ async def test_a_bad_input_gets_a_precise_json_rpc_error(
     assert not PYTHON_TEXT.search(error["message"]), error
 
 
-@pytest.fixture
-def review(review_project: Path) -> Path:
-    return review_project
-
-
 async def test_review_commands_take_a_file_in_the_same_forms(
-    client: LanguageClient, fakellm: FakeLLM, review: Path
+    client: LanguageClient, fakellm: FakeLLM, review_project: Path
 ) -> None:
     fakellm.set_script(
         {"replies": [*FULL_CONVERSATION, doc(action="text_response", text_response="ok")]}
     )
     plan_id = (await chat(client, "Add a greeting module"))["plan"]["planId"]
-    forms = ["src/new.py", "/src/new.py", "./src/new.py", "src\\new.py", str(review / "src/new.py")]
+    absolute = str(review_project / "src/new.py")
+    forms = ["src/new.py", "/src/new.py", "./src/new.py", "src\\new.py", absolute]
     for form in forms:
         staged = await command(client, "agent.stagedContent", {"planId": plan_id, "path": form})
         assert (staged["path"], staged["content"]) == ("src/new.py", NEW_MODULE), form
@@ -140,4 +136,4 @@ async def test_review_commands_take_a_file_in_the_same_forms(
     accepted = await command(client, "agent.accept", {"planId": plan_id, "files": ["/src/new.py"]})
     states = {f["path"]: f["state"] for f in accepted["files"]}
     assert states["src/new.py"] == "accepted"
-    assert (review / "src" / "new.py").read_text() == NEW_MODULE
+    assert (review_project / "src" / "new.py").read_text() == NEW_MODULE
