@@ -60,3 +60,6 @@ def setup_logging(level: str = "WARNING") -> None:
     # pygls logs every payload at INFO and httpx every request: keep them quiet.
     for noisy in ("pygls", "httpx", "httpcore"):
         logging.getLogger(noisy).setLevel(max(logging.WARNING, root.level))
+    # psycopg warns again about a connection we already report as one error line
+    # ("error ignored terminating <Pipeline>" when the server dies mid-executemany).
+    logging.getLogger("psycopg").setLevel(max(logging.ERROR, root.level))

@@ -171,3 +171,17 @@ def test_a_model_answer_on_stdout_keeps_its_password_examples() -> None:
     assert redact("set password=example in the file", shapes=False) == (
         "set password=example in the file"
     )
+
+
+def test_psycopg_repeating_a_reported_connection_loss_stays_off_stderr() -> None:
+    # psycopg logs "error ignored terminating <Pipeline>" after the error agent-ls already
+    # reports as its one line (tests/unit/index/test_pg_failures.py races on it).
+    code = (
+        "import logging; from server.logs import setup_logging; setup_logging(); "
+        "logging.getLogger('psycopg').warning('error ignored terminating pipeline'); "
+        "logging.getLogger('agent_ls').warning('ours')"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0
+    assert "error ignored" not in done.stderr
+    assert "ours" in done.stderr
