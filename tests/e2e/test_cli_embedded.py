@@ -1,4 +1,4 @@
-"""`make demo`'s chat: `agent-ls chat` with no configuration answers with the embedded model.
+"""`make demo-local`'s chat: `agent-ls chat` with no configuration answers with the embedded model.
 
 A real process, the real model (skipped only where llama_cpp is not importable), the demo's
 own task (examples/demo-task.txt) on a copy of examples/hello. Slow: a few replies of the
