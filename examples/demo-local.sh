@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The demo behind `make demo`: agent-ls with no configuration at all. Nothing configured and
+# The demo behind `make demo-local`: agent-ls with no configuration at all. Nothing configured and
 # no local model server running, so it picks the embedded SmolLM2-135M (llama.cpp, in
 # process, offline); `agent-ls doctor` says so. The chat runs the task of
 # examples/demo-task.txt (one the 135M model does reliably: see README) on a copy of
@@ -15,7 +15,7 @@ echo "== agent-ls doctor (which model answers, and why)"
 echo
 echo "== agent-ls chat --workspace $workspace \"$task\""
 echo "   (a 135M model on the CPU: each reply takes seconds to a minute; the whole plan path"
-echo "    with list, read, create, update, delete and undo is shown by: make demo-fake)"
+echo "    with list, read, create, update, delete and undo is shown by: make demo)"
 "$BIN/agent-ls" chat --workspace "$workspace" "$task"
 echo
 echo "== undo history of the workspace (a plan, if the model made one, is one undo step)"
