@@ -24,11 +24,11 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from actions.apply import DiskApplier
-from server.agent import run_turn
 from server.config import Config
 from server.protocol import ProgressEvent
 from server.providers.openai import OpenAIProvider
-from server.turn import ChatSession
+from server.turns.loop import run_turn
+from server.turns.turn import ChatSession
 from server.workspace import FolderContext, Folders, build_agent, open_folder
 from tests.fakellm import FakeLLM
 

@@ -16,7 +16,7 @@ from server.history import SessionStore, UnknownSession
 from server.providers import make_provider
 from server.providers.base import Provider
 from server.resolve import Resolution, UnusableSetting, explicit_keys, resolve_provider
-from server.turn import ChatSession
+from server.turns.turn import ChatSession
 from server.workspace import Folders
 
 PROVIDER_URL = frozenset({"baseUrl"})

@@ -28,7 +28,7 @@ from actions.tools.multiroot import multiroot_registry
 from actions.tools.search_docs import IndexSource
 from server.config import Config
 from server.providers.base import Provider
-from server.turn import Agent, AgentError
+from server.turns.turn import Agent, AgentError
 
 
 @dataclass

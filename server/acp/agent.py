@@ -1,9 +1,10 @@
 """The ACP agent: `initialize`, `session/new|load|list`, `session/prompt`, `session/cancel`.
 
-The same agent core as the LSP server: provider resolution (`ServerState`), the agent loop
-(`server.agent.run_turn`), tools, plans and checkpoints (`server.workspace.build_agent`).
-Only the edges differ: progress goes out as `session/update` (server.acp.updates), plan
-files go through the client's file system when it has one (server.acp.files).
+The same agent core as the LSP server and the `chat` command: a turn is assembled by
+`server.turns.assembly.run_front_end_turn` (provider, review staging, tools, plans,
+checkpoints, the `cli` provider's recording, the loop). Only the edges differ: progress
+goes out as `session/update` (server.acp.updates), plan files go through the client's file
+system when it has one (server.acp.files), a staged plan is reviewed file by file.
 
 Undo / redo / checkpoints: the slash commands `/undo`, `/redo`, `/checkpoints` (offered as
 available commands) and the extension methods `_agentls/undo`, `_agentls/redo`,
@@ -45,22 +46,19 @@ from acp.schema import (
 )
 from pygls.exceptions import JsonRpcInvalidParams
 
-from actions.apply import Applier
-from actions.review import StagingApplier, new_plan
 from server import __version__
 from server.acp.files import AcpApplier
 from server.acp.history_commands import checkpoint_command
 from server.acp.prompt_text import prompt_text
 from server.acp.review import review_plan
 from server.acp.updates import UpdateSink
-from server.agent import run_turn
 from server.arguments import camel_case, decode, strict
 from server.history import SessionStore, UnknownSession
 from server.protocol import ErrorProgress, make_converter
 from server.providers import ProviderError
 from server.session import ServerState
-from server.turn import AgentError, ChatSession
-from server.workspace import build_agent
+from server.turns.assembly import FrontEnd, run_front_end_turn
+from server.turns.turn import AgentError, ChatSession
 
 log = logging.getLogger(__name__)
 
@@ -227,8 +225,6 @@ class AgentLsAcp:
             session.turn.cancel()
             raise
         except (ProviderError, AgentError) as exc:
-            if isinstance(exc, ProviderError):
-                self.state.forget_resolution()
             sink.emit(ErrorProgress(message=str(exc)))
             await sink.drain()
             raise RequestError(
@@ -246,25 +242,21 @@ class AgentLsAcp:
         return PromptResponse(stop_reason="end_turn")
 
     async def _run(self, session: AcpSession, text: str, sink: UpdateSink) -> None:
+        """One turn (server.turns.assembly): plan files through the client's file system
+        when it has one, a staged plan reviewed file by file (session/request_permission)."""
         config, _ = self.state.config()
-        provider = await self.state.resolved_provider(session.root)
         writes = self.client if self._client_writes() else None
         reads = self.client if self._client_reads() else None
         real = AcpApplier(session.root, session.id, writes, sink, reads)
-        board = self.state.board(session.root)
-        staged = new_plan(session.id) if config.review == "on" else None
-        applier: Applier = real if staged is None else StagingApplier(real, staged)
-        notes = board.take_feedback(session.id)
-        if notes:  # review decisions since the last prompt: the model learns them first
-            text = "\n".join(notes) + "\n\n" + text
         folder = await self.state.folders.get(session.root, config.allowSecretFiles)
-        agent = build_agent(config, provider, folder, applier)
-        outcome = await run_turn(agent, session.chat, text, None, sink)
-        if staged is not None and staged.files:
-            staged.description = outcome.plan.description if outcome.plan is not None else ""
-            board.add(staged)
+        front = FrontEnd(session.root, [folder], real, sink, reviews=True)
+        turn = await run_front_end_turn(self.state, front, session.chat, text)
+        if turn.staged is not None:
             await sink.drain()
-            summary = await review_plan(self.client, session.id, session.root, staged, real, board)
+            board = self.state.board(session.root)
+            summary = await review_plan(
+                self.client, session.id, session.root, turn.staged, real, board
+            )
             sink.send(update_agent_message_text(summary))
 
     def _client_reads(self) -> bool:

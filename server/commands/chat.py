@@ -12,7 +12,6 @@ from typing import Any
 from actions.apply import DiskApplier
 from server.commands.progress import Progress
 from server.config import Config, ConfigProblem, blocking_problem, from_environment, merge
-from server.external import run_turn_recorded
 from server.protocol import (
     ErrorProgress,
     FileApplied,
@@ -25,11 +24,12 @@ from server.protocol import (
     ToolCallStarted,
     to_wire,
 )
-from server.providers import PROVIDERS, ProviderError, make_provider
-from server.resolve import resolve_provider
-from server.turn import AgentError, ChatSession, TurnOutcome
+from server.providers import PROVIDERS, ProviderError
+from server.session import ServerState
+from server.turns.assembly import FrontEnd, run_front_end_turn
+from server.turns.turn import AgentError, ChatSession, TurnOutcome
 from server.wording import empty_message_problem, setting_line, workspace_problem
-from server.workspace import build_agent, open_folder
+from server.workspace import open_folder
 
 
 class StdoutSink:
@@ -91,20 +91,25 @@ def cli_config(args: argparse.Namespace) -> tuple[Config, set[str], list[ConfigP
 async def chat_once(
     config: Config, explicit: set[str], root: Path, message: str, sink: StdoutSink
 ) -> tuple[ChatSession, TurnOutcome]:
+    """One turn (server.turns.assembly): plan files written to disk, progress on the
+    terminal, no review (a plan is applied at once)."""
     progress = Progress()
     sink.progress = progress
     progress.start()
+    # The flags are settings the user set (explicit), as initializationOptions are for the
+    # server: the state resolves the provider from them as the server does.
+    state = ServerState(config, init_options={key: getattr(config, key) for key in explicit})
     try:
-        resolution = await resolve_provider(config, explicit)
-        provider = make_provider(resolution.config, root)
+        provider = await state.resolved_provider(root)  # the one the turn gets (kept)
         if provider.name == "local":
             progress.clear()
             print(EMBEDDED_NOTE, file=sys.stderr, flush=True)
             progress.detail = generated_tokens
         folder = await asyncio.to_thread(open_folder, root)
-        agent = build_agent(config, provider, folder, DiskApplier(root))
         session = ChatSession("cli")
-        return session, await run_turn_recorded(agent, session, message, None, sink)
+        front = FrontEnd(root, [folder], DiskApplier(root), sink)
+        turn = await run_front_end_turn(state, front, session, message)
+        return session, turn.outcome
     finally:
         await progress.stop()
 

@@ -12,11 +12,9 @@ from typing import Any
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 
-from actions.apply import Applier
-from actions.review import StagedPlan, StagingApplier, new_plan
+from actions.review import StagedPlan
 from actions.tools.search_docs import IndexSource
 from server.editor import EditorApplier, LspEditor
-from server.external import run_turn_recorded
 from server.features.configuration import settled
 from server.features.folders import OpenWorkspace, open_workspace
 from server.features.indexing import live
@@ -41,9 +39,9 @@ from server.protocol import (
     TextDelta,
 )
 from server.providers import ProviderError
-from server.turn import AgentError, ChatSession, TurnOutcome
+from server.turns.assembly import FrontEnd, run_front_end_turn
+from server.turns.turn import AgentError, ChatSession, TurnOutcome
 from server.wording import empty_message_problem
-from server.workspace import build_agent
 
 
 class LspSink:
@@ -140,47 +138,38 @@ async def editor_turn(
     sink: LspSink,
     on_failure: Callable[[Exception], None] | None = None,
 ) -> TurnOutcome:
-    """One agent turn for an editor: resolved provider, edits through the editor, progress.
+    """One agent turn for an editor (server.turns.assembly): edits through the editor
+    (workspace/applyEdit), progress as agent/chatProgress and $/progress, a staged plan in
+    the result.
 
     A provider or agent failure is reported (progress `error`, then `on_failure`) and raised
     as RequestFailed; cancellation propagates (the client gets RequestCancelled).
     """
-    config, _ = ls.state.config()
     root = ls.root()
     sink.begin()
     ending = "cancelled"
     try:
         opened = await open_workspace(ls)
-        folder = opened.primary if opened is not None else None
-        applier: Applier | None = None
+        applier = None
         if opened is not None and root is not None:
             applier = EditorApplier(LspEditor(ls), root, folders=opened.paths())
-        staged = new_plan(session.id) if applier is not None and config.review == "on" else None
-        if applier is not None and staged is not None:
-            applier = StagingApplier(applier, staged)
-        notes = ls.state.board(root).take_feedback(session.id)
-        if notes:  # review decisions since the last turn: the model learns them first
-            message = "\n".join(notes) + "\n\n" + message
-        provider = await ls.state.resolved_provider(root)
-        agent = build_agent(
-            config,
-            provider,
-            folder,
+        front = FrontEnd(
+            root,
+            opened.folders if opened is not None else (),
             applier,
+            sink,
+            reviews=True,
             index_source=lambda: live(ls),
-            folders=opened.folders if opened is not None else (),
             index_sources=index_sources(ls, opened),
         )
-        with ls.state.foreground.turn():  # the index build yields meanwhile
-            outcome = await run_turn_recorded(agent, session, message, context, sink)
-        if staged is not None and staged.files:
-            outcome = staged_outcome(ls, root, staged, outcome, sink)
+        turn = await run_front_end_turn(ls.state, front, session, message, context)
+        outcome = turn.outcome
+        if turn.staged is not None:
+            outcome = staged_outcome(turn.staged, outcome, sink)
         ending = "done"
         save_after_answer(root, session)
     except (ProviderError, AgentError) as exc:
         ending = "failed"
-        if isinstance(exc, ProviderError):
-            ls.state.forget_resolution()
         sink.emit(ErrorProgress(message=str(exc)))
         if on_failure is not None:
             on_failure(exc)
@@ -217,16 +206,8 @@ def index_sources(
     return {name: functools.partial(live, ls, path) for name, path in opened.paths().items()}
 
 
-def staged_outcome(
-    ls: AgentLanguageServer,
-    root: Path | None,
-    staged: StagedPlan,
-    outcome: TurnOutcome,
-    sink: LspSink,
-) -> TurnOutcome:
+def staged_outcome(staged: StagedPlan, outcome: TurnOutcome, sink: LspSink) -> TurnOutcome:
     """Review mode: the turn's plan is staged; the result and progress carry it pending."""
-    staged.description = outcome.plan.description if outcome.plan is not None else ""
-    ls.state.board(root).add(staged)
     sink.emit(review_progress(staged))
     return replace(outcome, plan=review_plan(staged), checkpoint_id=None)
 

@@ -53,7 +53,7 @@ from server.protocol import (
     ReviewPlan,
     to_wire,
 )
-from server.turn import TurnOutcome
+from server.turns.turn import TurnOutcome
 from server.wording import empty_message_problem
 
 log = logging.getLogger(__name__)

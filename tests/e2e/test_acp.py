@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import shlex
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -32,6 +33,7 @@ from tests.e2e.conversations import (
     tool,
     tree,
 )
+from tests.fakecli import command
 from tests.fakellm import FakeLLM, last_user_message
 
 
@@ -193,6 +195,35 @@ async def test_undo_command_and_session_load_after_restart(tmp_path: Path) -> No
     assert any("Add greeting" in str(c) for c in contents)  # the old turn reached the model
     assert last_user_message(llm.requests[-1]) == "and now?"
     assert "Still here." in second.text()
+
+
+async def test_files_the_cli_agent_writes_are_one_undoable_checkpoint(tmp_path: Path) -> None:
+    """With the `cli` provider the external agent writes files itself; over ACP, as in the
+    editor and the terminal, what it changed is one checkpoint that /undo reverts."""
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "hello.py").write_text("print('hello')\n")
+    client = RecordingClient()
+    cli = {
+        "AGENT_LS_PROVIDER": "cli",
+        "AGENT_LS_CLI_COMMAND": shlex.join(command("success")),
+        "FAKECLI_EDIT": "hello.py",
+    }
+    with FakeLLM({"replies": []}) as llm:
+        async with acp_agent(llm, client, **cli) as conn:
+            session = await conn.new_session(cwd=str(root))
+            response = await conn.prompt(
+                session_id=session.session_id, prompt=[text_block("fix the bug")]
+            )
+            assert response.stop_reason == "end_turn"
+            assert (root / "hello.py").read_text() == "edited by the agent\n"
+            listed = await conn.ext_method("agentls/checkpoints", {"sessionId": session.session_id})
+            undo = await conn.prompt(session_id=session.session_id, prompt=[text_block("/undo")])
+    assert "Done: fix the bug" in client.text()
+    assert "cli agent: fix the bug" in listed["text"]
+    assert undo.stop_reason == "end_turn"
+    assert (root / "hello.py").read_text() == "print('hello')\n"
+    assert not (root / "fakecli.txt").exists()
 
 
 async def test_bad_cwd_and_unknown_session_are_clear_errors(tmp_path: Path) -> None:

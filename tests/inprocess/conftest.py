@@ -24,12 +24,12 @@ from lsprotocol import types
 from pygls.workspace import Workspace
 
 from actions.tools import Tool
-from server.agent import run_turn
 from server.config import Config
 from server.editor import EditorApplier
 from server.protocol import ProgressEvent
 from server.providers.base import ChatMessage, NativeToolCall, ProviderError, StreamChunk
-from server.turn import Agent, ChatSession, TurnOutcome
+from server.turns.loop import run_turn
+from server.turns.turn import Agent, ChatSession, TurnOutcome
 from server.workspace import FolderContext, build_agent, open_folder
 
 

@@ -8,7 +8,7 @@ import pytest
 
 from server.editor import EditorApplier
 from server.protocol import ErrorProgress, FileApplied, PlanProgress, PlanSummary
-from server.turn import AgentError
+from server.turns.turn import AgentError
 from tests.inprocess.conftest import Harness, Reply, ScriptedProvider, answer, doc
 
 NEW = 'def greet():\n    return "hi"\n'

@@ -13,7 +13,7 @@ from server.protocol import (
     ToolCallStarted,
 )
 from server.providers.base import NativeToolCall
-from server.turn import AgentError
+from server.turns.turn import AgentError
 from tests.inprocess.conftest import Harness, Reply, answer, doc, tool
 
 

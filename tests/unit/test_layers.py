@@ -93,3 +93,43 @@ def test_parsing_and_actions_do_not_import_the_layers_above_them() -> None:
 def test_the_cycle_finder_finds_a_cycle() -> None:
     graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
     assert cycles(graph) == [["a", "b", "c"]]
+
+
+FRONT_ENDS = ("server.acp", "server.features", "server.commands", "server.lsp", "server.editor")
+FRONT_END_MODULES = ("server.app", "server.stdio", "server.__main__")
+
+
+def reachable(graph: dict[str, set[str]], start: str) -> set[str]:
+    """Every module `start` imports, directly or through others."""
+    seen: set[str] = set()
+    todo = [start]
+    while todo:
+        for target in graph[todo.pop()] - seen:
+            seen.add(target)
+            todo.append(target)
+    return seen
+
+
+def is_front_end(module: str) -> bool:
+    return module in FRONT_END_MODULES or any(
+        module == front or module.startswith(front + ".") for front in FRONT_ENDS
+    )
+
+
+def test_the_agent_core_imports_no_front_end() -> None:
+    """`server.turns` is shared by LSP, ACP and the `chat` command: it reaches none of them,
+    not even through the modules it uses."""
+    graph = import_graph()
+    core = [module for module in graph if module.startswith("server.turns")]
+    assert "server.turns.assembly" in core
+    reached = {(m, t) for m in core for t in reachable(graph, m) if is_front_end(t)}
+    assert reached == set()
+
+
+def test_every_front_end_assembles_its_turn_in_one_place() -> None:
+    """The loop is started by the assembly only: a front end calls `run_front_end_turn`."""
+    graph = import_graph()
+    callers = {m for m, targets in graph.items() if "server.turns.external" in targets}
+    assert callers == {"server.turns.assembly"}
+    users = {m for m, targets in graph.items() if "server.turns.assembly" in targets}
+    assert {"server.features.chat", "server.acp.agent", "server.commands.chat"} <= users

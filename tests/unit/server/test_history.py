@@ -7,11 +7,11 @@ from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
 from actions.tools import ToolRegistry
-from server.agent import run_turn
 from server.history import ELIDED, message_size, trim_history
 from server.providers.base import ChatMessage, StreamChunk
 from server.session import ChatSession
-from server.turn import Agent
+from server.turns.loop import run_turn
+from server.turns.turn import Agent
 
 
 class RecordingProvider:

@@ -47,7 +47,9 @@ from server.protocol import (
 )
 from server.providers.base import ChatMessage, NativeToolCall, StreamChunk
 from server.providers.constraints import ConstrainedProvider
-from server.turn import (
+from server.turns.plan import abandon_plan, apply_plan_document, finish_plan, plan_summary
+from server.turns.state import turn_state
+from server.turns.turn import (
     Agent,
     AgentError,
     ChatSession,
@@ -59,8 +61,6 @@ from server.turn import (
     report_error,
     retry,
 )
-from server.turn_plan import abandon_plan, apply_plan_document, finish_plan, plan_summary
-from server.turn_state import turn_state
 
 
 def user_message(message: str, context: ChatContext | None) -> str:

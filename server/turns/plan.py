@@ -12,7 +12,7 @@ from actions.plans import PlanFiles, PlanRun
 from actions.prompt import render_plan_progress
 from actions.schema import ContinueMultiFile, FileOp, StartMultiFile
 from server.protocol import ErrorProgress, FileApplied, PlanProgress, PlanSummary
-from server.turn import AgentError, DocumentOutcome, Turn, report_error, retry
+from server.turns.turn import AgentError, DocumentOutcome, Turn, report_error, retry
 
 
 async def apply_plan_document(

@@ -1,5 +1,5 @@
-"""The state of one chat turn and what it works with (used by the loop in `server.agent` and
-the plan steps in `server.turn_plan`): the agent, the session, the sink of progress events, and
+"""The state of one chat turn and what it works with (used by the loop in `server.turns.loop` and
+the plan steps in `server.turns.plan`): the agent, the session, the sink of progress events, and
 how an unusable document is reported and counted against the turn's retries."""
 
 from __future__ import annotations

@@ -7,9 +7,9 @@ from __future__ import annotations
 from dataclasses import replace
 
 from actions.external_edits import run_capturing
-from server.agent import run_turn
 from server.protocol import ChatContext, ErrorProgress
-from server.turn import Agent, ChatSession, ProgressSink, TurnOutcome
+from server.turns.loop import run_turn
+from server.turns.turn import Agent, ChatSession, ProgressSink, TurnOutcome
 
 
 async def run_turn_recorded(

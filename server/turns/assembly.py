@@ -1,0 +1,90 @@
+"""One turn, assembled the same way for every front end (LSP, ACP, the `chat` command).
+
+A front end brings what is its own: the folders it opened, how edits reach the files (its
+applier), how progress reaches the user (its sink), whether it can show a staged plan, and
+the editor's live index when it has one. Everything else is here: the configuration and the
+provider (resolved by the server state, forgotten when it fails), review staging, the review
+notes the model hears first, the tools and plans (`build_agent`), the `cli` provider's
+recording of its own edits, the loop. Cancelling the task that awaits the turn cancels it
+(the plan in progress is rolled back before the cancellation propagates).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from actions.apply import Applier
+from actions.review import StagedPlan, StagingApplier, new_plan
+from actions.tools.search_docs import IndexSource
+from server.protocol import ChatContext
+from server.providers import ProviderError
+from server.session import ServerState
+from server.turns.external import run_turn_recorded
+from server.turns.turn import ChatSession, ProgressSink, TurnOutcome
+from server.workspace import FolderContext, build_agent
+
+
+@dataclass(frozen=True)
+class FrontEnd:
+    """What a front end brings to a turn."""
+
+    root: Path | None  # the workspace: its review board, where the provider runs (None: none)
+    folders: Sequence[FolderContext]  # opened, the primary first (empty: the model only talks)
+    applier: Applier | None  # how plan files reach the files (None: no folder)
+    sink: ProgressSink  # how progress reaches the user
+    reviews: bool = False  # it shows staged plans: with `review: on` plans are staged
+    index_source: IndexSource | None = None  # the editor's live index (single folder)
+    index_sources: Mapping[str, IndexSource] | None = None  # each folder's, by folder name
+
+
+@dataclass(frozen=True)
+class FrontEndTurn:
+    """The turn's outcome; `staged`: the plan waiting for review (already on the board),
+    which the front end presents its own way."""
+
+    outcome: TurnOutcome
+    staged: StagedPlan | None = None
+
+
+async def run_front_end_turn(
+    state: ServerState,
+    front: FrontEnd,
+    session: ChatSession,
+    message: str,
+    context: ChatContext | None = None,
+) -> FrontEndTurn:
+    """Run one turn of `session` for `front`. A ProviderError makes the next turn resolve the
+    provider again; it and AgentError propagate for the front end to report."""
+    config, _ = state.config()
+    applier = front.applier
+    staged = None
+    if applier is not None and front.reviews and config.review == "on":
+        staged = new_plan(session.id)
+        applier = StagingApplier(applier, staged)
+    board = state.board(front.root)
+    notes = board.take_feedback(session.id)
+    if notes:  # review decisions since the last turn: the model learns them first
+        message = "\n".join(notes) + "\n\n" + message
+    try:
+        provider = await state.resolved_provider(front.root)
+        agent = build_agent(
+            config,
+            provider,
+            front.folders[0] if front.folders else None,
+            applier,
+            index_source=front.index_source,
+            folders=front.folders,
+            index_sources=front.index_sources,
+        )
+        with state.foreground.turn():  # the index build yields meanwhile
+            outcome = await run_turn_recorded(agent, session, message, context, front.sink)
+    except ProviderError:
+        state.forget_resolution()  # a local server may be gone: resolve again next turn
+        raise
+    if staged is None or not staged.files:
+        return FrontEndTurn(outcome)
+    staged.description = outcome.plan.description if outcome.plan is not None else ""
+    board.add(staged)
+    return FrontEndTurn(outcome, staged)
