@@ -1,7 +1,7 @@
 -- Which folder the agent-ls Neovim plugin works in: open OPEN_FILE (or no file when it is
--- empty) in a Neovim started elsewhere, send MESSAGE with :AgentChat, let the plan apply.
--- Records the chat transcript and the root of every agent-ls client. Inputs: environment
--- variables set by test_nvim_plugin.py.
+-- empty) in a Neovim started elsewhere, send MESSAGE with :AgentChat, let the plan apply,
+-- then :AgentUndo in the chat window. Records the chat transcript, the plan's file and the
+-- root of every agent-ls client. Inputs: environment variables set by test_nvim_plugin.py.
 local env = vim.env
 vim.opt.runtimepath:prepend(env.PLUGIN_DIR)
 vim.cmd("runtime! plugin/agent_ls.lua")
@@ -25,6 +25,19 @@ vim.cmd("AgentChat " .. env.MESSAGE)
 local state = require("agent_ls.chat").state()
 out.finished = vim.wait(60000, function() return not state.busy end, 20)
 out.chat = vim.api.nvim_buf_get_lines(state.buf, 0, -1, false)
+out.chat_is_current = vim.api.nvim_get_current_buf() == state.buf
+local greetings = io.open(env.WORKSPACE .. "/greetings.py")
+out.greetings = greetings and greetings:read("*a")
+if greetings then greetings:close() end
+
+-- :AgentUndo typed in the chat window undoes the chat's plan (the chat's workspace).
+vim.cmd("AgentUndo")
+vim.wait(10000, function()
+  for _, note in ipairs(out.notes) do
+    if note:find("undid", 1, true) or note:find("failed", 1, true) then return true end
+  end
+  return false
+end, 20)
 out.roots = vim.tbl_map(function(c) return c.config.root_dir end, clients())
 
 local file = io.open(env.RESULT_FILE, "w")

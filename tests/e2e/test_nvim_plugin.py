@@ -245,9 +245,13 @@ def test_a_plan_writes_into_the_workspace_of_the_file(
 
     assert seen["cwd"] == str(cwd)
     assert seen["finished"], seen
-    assert sorted(tmp_path.rglob("greetings.py")) == [workspace / "greetings.py"], seen["chat"]
-    assert (workspace / "greetings.py").read_text() == GREETINGS
-    assert seen["roots"] == [str(workspace)]
+    assert seen["greetings"] == GREETINGS, seen["chat"]
+    assert seen["chat_is_current"]
+    # :AgentUndo in the chat window undid the plan in the chat's workspace: no greetings.py
+    # anywhere (neither left in the workspace nor written into the current directory).
+    assert any(note.startswith("agent-ls: undid") for note in seen["notes"]), seen["notes"]
+    assert list(tmp_path.rglob("greetings.py")) == []
+    assert seen["roots"] == [str(workspace)]  # one server, in the workspace
     header, *rest = seen["chat"]
     assert header.startswith(f"workspace {workspace} ({why}"), header
     assert not any("workspace" in line for line in rest), rest  # said once
