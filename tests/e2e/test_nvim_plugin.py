@@ -179,6 +179,7 @@ def test_checkpoint_quickfix_points_into_each_workspace_folder(
 
 WORKSPACE_SCRIPT = Path(__file__).with_name("nvim_workspace.lua")
 TRANSCRIPT_SCRIPT = Path(__file__).with_name("nvim_transcript.lua")
+STOP_SCRIPT = Path(__file__).with_name("nvim_stop.lua")
 MARKERS = (".git", "pyproject.toml", "package.json", "Cargo.toml", "go.mod")  # the defaults
 GREETINGS = "print('hello')\n"
 WRITE_GREETINGS = {
@@ -328,3 +329,59 @@ def test_chat_window_prompt_echo_and_one_blank_line_between_segments(
         "you> ",
     ], "\n".join(seen["chat"])
     assert seen["after_first"] == [*seen["chat"][:20], "you> "]  # the prompt is back at once
+
+
+@pytest.mark.parametrize("nvim", neovims())
+def test_agent_stop_ends_the_turn_once_and_the_chat_goes_on(
+    fakellm: FakeLLM, tmp_path: Path, nvim: str
+) -> None:
+    """:AgentStop while the model stalls: the turn ends with one "cancelled" line and the
+    prompt, the server's late answer to the cancelled request adds nothing, and the next
+    message is answered in a turn of its own."""
+    workspace = git_repo(tmp_path / "ws", {"app.py": "print('app')\n"})
+    list_files = {"action": "tool_call", "tool_call": {"function_name": "list_files", "args": {}}}
+    fakellm.set_script(
+        {
+            "replies": [
+                fenced_json("Let me look.\n", list_files),
+                {"content": "never sent", "hold": "stall"},
+                doc(action="text_response", text_response="Back again."),
+            ]
+        }
+    )
+
+    seen = run_neovim(
+        STOP_SCRIPT,
+        tmp_path,
+        workspace,
+        fakellm,
+        workspace / "app.py",
+        nvim=nvim,
+        MESSAGE="Look around",
+        SECOND="Again",
+        PLUGIN_DIR=str(PLUGIN),
+    )
+
+    assert seen["stalled"], seen
+    assert not seen["busy_after_stop"]
+    assert seen["second_finished"], seen
+    assert seen["chat"] == [
+        f"workspace {workspace} (the nearest folder with .git)",
+        "",
+        "you> Look around",
+        "",
+        "agent-ls:",
+        "Let me look.",
+        "",
+        "  ⚙ list_files {}",
+        "  ✓ list_files",
+        "",
+        "  ! cancelled",
+        "",
+        "you> Again",
+        "",
+        "agent-ls:",
+        "Back again.",
+        "",
+        "you> ",
+    ], "\n".join(seen["chat"])

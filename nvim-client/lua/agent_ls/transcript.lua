@@ -126,12 +126,11 @@ function Transcript:text(delta)
 end
 
 --- A step of the turn: kind "tool" (calls, results), "plan" (the plan, files applied) or
---- "note" (errors, the outcome); steps of one kind stay together.
+--- "note" (errors, the outcome); steps of one kind stay together. Outside a turn (a step
+--- of a request :AgentStop ended) nothing is shown.
 function Transcript:step(kind, lines)
   if self:open() then
     self:segment(kind, lines)
-  else
-    self:note(lines)
   end
 end
 
