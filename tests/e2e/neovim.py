@@ -40,14 +40,16 @@ def run_neovim(
     tmp_path: Path,
     workspace: Path,
     llm: FakeLLM,
-    open_file: Path,
+    open_file: Path | None,
     nvim: str | None = None,
+    cwd: Path | None = None,
     **extra_env: str,
 ) -> dict[str, Any]:
     """Run `script` in `nvim --headless` with a private HOME; the JSON it wrote to RESULT_FILE.
 
-    The script reads AGENT_LS_PYTHON, WORKSPACE, LLM_URL, OPEN_FILE and RESULT_FILE (plus
-    `extra_env`) from its environment.
+    The script reads AGENT_LS_PYTHON, WORKSPACE, LLM_URL, OPEN_FILE ("" for no file) and
+    RESULT_FILE (plus `extra_env`) from its environment. Neovim starts in `cwd` (default:
+    `workspace`).
     """
     home = tmp_path / "home"
     home.mkdir()
@@ -61,7 +63,7 @@ def run_neovim(
         "AGENT_LS_PYTHON": sys.executable,
         "WORKSPACE": str(workspace),
         "LLM_URL": llm.base_url_openai,
-        "OPEN_FILE": str(open_file),
+        "OPEN_FILE": "" if open_file is None else str(open_file),
         "RESULT_FILE": str(result_file),
         **extra_env,
     }
@@ -78,7 +80,7 @@ def run_neovim(
             f"luafile {script}",
         ],
         env=env,
-        cwd=workspace,
+        cwd=cwd or workspace,
         capture_output=True,
         text=True,
         timeout=180,

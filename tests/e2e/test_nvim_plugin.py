@@ -4,6 +4,7 @@ tool calls and the plan, the files changed on disk and in the open buffer, :Agen
 
 from __future__ import annotations
 
+import re
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -16,7 +17,6 @@ from tests.e2e.conversations import (
     NEW_MODULE,
     SEED_FILES,
     doc,
-    seed_project,
     tree,
 )
 from tests.e2e.neovim import neovims, run_neovim
@@ -27,9 +27,17 @@ REVIEW_SCRIPT = Path(__file__).with_name("nvim_review.lua")
 PLUGIN = Path(__file__).resolve().parents[2] / "nvim-client"
 
 
+def git_repo(root: Path, files: dict[str, str]) -> Path:
+    for relative, text in files.items():
+        (root / relative).parent.mkdir(parents=True, exist_ok=True)
+        (root / relative).write_text(text)
+    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
+    return root
+
+
 @pytest.mark.parametrize("nvim", neovims())
 def test_chat_plan_and_undo_through_the_plugin(fakellm: FakeLLM, tmp_path: Path, nvim: str) -> None:
-    workspace = seed_project(tmp_path / "ws")
+    workspace = git_repo(tmp_path / "ws", SEED_FILES)  # .git: the workspace is ws, not ws/src
     before = tree(workspace)
     fakellm.set_script({"replies": FULL_CONVERSATION})
 
@@ -76,7 +84,7 @@ def test_chat_plan_and_undo_through_the_plugin(fakellm: FakeLLM, tmp_path: Path,
 def test_review_mode_plan_accepted_through_the_code_action(
     fakellm: FakeLLM, tmp_path: Path, nvim: str
 ) -> None:
-    workspace = seed_project(tmp_path / "ws")
+    workspace = git_repo(tmp_path / "ws", SEED_FILES)  # .git: the workspace is ws, not ws/src
     fakellm.set_script({"replies": FULL_CONVERSATION})
 
     seen = run_neovim(
@@ -101,14 +109,6 @@ def test_review_mode_plan_accepted_through_the_code_action(
 
 
 MULTIROOT_SCRIPT = Path(__file__).with_name("nvim_multiroot.lua")
-
-
-def git_repo(root: Path, files: dict[str, str]) -> Path:
-    for relative, text in files.items():
-        (root / relative).parent.mkdir(parents=True, exist_ok=True)
-        (root / relative).write_text(text)
-    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
-    return root
 
 
 def bump(folder: str) -> dict[str, Any]:
@@ -175,3 +175,213 @@ def test_checkpoint_quickfix_points_into_each_workspace_folder(
         front / "src/app.py": "print('front v2')",
         back / "src/app.py": "print('back v2')",
     }
+
+
+WORKSPACE_SCRIPT = Path(__file__).with_name("nvim_workspace.lua")
+TRANSCRIPT_SCRIPT = Path(__file__).with_name("nvim_transcript.lua")
+STOP_SCRIPT = Path(__file__).with_name("nvim_stop.lua")
+MARKERS = (".git", "pyproject.toml", "package.json", "Cargo.toml", "go.mod")  # the defaults
+GREETINGS = "print('hello')\n"
+WRITE_GREETINGS = {
+    "action": "start_multi_file",
+    "plan": {"description": "Add greetings", "files_to_modify": ["/greetings.py"]},
+    "first_file": {
+        "action": "create_file",
+        "file": {"path": "/greetings.py", "content": GREETINGS},
+    },
+}
+
+
+def fenced_json(prose: str, document: dict[str, Any]) -> str:
+    return f"{prose}```json\n{doc(**document)}\n```\n"
+
+
+@pytest.mark.parametrize("nvim", neovims())
+@pytest.mark.parametrize("layout", ["no-marker", "nested-markers", "no-file"])
+def test_a_plan_writes_into_the_workspace_of_the_file(
+    fakellm: FakeLLM, tmp_path: Path, nvim: str, layout: str
+) -> None:
+    """Neovim started in another folder: a chat opened from a file works in that file's
+    workspace — the nearest folder holding a root marker, else the file's own folder — and its
+    plan writes there, never into the current directory. With no file open the current
+    directory is the workspace, and the chat's first line says so."""
+    assert not [
+        folder / marker
+        for folder in (tmp_path, *tmp_path.parents)
+        for marker in MARKERS
+        if (folder / marker).exists()
+    ], "the test's temporary folder must not be inside a project (pytest --basetemp)"
+    cwd = tmp_path / "elsewhere"
+    cwd.mkdir()
+    open_file: Path | None
+    if layout == "no-marker":
+        workspace = tmp_path / "notes"
+        workspace.mkdir()
+        open_file = workspace / "todo.py"
+        open_file.write_text("print('todo')\n")
+        why = "the file's folder: no root marker (.git, pyproject.toml, package.json, "
+    elif layout == "nested-markers":
+        repo = git_repo(tmp_path / "repo", {"pkg/pyproject.toml": "", "pkg/src/mod.py": ""})
+        workspace = repo / "pkg"
+        open_file = workspace / "src" / "mod.py"
+        why = "the nearest folder with pyproject.toml)"
+    else:
+        workspace, open_file = cwd, None
+        why = "no file open: Neovim's current directory)"
+    fakellm.set_script(
+        {"replies": [doc(**WRITE_GREETINGS), doc(action="text_response", text_response="Done.")]}
+    )
+
+    seen = run_neovim(
+        WORKSPACE_SCRIPT,
+        tmp_path,
+        workspace,
+        fakellm,
+        open_file,
+        nvim=nvim,
+        cwd=cwd,
+        MESSAGE="Add greetings",
+        PLUGIN_DIR=str(PLUGIN),
+    )
+
+    assert seen["cwd"] == str(cwd)
+    assert seen["finished"], seen
+    assert seen["greetings"] == GREETINGS, seen["chat"]
+    assert seen["chat_is_current"]
+    # :AgentUndo in the chat window undid the plan in the chat's workspace: no greetings.py
+    # anywhere (neither left in the workspace nor written into the current directory).
+    assert any(note.startswith("agent-ls: undid") for note in seen["notes"]), seen["notes"]
+    assert list(tmp_path.rglob("greetings.py")) == []
+    assert seen["roots"] == [str(workspace)]  # one server, in the workspace
+    header, *rest = seen["chat"]
+    assert header.startswith(f"workspace {workspace} ({why}"), header
+    assert not any("workspace" in line for line in rest), rest  # said once
+    assert "you> Add greetings" in rest
+
+
+@pytest.mark.parametrize("nvim", neovims())
+def test_chat_window_prompt_echo_and_one_blank_line_between_segments(
+    fakellm: FakeLLM, tmp_path: Path, nvim: str
+) -> None:
+    """The chat window as a user reads it: `you> ` is there as soon as it opens (before
+    Insert mode), `:AgentChat message` shows the message as if typed, and a turn of text, a
+    tool call, more text, a plan and a last answer has one blank line between its segments —
+    the blank lines the model's prose ends or starts with are not shown as runs."""
+    workspace = git_repo(tmp_path / "ws", {"app.py": "print('app')\n"})
+    list_files = {"action": "tool_call", "tool_call": {"function_name": "list_files", "args": {}}}
+    fakellm.set_script(
+        {
+            "replies": [
+                fenced_json("Let me look first.\n\n\n", list_files),
+                fenced_json("\n\nI will write the module.\n\n\n\n", WRITE_GREETINGS),
+                doc(
+                    action="text_response", text_response="\n\nDone: greetings.py says hello.\n\n\n"
+                ),
+                doc(action="text_response", text_response="You are welcome."),
+            ]
+        }
+    )
+
+    seen = run_neovim(
+        TRANSCRIPT_SCRIPT,
+        tmp_path,
+        workspace,
+        fakellm,
+        workspace / "app.py",
+        nvim=nvim,
+        MESSAGE="Add greetings",
+        SECOND="Thanks",
+        PLUGIN_DIR=str(PLUGIN),
+    )
+    header = f"workspace {workspace} (the nearest folder with .git)"
+    assert seen["opened"] == [header, "", "you> "]
+    assert seen["opened_mode"] == "n"
+    assert seen["first_finished"], seen
+    assert seen["second_sent"], "Enter at the prompt did not send the message"
+    assert seen["second_finished"], seen
+    chat = [re.sub(r"applied as \w+ ", "applied as ID ", line) for line in seen["chat"]]
+    assert chat == [
+        header,
+        "",
+        "you> Add greetings",
+        "",
+        "agent-ls:",
+        "Let me look first.",
+        "",
+        "  ⚙ list_files {}",
+        "  ✓ list_files",
+        "",
+        "I will write the module.",
+        "",
+        "  ▶ plan: Add greetings",
+        "      greetings.py",
+        "  ✎ create_file greetings.py",
+        "",
+        "Done: greetings.py says hello.",
+        "",
+        "  ↺ applied as ID (:AgentUndo reverts it)",
+        "",
+        "you> Thanks",
+        "",
+        "agent-ls:",
+        "You are welcome.",
+        "",
+        "you> ",
+    ], "\n".join(seen["chat"])
+    assert seen["after_first"] == [*seen["chat"][:20], "you> "]  # the prompt is back at once
+
+
+@pytest.mark.parametrize("nvim", neovims())
+def test_agent_stop_ends_the_turn_once_and_the_chat_goes_on(
+    fakellm: FakeLLM, tmp_path: Path, nvim: str
+) -> None:
+    """:AgentStop while the model stalls: the turn ends with one "cancelled" line and the
+    prompt, the server's late answer to the cancelled request adds nothing, and the next
+    message is answered in a turn of its own."""
+    workspace = git_repo(tmp_path / "ws", {"app.py": "print('app')\n"})
+    list_files = {"action": "tool_call", "tool_call": {"function_name": "list_files", "args": {}}}
+    fakellm.set_script(
+        {
+            "replies": [
+                fenced_json("Let me look.\n", list_files),
+                {"content": "never sent", "hold": "stall"},
+                doc(action="text_response", text_response="Back again."),
+            ]
+        }
+    )
+
+    seen = run_neovim(
+        STOP_SCRIPT,
+        tmp_path,
+        workspace,
+        fakellm,
+        workspace / "app.py",
+        nvim=nvim,
+        MESSAGE="Look around",
+        SECOND="Again",
+        PLUGIN_DIR=str(PLUGIN),
+    )
+
+    assert seen["stalled"], seen
+    assert not seen["busy_after_stop"]
+    assert seen["second_finished"], seen
+    assert seen["chat"] == [
+        f"workspace {workspace} (the nearest folder with .git)",
+        "",
+        "you> Look around",
+        "",
+        "agent-ls:",
+        "Let me look.",
+        "",
+        "  ⚙ list_files {}",
+        "  ✓ list_files",
+        "",
+        "  ! cancelled",
+        "",
+        "you> Again",
+        "",
+        "agent-ls:",
+        "Back again.",
+        "",
+        "you> ",
+    ], "\n".join(seen["chat"])

@@ -3,27 +3,13 @@
 local client = require("agent_ls.client")
 local config = require("agent_ls.config")
 local progress = require("agent_ls.progress")
+local transcript = require("agent_ls.transcript")
 
 local M = {}
-local chat = nil -- { buf, session_id, root, busy, last_result }
+local chat = nil -- { buf, transcript, session_id, root, busy, request, last_result }
 
 local function valid()
   return chat ~= nil and vim.api.nvim_buf_is_valid(chat.buf)
-end
-
--- Lines go above the prompt line (the buffer's last line).
-local function append(lines)
-  local count = vim.api.nvim_buf_line_count(chat.buf)
-  vim.api.nvim_buf_set_lines(chat.buf, count - 1, count - 1, false, lines)
-end
-
--- A streamed delta continues the last answer line; its newlines start new ones.
-local function stream(text)
-  local count = vim.api.nvim_buf_line_count(chat.buf)
-  local last = count - 2
-  local current = vim.api.nvim_buf_get_lines(chat.buf, last, last + 1, false)[1] or ""
-  local pieces = vim.split(current .. text, "\n", { plain = true })
-  vim.api.nvim_buf_set_lines(chat.buf, last, last + 1, false, pieces)
 end
 
 local function json(value)
@@ -35,50 +21,58 @@ local function on_progress(params)
   if not valid() then
     return
   end
+  local t = chat.transcript
   local data = params.data or {}
   local kind = params.kind
   if kind == "text" then
-    stream(params.delta or "")
+    t:text(params.delta or "")
   elseif kind == "tool_call" then
-    append({ "  ⚙ " .. tostring(data.name) .. " " .. json(data.args or {}), "" })
+    t:step("tool", { "  ⚙ " .. tostring(data.name) .. " " .. json(data.args or {}) })
   elseif kind == "tool_result" then
-    append({ "  " .. (data.ok and "✓ " or "✗ ") .. tostring(data.name), "" })
+    t:step("tool", { "  " .. (data.ok and "✓ " or "✗ ") .. tostring(data.name) })
   elseif kind == "plan" then
-    append({ "  ▶ plan: " .. tostring(data.description or ""), "" })
+    t:step("plan", { "  ▶ plan: " .. tostring(data.description or "") })
     for _, path in ipairs(data.files or {}) do
-      append({ "      " .. path, "" })
+      t:step("plan", { "      " .. path })
     end
   elseif kind == "file_applied" then
-    append({ "  ✎ " .. tostring(data.action) .. " " .. tostring(data.path), "" })
+    t:step("plan", { "  ✎ " .. tostring(data.action) .. " " .. tostring(data.path) })
   elseif kind == "error" then
-    append({ "  ! " .. tostring(data.message), "" })
+    t:step("note", { "  ! " .. tostring(data.message) })
   end
 end
 
-local function finish(err, result)
-  chat.busy = false
-  if not valid() then
-    return
-  end
+-- The outcome of a turn, as the lines that end it.
+local function outcome(err, result)
   if err then
-    append({ "", "  ! " .. (err.message or tostring(err)), "" })
-  else
+    return { "  ! " .. (err.message or tostring(err)) }
+  end
+  local plan = result and result.plan
+  if plan and plan ~= vim.NIL and plan.state == "pending" then
+    return { "  ⏸ plan pending review: :AgentAccept / :AgentReject [reason]" }
+  elseif result and result.checkpointId and result.checkpointId ~= vim.NIL then
+    return { "  ↺ applied as " .. result.checkpointId .. " (:AgentUndo reverts it)" }
+  end
+  return {}
+end
+
+local function finish(request, err, result)
+  if not valid() or chat.request ~= request then
+    return -- the chat was closed, or this request was cancelled (:AgentStop said so)
+  end
+  chat.busy, chat.request = false, nil
+  if not err then
     chat.last_result = result
     chat.session_id = result and result.sessionId or chat.session_id
-    local plan = result and result.plan
-    if plan and plan ~= vim.NIL and plan.state == "pending" then
-      append({ "", "  ⏸ plan pending review: :AgentAccept / :AgentReject [reason]" })
-    elseif result and result.checkpointId and result.checkpointId ~= vim.NIL then
-      append({ "", "  ↺ applied as " .. result.checkpointId .. " (:AgentUndo reverts it)" })
-    end
   end
-  append({ "" })
+  chat.transcript:finish(outcome(err, result))
   -- Files the plan wrote on disk: reload unmodified buffers showing them.
   vim.cmd("silent! checktime")
 end
 
---- Send `text` in the chat's session; the answer streams into the chat buffer.
-function M.send(text)
+--- Send `text` in the chat's session; the answer streams into the chat buffer. `echo`: the
+--- text was not typed at the prompt, so the transcript shows it as if it had been.
+function M.send(text, echo)
   if not valid() then
     M.open()
   end
@@ -89,44 +83,60 @@ function M.send(text)
     vim.notify("agent-ls: a request is still running (:AgentStop cancels it)", vim.log.levels.WARN)
     return
   end
+  if echo then
+    chat.transcript:echo(text)
+  end
   local c, err = client.current(chat.root)
   if not c then
-    append({ "  ! " .. err, "" })
+    chat.transcript:note({ "  ! " .. err })
     return
   end
   chat.busy = true
-  append({ "", "agent-ls:", "" })
+  chat.transcript:begin()
   if chat.session_id == nil then
     progress.adopt_next(on_progress) -- the server names the session in its first notification
   end
   local params = { message = text, sessionId = chat.session_id }
-  local _, request_id = c.request("agent/chat", params, finish, chat.buf)
-  chat.request = { client = c, id = request_id }
+  local request = {}
+  local _, request_id = c.request("agent/chat", params, function(e, result)
+    finish(request, e, result)
+  end, chat.buf)
+  request.client, request.id = c, request_id
+  chat.request = request
 end
 
 --- Cancel the request in flight (the server rolls back an unfinished plan).
 function M.stop()
   if valid() and chat.busy and chat.request then
     chat.request.client.cancel_request(chat.request.id)
-    chat.busy = false
-    append({ "  ! cancelled", "" })
+    chat.busy, chat.request = false, nil
+    chat.transcript:finish({ "  ! cancelled" })
   end
+end
+
+-- The first line of the transcript: the workspace the chat works in, and why that folder.
+local function header(root, why)
+  return "workspace " .. root .. " (" .. why .. ")"
+end
+
+local function create(root, why)
+  local buf = vim.api.nvim_create_buf(false, true)
+  vim.api.nvim_buf_set_name(buf, "agent-ls://chat")
+  vim.bo[buf].buftype = "prompt"
+  vim.bo[buf].filetype = "markdown"
+  vim.bo[buf].swapfile = false
+  vim.b[buf].agent_ls_root = root -- commands run from the chat act on its workspace
+  vim.fn.prompt_setprompt(buf, transcript.PROMPT)
+  chat = { buf = buf, transcript = transcript.new(buf, header(root, why)), busy = false, root = root }
+  vim.fn.prompt_setcallback(buf, function(text)
+    M.send(text)
+  end)
 end
 
 --- Open (or show) the chat buffer; `message` is sent at once when given.
 function M.open(message)
-  local root = valid() and chat.root or client.root_for(0)
   if not valid() then
-    local buf = vim.api.nvim_create_buf(false, true)
-    vim.api.nvim_buf_set_name(buf, "agent-ls://chat")
-    vim.bo[buf].buftype = "prompt"
-    vim.bo[buf].filetype = "markdown"
-    vim.bo[buf].swapfile = false
-    vim.fn.prompt_setprompt(buf, "you> ")
-    chat = { buf = buf, session_id = nil, busy = false, root = root }
-    vim.fn.prompt_setcallback(buf, function(text)
-      M.send(text)
-    end)
+    create(client.root_for(0))
   end
   if vim.fn.bufwinid(chat.buf) == -1 then
     local how = config.options.chat_window
@@ -134,7 +144,7 @@ function M.open(message)
     vim.api.nvim_win_set_buf(0, chat.buf)
   end
   if message and vim.trim(message) ~= "" then
-    M.send(message)
+    M.send(message, true)
   end
   return chat.buf
 end

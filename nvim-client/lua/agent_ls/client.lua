@@ -5,21 +5,58 @@ local config = require("agent_ls.config")
 local M = {}
 local by_root = {} -- root -> client id
 
---- The workspace root of a file: the nearest folder holding a root marker, else the cwd.
-function M.root_for(bufnr)
-  local name = vim.api.nvim_buf_get_name(bufnr or 0)
-  local dir = name ~= "" and vim.fn.fnamemodify(name, ":p:h") or vim.fn.getcwd()
+-- The file a buffer shows, or nil: an empty buffer, a help, quickfix, terminal or chat buffer,
+-- or a buffer of a plugin's URL (fugitive://, oil://) has none.
+local function file_of(bufnr)
+  local name = vim.api.nvim_buf_get_name(bufnr)
+  if name == "" or vim.bo[bufnr].buftype ~= "" or name:match("^%a[%w+.-]*://") then
+    return nil
+  end
+  return vim.fn.fnamemodify(name, ":p")
+end
+
+-- The first of the root markers `dir` holds, or nil.
+local function marker_in(dir)
+  local stat = (vim.uv or vim.loop).fs_stat
   for _, marker in ipairs(config.options.root_markers) do
-    local folder = vim.fn.finddir(marker, dir .. ";")
-    if folder ~= "" then
-      return vim.fn.fnamemodify(folder, ":p:h:h") -- ":p" of a folder ends with "/"
-    end
-    local file = vim.fn.findfile(marker, dir .. ";")
-    if file ~= "" then
-      return vim.fn.fnamemodify(file, ":p:h")
+    if stat(dir .. "/" .. marker) then
+      return marker
     end
   end
-  return vim.fn.getcwd()
+  return nil
+end
+
+--- The workspace root of a buffer, and why that folder (a phrase the chat shows):
+--- - a file's: the nearest folder holding a root marker (config root_markers), starting with
+---   the file's own folder; without one above it, the file's own folder;
+--- - a buffer with no file (an empty buffer, :AgentChat from nothing): Neovim's current
+---   directory;
+--- - the chat buffer: the chat's workspace.
+function M.root_for(bufnr)
+  bufnr = (bufnr == nil or bufnr == 0) and vim.api.nvim_get_current_buf() or bufnr
+  local own = vim.b[bufnr].agent_ls_root
+  if own then
+    return own, "the chat's workspace"
+  end
+  local file = file_of(bufnr)
+  if not file then
+    return vim.fn.getcwd(), "no file open: Neovim's current directory"
+  end
+  local folder = vim.fn.fnamemodify(file, ":h")
+  local dir = folder
+  while true do
+    local marker = marker_in(dir)
+    if marker then
+      return dir, "the nearest folder with " .. marker
+    end
+    local parent = vim.fn.fnamemodify(dir, ":h")
+    if parent == dir then
+      break
+    end
+    dir = parent
+  end
+  local markers = table.concat(config.options.root_markers, ", ")
+  return folder, "the file's folder: no root marker (" .. markers .. ") in it or above it"
 end
 
 local function alive(id)
@@ -57,7 +94,7 @@ function M.attach(bufnr)
   if vim.bo[bufnr].buftype ~= "" or vim.api.nvim_buf_get_name(bufnr) == "" then
     return
   end
-  local id = M.ensure(M.root_for(bufnr))
+  local id = M.ensure((M.root_for(bufnr)))
   if id then
     vim.lsp.buf_attach_client(bufnr, id)
   end
@@ -78,7 +115,7 @@ end
 --- The running client for `root` (default: the current buffer's root), started if needed and
 --- ready for requests; nil + message when it cannot be had.
 function M.current(root)
-  local id, err = M.ensure(root or M.root_for(0))
+  local id, err = M.ensure(root or (M.root_for(0)))
   if not id then
     return nil, err
   end

@@ -8,7 +8,8 @@ M.defaults = {
   init_options = { agentLs = {} },
   -- Start/attach agent-ls for every normal file buffer (false: only when a command needs it).
   autostart = true,
-  -- Folder markers that decide the workspace root (else the current directory).
+  -- The workspace root of a file: the nearest folder (the file's own, then up) holding one of
+  -- these; without one, the file's own folder. With no file open: the current directory.
   root_markers = { ".git", "pyproject.toml", "package.json", "Cargo.toml", "go.mod" },
   -- How the chat window opens: "vsplit", "split" or "tab".
   chat_window = "vsplit",

@@ -5,6 +5,8 @@
 --
 -- Commands: :AgentChat [message], :AgentStop, :AgentUndo[!], :AgentRedo[!] (! = force),
 -- :AgentCheckpoints, :AgentAccept [files], :AgentReject [reason]. Health: :checkhealth agent_ls.
+-- The workspace of a file: the nearest folder with a root marker, else the file's own folder;
+-- the current directory only with no file open (client.root_for, README "Neovim").
 local config = require("agent_ls.config")
 
 local M = {}
