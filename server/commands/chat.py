@@ -29,7 +29,6 @@ from server.session import ServerState
 from server.turns.assembly import FrontEnd, run_front_end_turn
 from server.turns.turn import AgentError, ChatSession, TurnOutcome
 from server.wording import empty_message_problem, setting_line, workspace_problem
-from server.workspace import open_folder
 
 
 class StdoutSink:
@@ -105,7 +104,7 @@ async def chat_once(
             progress.clear()
             print(EMBEDDED_NOTE, file=sys.stderr, flush=True)
             progress.detail = generated_tokens
-        folder = await asyncio.to_thread(open_folder, root)
+        folder = await state.folders.get(root, config.allowSecretFiles)
         session = ChatSession("cli")
         front = FrontEnd(root, [folder], DiskApplier(root), sink)
         turn = await run_front_end_turn(state, front, session, message)

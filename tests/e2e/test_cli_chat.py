@@ -10,7 +10,15 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.conversations import FULL_CONVERSATION, NEW_APP, NEW_MODULE, seed_project, tree
+from tests.e2e.conversations import (
+    FULL_CONVERSATION,
+    NEW_APP,
+    NEW_MODULE,
+    doc,
+    seed_project,
+    tool,
+    tree,
+)
 from tests.fakellm import FakeLLM
 
 AGENT_LS = str(Path(sys.executable).parent / "agent-ls")
@@ -183,3 +191,20 @@ def test_cli_plan_is_applied_on_disk_and_undone_and_redone_from_the_terminal(
     assert cli("redo").returncode == 0
     assert tree(workspace) == after
     assert cli("redo").returncode == 1  # nothing left to redo: a clear refusal
+
+
+@pytest.mark.parametrize("allowed", ["", ".env"], ids=["denied", "allowed"])
+def test_secret_files_follow_the_environment_allow_list(tmp_path: Path, allowed: str) -> None:
+    """The terminal has no editor settings: AGENT_LS_ALLOW_SECRET_FILES lets the model read a
+    secret-looking file, as it does for ACP and the editors; without it the file is refused."""
+    (tmp_path / ".env").write_text("API_KEY=sk-test-9\n")
+    script = {
+        "replies": [tool("read_file", path=".env"), doc(action="text_response", text_response="ok")]
+    }
+    env = {"AGENT_LS_ALLOW_SECRET_FILES": allowed} if allowed else {}
+    with FakeLLM(script) as llm:
+        done = run_chat(llm, "--workspace", str(tmp_path), "read .env", **env)
+        sent = json.dumps(llm.requests[1].body)
+    assert done.returncode == 0, done.stderr
+    assert ("sk-test-9" in sent) is bool(allowed)
+    assert ("secret deny list" in sent) is not bool(allowed)
