@@ -59,18 +59,17 @@ class Rules:
 
 def _matches(regex: re.Pattern[str], path: str, *, is_dir: bool) -> bool:
     """Does the pattern match `path` itself? pathspec's regexes also match what lies below
-    a matched folder: the `ps_d` group then holds the "/" after that folder."""
-    found = regex.match(path)
-    if found is not None:
-        return "ps_d" not in regex.groupindex or found.group("ps_d") is None
-    if not is_dir:
+    a matched folder: the `ps_d` group then holds the "/" after that folder. They are
+    searched, as pathspec does: since pathspec 1.0 a few are unanchored (`*` is `.`, `*/`
+    is `(?P<ps_d>/)`), so every place they match is looked at."""
+    marked = "ps_d" in regex.groupindex
+    if any(not marked or found.group("ps_d") is None for found in regex.finditer(path)):
+        return True
+    if not is_dir or not marked:
         return False
-    found = regex.match(path + "/")  # folder-only patterns (`build/`) name the folder itself
-    return (
-        found is not None
-        and "ps_d" in regex.groupindex
-        and found.group("ps_d") is not None
-        and found.start("ps_d") == len(path)
+    return any(  # folder-only patterns (`build/`) name the folder itself
+        found.group("ps_d") is not None and found.start("ps_d") == len(path)
+        for found in regex.finditer(path + "/")
     )
 
 

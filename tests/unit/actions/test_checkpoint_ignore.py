@@ -170,3 +170,27 @@ def test_a_workspace_below_the_repository_root_uses_the_root_rules(tmp_path: Pat
         with pytest.raises(CheckpointRefused, match="ignored"):
             store.begin_plan(description="p", session_id="s", paths=[refused])
     store.begin_plan(description="p", session_id="s", paths=["keep.cache", "src/a.js"]).rollback()
+
+
+@pytest.mark.parametrize(
+    "rules",
+    [
+        "*\n!*/\n!*.py\n",  # a whitelist: every folder re-included, only .py files kept
+        "*/\n",  # every folder
+        "src/**\n!src/keep/**\n",
+        "**\n!**/\n!*.txt\n",
+    ],
+)
+def test_unanchored_patterns_match_git(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, rules: str
+) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    root = tmp_path / "repo"
+    paths = ["a.py", "a.txt", "src/b.py", "src/b.txt", "src/keep/c.py", "src/deep/d/e.txt"]
+    for path in paths:
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(path)
+    git(root, "init", "-q")
+    (root / ".gitignore").write_text(rules)
+    assert RepoIgnore(root).ignored(paths) == git_verdicts(root, paths)
