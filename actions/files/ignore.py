@@ -1,4 +1,9 @@
-"""git's ignore rules of the user's repositories, matched in-process (no `git check-ignore`).
+"""git's ignore rules, matched in-process (no `git check-ignore`): the one matcher of agent-ls.
+
+Two users. The listing's walk (outside a git work tree) and the index's single-file updates
+match the `.gitignore` files of a folder tree (`IgnoreTree`); the checkpoint store matches
+everything git applies in a repository (`RepoIgnore`: that tree plus info/exclude, the
+global excludes file and the index's tracked files).
 
 `git check-ignore` reads the whole index of the repository on every call (27-29 ms at 100k
 committed files); a checkpoint only needs a verdict for the few paths a plan touches. The
@@ -22,13 +27,13 @@ from __future__ import annotations
 import logging
 import os
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path, PurePosixPath
 
 import git
 import pathspec
 
-from actions.checkpoints.gitenv import clean_git_env, run_git
+from actions.files.gitenv import clean_git_env, run_git
 
 log = logging.getLogger(__name__)
 _Stamp = tuple[int, int, int]
@@ -74,12 +79,19 @@ def _matches(regex: re.Pattern[str], path: str, *, is_dir: bool) -> bool:
 
 
 class IgnoreFiles:
-    """Parsed ignore files, re-read when they change on disk."""
+    """Parsed ignore files, re-read when they change on disk (``recheck``), or read once:
+    a walk or a batch of checks sees each file as it was when first needed."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, recheck: bool = True) -> None:
+        self._recheck = recheck
         self._cache: dict[Path, tuple[_Stamp, Rules]] = {}
+        self._read_once: dict[Path, Rules | None] = {}
 
     def spec(self, path: Path) -> Rules | None:
+        if not self._recheck:
+            if path not in self._read_once:
+                self._read_once[path] = _read_rules(path)
+            return self._read_once[path]
         try:
             info = path.stat()
         except OSError:
@@ -88,44 +100,43 @@ class IgnoreFiles:
         cached = self._cache.get(path)
         if cached is not None and cached[0] == stamp:
             return cached[1]
-        try:
-            lines = path.read_bytes().decode("utf-8", "replace").splitlines()
-        except OSError:
-            return None
-        rules = Rules(lines)
-        self._cache[path] = (stamp, rules)
+        rules = _read_rules(path)
+        if rules is not None:
+            self._cache[path] = (stamp, rules)
         return rules
 
 
-class RepoIgnore:
-    """The ignore rules of one repository (its work tree root and common git dir)."""
+def _read_rules(path: Path) -> Rules | None:
+    try:
+        lines = path.read_bytes().decode("utf-8", "replace").splitlines()
+    except OSError:
+        return None
+    return Rules(lines)
 
-    def __init__(self, root: Path, files: IgnoreFiles | None = None) -> None:
+
+class IgnoreTree:
+    """The `.gitignore` files of the tree below `root` (a path's folder up to `root`, the
+    deepest first), then `sources` (files whose patterns apply from `root`). The first file
+    with a matching pattern decides."""
+
+    def __init__(self, root: Path, files: IgnoreFiles, sources: Sequence[Path | None] = ()) -> None:
         self.root = root
-        self._files = files or IgnoreFiles()
-        repo = git.Repo(root)
-        self._exclude = Path(repo.common_dir) / "info" / "exclude"
-        self._configs = [Path(repo.common_dir) / "config", *_global_configs()]
-        self._stamp = _stamps(self._configs)
-        self._global = _excludes_file(repo)
+        self._files = files
+        self._sources = [source for source in sources if source is not None]
 
-    def still_valid(self) -> bool:
-        """False once the repository or a git configuration file changed (re-read then)."""
-        return (self.root / ".git").exists() and _stamps(self._configs) == self._stamp
-
-    def ignored(self, paths: Iterable[str]) -> set[str]:
-        """Which of `paths` (relative to the repository root, posix) git ignores."""
-        matched = {path for path in paths if self._ignored(path)}
-        if matched:
-            matched -= self._tracked(matched)
-        return matched
-
-    def _ignored(self, path: str) -> bool:
+    def ignored(self, path: str, *, is_dir: bool = False) -> bool:
+        """Is `path` (relative to `root`, posix) ignored: excluded, or below an excluded
+        folder (git cannot re-include a file there)?"""
         parts = PurePosixPath(path).parts
         for depth in range(1, len(parts)):
             if self._excluded(parts[:depth], is_dir=True):
                 return True
-        return self._excluded(parts, is_dir=False)
+        return self._excluded(parts, is_dir=is_dir)
+
+    def excluded(self, path: str, *, is_dir: bool) -> bool:
+        """The verdict on `path` alone, its folders not looked at (a walk never enters an
+        excluded folder)."""
+        return self._excluded(PurePosixPath(path).parts, is_dir=is_dir)
 
     def _excluded(self, parts: tuple[str, ...], *, is_dir: bool) -> bool:
         for depth in range(len(parts) - 1, -1, -1):  # the deepest .gitignore first
@@ -134,13 +145,36 @@ class RepoIgnore:
                 verdict = spec.verdict("/".join(parts[depth:]), is_dir=is_dir)
                 if verdict is not None:
                     return verdict
-        for source in (self._exclude, self._global):
-            spec = self._files.spec(source) if source is not None else None
+        for source in self._sources:
+            spec = self._files.spec(source)
             if spec is not None:
                 verdict = spec.verdict("/".join(parts), is_dir=is_dir)
                 if verdict is not None:
                     return verdict
         return False
+
+
+class RepoIgnore:
+    """The ignore rules of one repository (its work tree root and common git dir)."""
+
+    def __init__(self, root: Path, files: IgnoreFiles | None = None) -> None:
+        self.root = root
+        repo = git.Repo(root)
+        exclude = Path(repo.common_dir) / "info" / "exclude"
+        self._tree = IgnoreTree(root, files or IgnoreFiles(), [exclude, _excludes_file(repo)])
+        self._configs = [Path(repo.common_dir) / "config", *_global_configs()]
+        self._stamp = _stamps(self._configs)
+
+    def still_valid(self) -> bool:
+        """False once the repository or a git configuration file changed (re-read then)."""
+        return (self.root / ".git").exists() and _stamps(self._configs) == self._stamp
+
+    def ignored(self, paths: Iterable[str]) -> set[str]:
+        """Which of `paths` (relative to the repository root, posix) git ignores."""
+        matched = {path for path in paths if self._tree.ignored(path)}
+        if matched:
+            matched -= self._tracked(matched)
+        return matched
 
     def _tracked(self, paths: set[str]) -> set[str]:
         done = run_git(
