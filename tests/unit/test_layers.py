@@ -3,8 +3,9 @@
 `parsing` imports nothing from `actions` or `server`; `actions` never imports `server`;
 within `actions`, `files` (listing, ignore rules, git environment) sits below its users
 `tools`, `index` and `checkpoints`, the index never imports the tools, and checkpoints
-import neither the tools nor the index. No module reaches itself through its imports (imports under `if TYPE_CHECKING:` count too: a
-cycle a type checker needs is still a cycle a reader has to untangle).
+import neither the tools nor the index. No module reaches itself through its imports
+(imports under `if TYPE_CHECKING:` count too: a cycle a type checker needs is still a cycle
+a reader has to untangle).
 """
 
 from __future__ import annotations
