@@ -67,8 +67,11 @@ def _matches(regex: re.Pattern[str], path: str, *, is_dir: bool) -> bool:
     a matched folder: the `ps_d` group then holds the "/" after that folder. They are
     searched, as pathspec does: since pathspec 1.0 a few are unanchored (`*` is `.`, `*/`
     is `(?P<ps_d>/)`), so every place they match is looked at."""
+    found = regex.search(path)
     marked = "ps_d" in regex.groupindex
-    if any(not marked or found.group("ps_d") is None for found in regex.finditer(path)):
+    if found is not None and (not marked or found.group("ps_d") is None):
+        return True
+    if found is not None and any(more.group("ps_d") is None for more in regex.finditer(path)):
         return True
     if not is_dir or not marked:
         return False
@@ -79,19 +82,12 @@ def _matches(regex: re.Pattern[str], path: str, *, is_dir: bool) -> bool:
 
 
 class IgnoreFiles:
-    """Parsed ignore files, re-read when they change on disk (``recheck``), or read once:
-    a walk or a batch of checks sees each file as it was when first needed."""
+    """Parsed ignore files, re-read when they change on disk."""
 
-    def __init__(self, *, recheck: bool = True) -> None:
-        self._recheck = recheck
+    def __init__(self) -> None:
         self._cache: dict[Path, tuple[_Stamp, Rules]] = {}
-        self._read_once: dict[Path, Rules | None] = {}
 
     def spec(self, path: Path) -> Rules | None:
-        if not self._recheck:
-            if path not in self._read_once:
-                self._read_once[path] = _read_rules(path)
-            return self._read_once[path]
         try:
             info = path.stat()
         except OSError:
@@ -117,11 +113,15 @@ def _read_rules(path: Path) -> Rules | None:
 class IgnoreTree:
     """The `.gitignore` files of the tree below `root` (a path's folder up to `root`, the
     deepest first), then `sources` (files whose patterns apply from `root`). The first file
-    with a matching pattern decides."""
+    with a matching pattern decides. With `files`, each file is re-read when it changes on
+    disk; without, read once (a walk or a batch of checks sees it as it was first needed)."""
 
-    def __init__(self, root: Path, files: IgnoreFiles, sources: Sequence[Path | None] = ()) -> None:
+    def __init__(
+        self, root: Path, files: IgnoreFiles | None = None, sources: Sequence[Path | None] = ()
+    ) -> None:
         self.root = root
         self._files = files
+        self._read: dict[tuple[str, ...], Rules | None] = {}
         self._sources = [source for source in sources if source is not None]
 
     def ignored(self, path: str, *, is_dir: bool = False) -> bool:
@@ -136,17 +136,24 @@ class IgnoreTree:
     def excluded(self, path: str, *, is_dir: bool) -> bool:
         """The verdict on `path` alone, its folders not looked at (a walk never enters an
         excluded folder)."""
-        return self._excluded(PurePosixPath(path).parts, is_dir=is_dir)
+        return self._excluded(tuple(path.split("/")), is_dir=is_dir)
+
+    def _gitignore(self, folder: tuple[str, ...]) -> Rules | None:
+        if self._files is not None:
+            return self._files.spec(self.root.joinpath(*folder, ".gitignore"))
+        if folder not in self._read:
+            self._read[folder] = _read_rules(self.root.joinpath(*folder, ".gitignore"))
+        return self._read[folder]
 
     def _excluded(self, parts: tuple[str, ...], *, is_dir: bool) -> bool:
         for depth in range(len(parts) - 1, -1, -1):  # the deepest .gitignore first
-            spec = self._files.spec(self.root.joinpath(*parts[:depth], ".gitignore"))
+            spec = self._gitignore(parts[:depth])
             if spec is not None:
                 verdict = spec.verdict("/".join(parts[depth:]), is_dir=is_dir)
                 if verdict is not None:
                     return verdict
         for source in self._sources:
-            spec = self._files.spec(source)
+            spec = self._files.spec(source) if self._files is not None else _read_rules(source)
             if spec is not None:
                 verdict = spec.verdict("/".join(parts), is_dir=is_dir)
                 if verdict is not None:
@@ -161,7 +168,8 @@ class RepoIgnore:
         self.root = root
         repo = git.Repo(root)
         exclude = Path(repo.common_dir) / "info" / "exclude"
-        self._tree = IgnoreTree(root, files or IgnoreFiles(), [exclude, _excludes_file(repo)])
+        sources = [exclude, _excludes_file(repo)]
+        self._tree = IgnoreTree(root, files or IgnoreFiles(), sources)
         self._configs = [Path(repo.common_dir) / "config", *_global_configs()]
         self._stamp = _stamps(self._configs)
 

@@ -23,7 +23,7 @@ from pathlib import Path
 import git
 
 from actions.files.gitenv import repository_env
-from actions.files.ignore import IgnoreFiles, IgnoreTree
+from actions.files.ignore import IgnoreTree
 
 log = logging.getLogger(__name__)
 
@@ -107,7 +107,7 @@ def walk_files(
     scan_limit: int,
 ) -> Listing:
     """Files under ``root/prefix`` not ignored by .gitignore nor ``skip`` (folders too)."""
-    rules = IgnoreTree(root, IgnoreFiles(recheck=False))
+    rules = IgnoreTree(root)
     files: list[str] = []
     for current, dirs, names in os.walk(root / prefix if prefix else root):
         folder = Path(current).relative_to(root).as_posix()

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from actions.errors import PathRefused
-from actions.files.ignore import IgnoreFiles, IgnoreTree
+from actions.files.ignore import IgnoreTree
 from actions.files.listing import SKIP_DIRS, in_skipped_dir, list_files
 from actions.index.pdf import PDF_HINT, available
 from actions.paths import Workspace
@@ -136,7 +136,7 @@ class FileSet:
 
     def ignored(self, paths: Iterable[str]) -> set[str]:
         """Those of ``paths`` that .gitignore rules exclude (for single-file updates)."""
-        rules = IgnoreTree(self.workspace.root, IgnoreFiles(recheck=False))
+        rules = IgnoreTree(self.workspace.root)
         return {path for path in paths if rules.ignored(path)}
 
     def stat(self, relative: str) -> os.stat_result | None:

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from actions.checkpoints import CheckpointRefused, CheckpointStore
-from actions.files.ignore import IgnoreFiles, IgnoreTree, RepoIgnore
+from actions.files.ignore import IgnoreTree, RepoIgnore
 from actions.files.listing import walk_files
 
 DIRS = ["", "src", "src/lib", "src/gen", "build", "docs", "docs/api", "logs", "a/b/c", "a/b"]
@@ -238,6 +238,6 @@ def test_a_folder_tree_matches_git_check_ignore(
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
     root = tmp_path / "folder"
     paths = random_tree(root, random.Random(seed))
-    tree = IgnoreTree(root, IgnoreFiles(recheck=False))
+    tree = IgnoreTree(root)
     git(root, "init", "-q")
     assert {path for path in paths if tree.ignored(path)} == git_verdicts(root, paths)
