@@ -20,8 +20,8 @@ from typing import TypeVar
 
 from actions.checkpoints import CheckpointStore
 from actions.checkpoints.types import CheckpointInfo
+from actions.files.listing import list_files_now
 from actions.paths import Workspace
-from actions.tools.file_listing import _git_files, walk_files
 
 T = TypeVar("T")
 MAX_SNAPSHOT_BYTES = 256 * 2**20
@@ -54,7 +54,7 @@ class Snapshot:
 def listed(workspace: Workspace) -> list[str]:
     """The workspace's files that undo may cover (no secrets, nothing ignored)."""
     root = workspace.root
-    listing = _git_files(root, "", 30.0) or walk_files(root, "", lambda _: False, SCAN_LIMIT)
+    listing = list_files_now(root, "", lambda _: False, 30.0, SCAN_LIMIT)
     return [path for path in listing.files if not workspace.is_denied(path)]
 
 

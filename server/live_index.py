@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from actions.checkpoints import default_store_dir
+from actions.files.listing import SKIP_DIRS
 from actions.index import StoreError, Summarizer, UpdateReport, WorkspaceIndex, open_index
 from actions.index.embedding_worker import EmbedReport
 from actions.index.indexer import ProgressCallback
@@ -39,7 +40,6 @@ from actions.index.model import Hit
 from actions.index.planning import Pause
 from actions.index.watcher import watch
 from actions.paths import Workspace
-from actions.tools.list_files import ListFilesConfig
 from server.protocol import IndexUpdated
 
 log = logging.getLogger(__name__)
@@ -116,7 +116,7 @@ class LiveIndex:
                 self.index.workspace.root,
                 self.changed,
                 self._stop,
-                skip_dirs=ListFilesConfig().skip_dirs,
+                skip_dirs=SKIP_DIRS,
                 ready=self.watching,
             )
         except Exception as error:  # no inotify, too many watches: didSave still works

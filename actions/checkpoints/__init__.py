@@ -29,6 +29,7 @@ Modules (each imports only those below it):
     objects   the git object database (packs, refs) written in-process
     pack      git pack / idx encoding
     types     public values and errors
+The user's ignore rules and the git environment come from `actions.files` (ignore, gitenv).
 """
 
 from actions.checkpoints.recorder import PlanRecorder

@@ -6,7 +6,7 @@ with `CheckpointRefused` before anything is written. Secret files (the deny list
 `actions.paths`, less the user's allow-list) are refused too: no copy of them ever enters
 the store.
 
-Ignore rules are the user's own repositories' (matched in-process by `ignore.py`, which
+Ignore rules are the user's own repositories' (matched in-process by `actions.files.ignore`, which
 only reads). Each path is checked in the innermost repository that holds it (nested repos
 and submodules have their own rules).
 """
@@ -18,8 +18,8 @@ import stat
 from collections.abc import Iterable
 from pathlib import Path, PurePosixPath
 
-from actions.checkpoints.ignore import repo_ignore, toplevel
 from actions.checkpoints.types import CheckpointRefused
+from actions.files.ignore import repo_ignore, toplevel
 from actions.paths import SecretPolicy
 
 

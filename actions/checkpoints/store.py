@@ -13,7 +13,6 @@ import secrets
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from actions.checkpoints.gitenv import clean_git_env, run_git
 from actions.checkpoints.journal import (
     PRIVATE_DIR,
     ApplyJournal,
@@ -40,6 +39,7 @@ from actions.checkpoints.types import (
     Transition,
     TransitionKind,
 )
+from actions.files.gitenv import clean_git_env, run_git
 from actions.paths import SecretPolicy
 from actions.private import data_root
 

@@ -1,7 +1,7 @@
 """Which workspace files the index covers, and reading one of them safely.
 
-Covered: the files ``list_files`` would list (.gitignore honoured, ``.git``, the checkpoint
-store and noise folders such as ``node_modules`` skipped), minus the secret deny list
+Covered: the files ``list_files`` would list (``actions.files``: .gitignore honoured, ``.git``,
+the checkpoint store and noise folders such as ``node_modules`` skipped), minus the secret deny list
 (secret files are never read, not even recorded). A covered file that cannot be indexed —
 too large, binary, not UTF-8, unreadable, refused (a symlink out of the workspace), gone while
 being read, a PDF without the ``pdf`` extra — is recorded ``failed`` with that reason. PDFs
@@ -10,19 +10,18 @@ are read as bytes and converted to markdown by the indexer (``actions.index.pdf`
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import os
 import stat
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from actions.errors import PathRefused
+from actions.files.ignore import IgnoreTree
+from actions.files.listing import SKIP_DIRS, in_skipped_dir, list_files
 from actions.index.pdf import PDF_HINT, available
 from actions.paths import Workspace
-from actions.tools.file_listing import IgnoreRules, git_files, walk_files
-from actions.tools.list_files import ListFilesConfig
 
 BINARY_SNIFF_BYTES = 8192
 SKIPPED_SUFFIXES = frozenset(
@@ -95,7 +94,7 @@ class IndexConfig:
     batch_documents: int = 200  # a full build writes this many documents per transaction
     scan_limit: int = 200_000
     git_timeout: float = 60.0
-    skip_dirs: frozenset[str] = field(default_factory=lambda: ListFilesConfig().skip_dirs)
+    skip_dirs: frozenset[str] = SKIP_DIRS
 
 
 @dataclass(frozen=True)
@@ -120,9 +119,8 @@ class FileSet:
     def skipped(self, relative: str) -> bool:
         """Never indexed nor recorded: noise folders, denied locations, secrets, media and
         archives (by suffix)."""
-        parts = relative.split("/")
         return (
-            any(part in self.config.skip_dirs for part in parts)
+            in_skipped_dir(relative, self.config.skip_dirs)
             or self.workspace.is_denied(relative)
             or self.workspace.is_secret(relative)
             or Path(relative).suffix.lower() in SKIPPED_SUFFIXES
@@ -130,32 +128,16 @@ class FileSet:
 
     async def list(self) -> list[str]:
         """Every covered file (sorted)."""
-        root = self.workspace.root
-        listing = await git_files(root, "", self.config.git_timeout)
-        if listing is None:
-            listing = await asyncio.to_thread(
-                walk_files, root, "", self.skipped, self.config.scan_limit
-            )
+        root, config = self.workspace.root, self.config
+        listing = await list_files(
+            root, "", self.skipped, timeout=config.git_timeout, scan_limit=config.scan_limit
+        )
         return sorted(path for path in listing.files if not self.skipped(path))
 
     def ignored(self, paths: Iterable[str]) -> set[str]:
         """Those of ``paths`` that .gitignore rules exclude (for single-file updates)."""
-        rules = IgnoreRules(self.workspace.root)
-        loaded: set[str] = set()
-        result: set[str] = set()
-        for path in paths:
-            parts = path.split("/")
-            for depth in range(len(parts)):
-                folder = "/".join(parts[:depth])
-                if folder not in loaded:
-                    rules.load(folder)
-                    loaded.add(folder)
-            folders = ["/".join(parts[:depth]) for depth in range(1, len(parts))]
-            if any(rules.ignored(folder, is_dir=True) for folder in folders) or rules.ignored(
-                path, is_dir=False
-            ):
-                result.add(path)
-        return result
+        rules = IgnoreTree(self.workspace.root)
+        return {path for path in paths if rules.ignored(path)}
 
     def stat(self, relative: str) -> os.stat_result | None:
         """``None`` when the file does not exist (any more); a dangling symlink's own stat."""

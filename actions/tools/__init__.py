@@ -61,7 +61,7 @@ def lazy_index(workspace: Workspace, url: str) -> IndexSource:
     import asyncio
 
     from actions.index import WorkspaceIndex, open_index
-    from actions.tools.search_docs import Searchable
+    from actions.index.merged import Searchable
 
     opened: list[WorkspaceIndex] = []
     lock = asyncio.Lock()

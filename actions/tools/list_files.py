@@ -17,16 +17,15 @@ order. Rules (SPEC §5, §6):
 
 from __future__ import annotations
 
-import asyncio
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from actions.errors import PathRefused, ToolExecutionError
+from actions.files.listing import SKIP_DIRS, Listing, in_skipped_dir, list_files
 from actions.paths import Workspace
 from actions.tools.base import Tool, ToolResult
-from actions.tools.file_listing import Listing, git_files, walk_files
 
 NAME = "list_files"
 SECRET_NOTE = (
@@ -63,22 +62,7 @@ class ListFilesConfig:
     max_entries: int = 2000
     scan_limit: int = 100_000
     git_timeout: float = 20.0
-    skip_dirs: frozenset[str] = field(
-        default_factory=lambda: frozenset(
-            {
-                ".git",
-                ".hg",
-                ".svn",
-                "node_modules",
-                "__pycache__",
-                ".venv",
-                ".mypy_cache",
-                ".pytest_cache",
-                ".ruff_cache",
-                ".tox",
-            }
-        )
-    )
+    skip_dirs: frozenset[str] = SKIP_DIRS
 
 
 class ListFiles:
@@ -100,12 +84,14 @@ class ListFiles:
     async def listing(self, relative: str = "") -> Listing:
         """The files below the folder `relative` (git's view in a work tree, else a walk),
         noise folders and denied locations included (`files` filters them)."""
-        listing = await git_files(self.workspace.root, relative, self.config.git_timeout)
-        if listing is None:
-            listing = await asyncio.to_thread(
-                walk_files, self.workspace.root, relative, self._skipped, self.config.scan_limit
-            )
-        return listing
+        config = self.config
+        return await list_files(
+            self.workspace.root,
+            relative,
+            self._skipped,
+            timeout=config.git_timeout,
+            scan_limit=config.scan_limit,
+        )
 
     async def files(self) -> Listing:
         """Every file of the workspace a model may name, as `list_files` shows them."""
@@ -114,10 +100,7 @@ class ListFiles:
         return Listing(kept, listing.source, listing.complete)
 
     def _skipped(self, relative: str) -> bool:
-        parts = relative.split("/")
-        return any(part in self.config.skip_dirs for part in parts) or self.workspace.is_denied(
-            relative
-        )
+        return in_skipped_dir(relative, self.config.skip_dirs) or self.workspace.is_denied(relative)
 
     def _render(self, listing: Listing, base: str) -> ToolResult:
         visible = [path for path in listing.files if not self._skipped(path)]

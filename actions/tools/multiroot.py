@@ -3,13 +3,14 @@
 Each tool routes its ``path`` to one folder and runs that folder's tool, whose output already
 names paths qualified by the folder (``/frontend/src/app.ts``). Without a path (or with the top
 ``/``), ``list_files`` and ``search_files`` cover every folder, one after the other, and
-``search_docs`` merges the best passages of every folder's index by score.
+``search_docs`` merges the best passages of every folder's index by score
+(``actions.index.merged``).
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from actions.roots import Roots
@@ -18,11 +19,11 @@ from actions.tools.base import Tool, ToolResult
 from actions.tools.list_files import ListFiles, ListFilesConfig
 from actions.tools.read_file import ReadFile
 from actions.tools.registry import ToolRegistry
-from actions.tools.search_docs import IndexSource, Searchable, SearchDocs
+from actions.tools.search_docs import IndexSource, SearchDocs
 from actions.tools.search_files import Notes, SearchFiles, SearchFilesConfig, render_matches
 
-if TYPE_CHECKING:  # actions.index imports the tools lazily
-    from actions.index import Hit
+if TYPE_CHECKING:  # the index (and its stores) is imported when search_docs first runs
+    from actions.index.merged import Searchable
 
 
 def multiroot_registry(
@@ -119,27 +120,9 @@ def merged_index(roots: Roots, sources: Mapping[str, IndexSource]) -> IndexSourc
     the best `k` of all by score."""
 
     async def source() -> Searchable:
+        from actions.index.merged import MergedIndex
+
         opened = [(name, await sources[name]()) for name in roots.names if name in sources]
         return MergedIndex(opened)
 
     return source
-
-
-class MergedIndex:
-    """The indexes of several folders searched as one."""
-
-    def __init__(self, indexes: Sequence[tuple[str, Searchable]]) -> None:
-        self.indexes = list(indexes)
-
-    async def search(self, query: str, k: int) -> list[Hit]:
-        hits: list[Hit] = []
-        for name, index in self.indexes:
-            for hit in await index.search(query, k):
-                qualified = f"{name}/{hit.chunk.document}"
-                hits.append(dataclasses.replace(hit, chunk=_renamed(hit.chunk, qualified)))
-        hits.sort(key=lambda hit: -hit.score)
-        return hits[:k]
-
-
-def _renamed(chunk: Any, document: str) -> Any:
-    return dataclasses.replace(chunk, document=document)

@@ -9,13 +9,14 @@ longer than ``max_hit_chars`` is cut with a notice giving the range to read inst
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from actions.errors import ToolExecutionError
 from actions.tools.base import Tool, ToolResult
 
-if TYPE_CHECKING:  # actions.index uses actions.tools' listing: import it lazily
+if TYPE_CHECKING:  # the index (and its stores) is imported when search_docs first runs
     from actions.index import Hit
+    from actions.index.merged import Searchable
 
 NAME = "search_docs"
 DEFAULT_K = 5
@@ -46,13 +47,7 @@ MANIFEST = Tool(
 )
 
 
-class Searchable(Protocol):
-    """An index as search_docs uses it (``WorkspaceIndex``, the server's live index)."""
-
-    async def search(self, query: str, k: int) -> list[Hit]: ...
-
-
-IndexSource = Callable[[], Awaitable[Searchable]]
+IndexSource = Callable[[], Awaitable["Searchable"]]
 
 
 class SearchDocs:

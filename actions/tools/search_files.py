@@ -24,11 +24,10 @@ from dataclasses import dataclass, field
 from typing import Any, BinaryIO
 
 from actions.errors import InvalidToolCall, PathRefused, ToolExecutionError
+from actions.files.listing import SKIP_DIRS, in_skipped_dir, list_files
 from actions.paths import Workspace
 from actions.tools.base import Tool, ToolResult
-from actions.tools.file_listing import git_files, walk_files
 from actions.tools.line_reader import Segment, segments
-from actions.tools.list_files import ListFilesConfig
 
 NAME = "search_files"
 
@@ -98,7 +97,6 @@ class SearchFiles:
     def __init__(self, workspace: Workspace, config: SearchFilesConfig | None = None) -> None:
         self.workspace = workspace
         self.config = config or SearchFilesConfig()
-        self._skip_dirs = ListFilesConfig().skip_dirs
 
     async def execute(self, args: Mapping[str, Any]) -> ToolResult:
         raw = str(args["pattern"])
@@ -109,15 +107,13 @@ class SearchFiles:
         if target.absolute.is_file():
             files = [target.relative]
         else:
-            listing = await git_files(self.workspace.root, target.relative, self.config.git_timeout)
-            if listing is None:
-                listing = await asyncio.to_thread(
-                    walk_files,
-                    self.workspace.root,
-                    target.relative,
-                    self._skipped,
-                    self.config.scan_limit,
-                )
+            listing = await list_files(
+                self.workspace.root,
+                target.relative,
+                self._skipped,
+                timeout=self.config.git_timeout,
+                scan_limit=self.config.scan_limit,
+            )
             files = [path for path in listing.files if not self._skipped(path)]
         scan = await asyncio.to_thread(self._scan, sorted(files), compiled)
         return self._render(raw, scan)
@@ -131,9 +127,8 @@ class SearchFiles:
             raise InvalidToolCall(NAME, "pattern", reason) from None
 
     def _skipped(self, relative: str) -> bool:
-        parts = relative.split("/")
         return (
-            any(part in self._skip_dirs for part in parts)
+            in_skipped_dir(relative, SKIP_DIRS)
             or self.workspace.is_denied(relative)
             or self.workspace.is_secret(relative)
         )

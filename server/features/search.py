@@ -12,7 +12,7 @@ from typing import Any
 import attrs
 
 from actions.index import Hit
-from actions.tools.multiroot import MergedIndex
+from actions.index.merged import MergedIndex
 from server.features.indexing import lives
 from server.lsp import AgentLanguageServer
 from server.protocol import AGENT_SEARCH, SearchHit

@@ -208,3 +208,30 @@ def test_secret_files_follow_the_environment_allow_list(tmp_path: Path, allowed:
     assert done.returncode == 0, done.stderr
     assert ("sk-test-9" in sent) is bool(allowed)
     assert ("secret deny list" in sent) is not bool(allowed)
+
+
+def test_a_whitelisting_gitignore_lets_a_plan_write_the_files_git_keeps(
+    fakellm: FakeLLM, tmp_path: Path
+) -> None:
+    """`*` then `!*/`: every folder re-included, so src/new.py is not ignored (git agrees)
+    and the checkpoint store snapshots it instead of refusing the plan."""
+    workspace = tmp_path / "ws"
+    seed_project(workspace)
+    subprocess.run(["git", "init", "-q"], cwd=workspace, check=True)
+    (workspace / ".gitignore").write_text("*\n!*/\n!*.py\n!*.txt\n")
+    kept = subprocess.run(["git", "check-ignore", "-q", "src/new.py"], cwd=workspace, check=False)
+    assert kept.returncode == 1  # git: not ignored
+    before = tree(workspace)
+    fakellm.set_script({"replies": FULL_CONVERSATION})
+
+    done = run_chat(fakellm, "--workspace", str(workspace), "Add a greeting module")
+    assert done.returncode == 0, done.stderr
+    assert tree(workspace)["src/new.py"] == NEW_MODULE
+    undone = subprocess.run(
+        [AGENT_LS, "undo", "--workspace", str(workspace)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert undone.returncode == 0, undone.stderr
+    assert tree(workspace) == before

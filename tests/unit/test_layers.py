@@ -1,8 +1,11 @@
 """The import graph of the three packages: layered as the design says, and without cycles.
 
-`parsing` imports nothing from `actions` or `server`; `actions` never imports `server`; no
-module reaches itself through its imports (imports under `if TYPE_CHECKING:` count too: a
-cycle a type checker needs is still a cycle a reader has to untangle).
+`parsing` imports nothing from `actions` or `server`; `actions` never imports `server`;
+within `actions`, `files` (listing, ignore rules, git environment) sits below its users
+`tools`, `index` and `checkpoints`, the index never imports the tools, and checkpoints
+import neither the tools nor the index. No module reaches itself through its imports
+(imports under `if TYPE_CHECKING:` count too: a cycle a type checker needs is still a cycle
+a reader has to untangle).
 """
 
 from __future__ import annotations
@@ -88,6 +91,40 @@ def test_parsing_and_actions_do_not_import_the_layers_above_them() -> None:
         or (module.startswith("actions") and target.startswith("server"))
     }
     assert upward == set()
+
+
+def within(module: str, package: str) -> bool:
+    return module == package or module.startswith(package + ".")
+
+
+def imports_between(source: str, targets: tuple[str, ...]) -> set[tuple[str, str]]:
+    """The imports from modules of the package `source` into any of the packages `targets`."""
+    return {
+        (module, target)
+        for module, imported in import_graph().items()
+        if within(module, source)
+        for target in imported
+        if any(within(target, package) for package in targets)
+    }
+
+
+def test_files_import_none_of_their_users() -> None:
+    users = ("actions.tools", "actions.index", "actions.checkpoints")
+    assert imports_between("actions.files", users) == set()
+
+
+def test_the_index_does_not_import_the_tools() -> None:
+    assert imports_between("actions.index", ("actions.tools",)) == set()
+
+
+def test_checkpoints_import_neither_the_tools_nor_the_index() -> None:
+    assert imports_between("actions.checkpoints", ("actions.tools", "actions.index")) == set()
+
+
+def test_the_layer_checks_see_imports_across_packages() -> None:
+    assert ("actions.tools.list_files", "actions.files.listing") in imports_between(
+        "actions.tools", ("actions.files",)
+    )
 
 
 def test_the_cycle_finder_finds_a_cycle() -> None:

@@ -96,6 +96,24 @@ async def test_list_files_honours_gitignore_and_the_deny_list(project: Path) -> 
     assert result.data["paths"][0].startswith("/")
 
 
+@pytest.mark.parametrize("kind", ["git", "walk"])
+async def test_list_files_keeps_what_a_whitelisting_gitignore_keeps(
+    tmp_path: Path, kind: str
+) -> None:
+    """`*` ignores everything, `!*/` re-includes every folder, `!*.py` the Python files: in a
+    git work tree or not, the same files are listed (git's own listing is the reference)."""
+    root = tmp_path / "proj"
+    root.mkdir()
+    write(root, {".gitignore": "*\n!*/\n!*.py\n", "src/a.py": "a\n", "src/b.txt": "b\n"})
+    write(root, {"c.py": "c\n", "src/deep/d.py": "d\n"})
+    if kind == "git":
+        git(root, "init", "-q")
+    result = await registry_for(root).call("list_files", {})
+    assert result.ok, result.text
+    files = [line for line in result.text.splitlines() if not line.endswith("/")]
+    assert sorted(files) == ["/c.py", "/src/a.py", "/src/deep/d.py"]
+
+
 async def test_list_files_of_one_folder(project: Path) -> None:
     result = await registry_for(project).call("list_files", {"path": "/src/stores"})
     assert result.ok

@@ -4,10 +4,11 @@ Two sources, same result shape (workspace-relative posix paths of files):
 - ``git ls-files -co --exclude-standard -z`` when the folder is inside a git work tree (found,
   and the command run, with GitPython): tracked and untracked files, ignored ones excluded
   by git itself (nested .gitignore files, ``.git/info/exclude``, the global excludes file);
-- otherwise a walk honouring every ``.gitignore`` found (matched with ``pathspec``'s
-  ``GitIgnoreSpec``, nested files applying below their folder, a later match winning).
+- otherwise a walk honouring every ``.gitignore`` found (``actions.files.ignore``: nested
+  files applying below their folder, the deepest match winning, as git does).
 
 The walk stops after ``scan_limit`` files so a huge tree cannot stall the session.
+``SKIP_DIRS`` are the noise folders that the tools and the index leave out of a listing.
 """
 
 from __future__ import annotations
@@ -20,9 +21,26 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import git
-import pathspec
+
+from actions.files.gitenv import repository_env
+from actions.files.ignore import IgnoreTree
 
 log = logging.getLogger(__name__)
+
+SKIP_DIRS = frozenset(
+    {
+        ".git",
+        ".hg",
+        ".svn",
+        "node_modules",
+        "__pycache__",
+        ".venv",
+        ".mypy_cache",
+        ".pytest_cache",
+        ".ruff_cache",
+        ".tox",
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -34,12 +52,28 @@ class Listing:
     complete: bool = True
 
 
-async def git_files(root: Path, prefix: str, timeout: float) -> Listing | None:
+async def list_files(
+    root: Path, prefix: str, skip: Callable[[str], bool], *, timeout: float, scan_limit: int
+) -> Listing:
+    """The files below ``root/prefix``: git's listing in a work tree, else a walk (which
+    leaves out what ``skip`` names; git's listing is filtered by the caller)."""
+    return await asyncio.to_thread(list_files_now, root, prefix, skip, timeout, scan_limit)
+
+
+def list_files_now(
+    root: Path, prefix: str, skip: Callable[[str], bool], timeout: float, scan_limit: int
+) -> Listing:
+    """``list_files``, in the calling thread."""
+    return git_files(root, prefix, timeout) or walk_files(root, prefix, skip, scan_limit)
+
+
+def in_skipped_dir(relative: str, skip_dirs: frozenset[str] = SKIP_DIRS) -> bool:
+    """Is ``relative`` one of ``skip_dirs`` or below one?"""
+    return any(part in skip_dirs for part in relative.split("/"))
+
+
+def git_files(root: Path, prefix: str, timeout: float) -> Listing | None:
     """Files from git, or ``None`` when ``root`` is not in a usable git work tree."""
-    return await asyncio.to_thread(_git_files, root, prefix, timeout)
-
-
-def _git_files(root: Path, prefix: str, timeout: float) -> Listing | None:
     try:
         repo = git.Repo(root, search_parent_directories=True)
     except (git.InvalidGitRepositoryError, git.NoSuchPathError, OSError, ValueError):
@@ -61,52 +95,9 @@ def _git_files(root: Path, prefix: str, timeout: float) -> Listing | None:
     return Listing(_existing(root, names), "git")
 
 
-def repository_env(repo: git.Repo) -> dict[str, str]:
-    """The repository GitPython found, named explicitly to git: GIT_* variables the server
-    inherited (GIT_DIR, GIT_INDEX_FILE... set by a hook or a terminal) cannot redirect it."""
-    git_dir = str(repo.git_dir)
-    return {
-        "GIT_DIR": git_dir,
-        "GIT_WORK_TREE": str(repo.working_tree_dir),
-        "GIT_COMMON_DIR": str(repo.common_dir),
-        "GIT_INDEX_FILE": os.path.join(git_dir, "index"),
-        "GIT_OBJECT_DIRECTORY": os.path.join(str(repo.common_dir), "objects"),
-        "GIT_TERMINAL_PROMPT": "0",
-    }
-
-
 def _existing(root: Path, names: Sequence[str]) -> list[str]:
     """Drop tracked files deleted from the work tree; keep untracked nested repos as folders."""
     return [name.rstrip("/") for name in names if os.path.lexists(root / name)]
-
-
-class IgnoreRules:
-    """The .gitignore files met so far, by the folder they apply to."""
-
-    def __init__(self, root: Path) -> None:
-        self._root = root
-        self._specs: dict[str, pathspec.GitIgnoreSpec] = {}
-
-    def load(self, folder: str) -> None:
-        """Read ``folder/.gitignore`` if it exists ("" is the root)."""
-        path = self._root / folder / ".gitignore"
-        try:
-            lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
-        except OSError:
-            return
-        self._specs[folder] = pathspec.GitIgnoreSpec.from_lines(lines)
-
-    def ignored(self, relative: str, *, is_dir: bool) -> bool:
-        """The last matching rule among the applicable .gitignore files decides."""
-        verdict = False
-        for folder, spec in self._specs.items():
-            if folder and not relative.startswith(folder + "/"):
-                continue
-            below = relative[len(folder) + 1 :] if folder else relative
-            result = spec.check_file(below + "/" if is_dir else below)
-            if result.include is not None:
-                verdict = result.include
-        return verdict
 
 
 def walk_files(
@@ -116,20 +107,15 @@ def walk_files(
     scan_limit: int,
 ) -> Listing:
     """Files under ``root/prefix`` not ignored by .gitignore nor ``skip`` (folders too)."""
-    rules = IgnoreRules(root)
-    parts = prefix.split("/") if prefix else []
-    for depth in range(len(parts) + 1):
-        rules.load("/".join(parts[:depth]))
+    rules = IgnoreTree(root)
     files: list[str] = []
     for current, dirs, names in os.walk(root / prefix if prefix else root):
         folder = Path(current).relative_to(root).as_posix()
         folder = "" if folder == "." else folder
-        if folder != prefix:
-            rules.load(folder)
         kept = []
         for name in sorted(dirs):
             relative = f"{folder}/{name}" if folder else name
-            if skip(relative) or rules.ignored(relative, is_dir=True):
+            if skip(relative) or rules.excluded(relative, is_dir=True):
                 continue
             if os.path.islink(os.path.join(current, name)):
                 files.append(relative)  # listed, never followed
@@ -138,7 +124,7 @@ def walk_files(
         dirs[:] = kept
         for name in sorted(names):
             relative = f"{folder}/{name}" if folder else name
-            if not skip(relative) and not rules.ignored(relative, is_dir=False):
+            if not skip(relative) and not rules.excluded(relative, is_dir=False):
                 files.append(relative)
         if len(files) >= scan_limit:
             return Listing(files, "walk", complete=False)

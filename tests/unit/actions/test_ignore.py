@@ -1,9 +1,11 @@
-"""The in-process ignore matcher gives exactly `git check-ignore`'s verdicts.
+"""The one in-process ignore matcher (actions.files.ignore) gives exactly git's verdicts.
 
 Random repositories (fixed seeds): nested .gitignore files, .git/info/exclude, a
 core.excludesFile, negations, folder patterns, anchored and `**` patterns, escapes, and
 tracked files that rules would ignore; existing and not-yet-created paths. Each verdict of
-`RepoIgnore` is compared with real git's, run on the same tree.
+`RepoIgnore` (the checkpoint store's) is compared with real git's, run on the same tree.
+So are the listing's walk (a folder outside git, listed as `git ls-files` lists it once the
+folder is made a repository) and a folder tree's verdicts (the index's single-file updates).
 """
 
 from __future__ import annotations
@@ -16,7 +18,8 @@ from pathlib import Path
 import pytest
 
 from actions.checkpoints import CheckpointRefused, CheckpointStore
-from actions.checkpoints.ignore import RepoIgnore
+from actions.files.ignore import IgnoreTree, RepoIgnore
+from actions.files.listing import walk_files
 
 DIRS = ["", "src", "src/lib", "src/gen", "build", "docs", "docs/api", "logs", "a/b/c", "a/b"]
 NAMES = [
@@ -73,6 +76,7 @@ PATTERNS = [
     "!src/lib/",
     "!Makefile",
 ]
+UNANCHORED = ["*", "!*/", "**", "!**/", "*/", "**/b/**", "a/**/b", "a/b", "/a", "!*.py", "src/*.c"]
 
 
 def git(root: Path, *args: str, data: bytes = b"") -> bytes:
@@ -170,3 +174,70 @@ def test_a_workspace_below_the_repository_root_uses_the_root_rules(tmp_path: Pat
         with pytest.raises(CheckpointRefused, match="ignored"):
             store.begin_plan(description="p", session_id="s", paths=[refused])
     store.begin_plan(description="p", session_id="s", paths=["keep.cache", "src/a.js"]).rollback()
+
+
+@pytest.mark.parametrize(
+    "rules",
+    [
+        "*\n!*/\n!*.py\n",  # a whitelist: every folder re-included, only .py files kept
+        "*/\n",  # every folder
+        "src/**\n!src/keep/**\n",
+        "**\n!**/\n!*.txt\n",
+    ],
+)
+def test_unanchored_patterns_match_git(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, rules: str
+) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    root = tmp_path / "repo"
+    paths = ["a.py", "a.txt", "src/b.py", "src/b.txt", "src/keep/c.py", "src/deep/d/e.txt"]
+    for path in paths:
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(path)
+    git(root, "init", "-q")
+    (root / ".gitignore").write_text(rules)
+    assert RepoIgnore(root).ignored(paths) == git_verdicts(root, paths)
+
+
+def random_tree(root: Path, rng: random.Random) -> list[str]:
+    """A folder with random .gitignore files (all patterns, unanchored ones too) and every
+    candidate file created; returns the candidates."""
+    root.mkdir()
+    for folder in rng.sample(DIRS, rng.randrange(1, len(DIRS))):
+        (root / folder).mkdir(parents=True, exist_ok=True)
+        lines = rng.sample(PATTERNS + UNANCHORED, rng.randrange(0, 7))
+        (root / folder / ".gitignore").write_text("\n".join(lines) + "\n")
+    paths = sorted({f"{folder}/{name}".lstrip("/") for folder in DIRS for name in NAMES})
+    for path in paths:
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(path)
+    return paths
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_the_walk_lists_what_git_lists(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, seed: int
+) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    root = tmp_path / "folder"
+    random_tree(root, random.Random(seed))
+    walked = walk_files(root, "", lambda _: False, 10_000)
+    git(root, "init", "-q")
+    listed = git(root, "ls-files", "-co", "--exclude-standard", "-z").split(b"\0")
+    assert walked.source == "walk"
+    assert sorted(walked.files) == sorted(name.decode() for name in listed if name)
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_a_folder_tree_matches_git_check_ignore(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, seed: int
+) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    root = tmp_path / "folder"
+    paths = random_tree(root, random.Random(seed))
+    tree = IgnoreTree(root)
+    git(root, "init", "-q")
+    assert {path for path in paths if tree.ignored(path)} == git_verdicts(root, paths)

@@ -1,4 +1,9 @@
-"""git's ignore rules of the user's repositories, matched in-process (no `git check-ignore`).
+"""git's ignore rules, matched in-process (no `git check-ignore`): the one matcher of agent-ls.
+
+Two users. The listing's walk (outside a git work tree) and the index's single-file updates
+match the `.gitignore` files of a folder tree (`IgnoreTree`); the checkpoint store matches
+everything git applies in a repository (`RepoIgnore`: that tree plus info/exclude, the
+global excludes file and the index's tracked files).
 
 `git check-ignore` reads the whole index of the repository on every call (27-29 ms at 100k
 committed files); a checkpoint only needs a verdict for the few paths a plan touches. The
@@ -22,13 +27,13 @@ from __future__ import annotations
 import logging
 import os
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path, PurePosixPath
 
 import git
 import pathspec
 
-from actions.checkpoints.gitenv import clean_git_env, run_git
+from actions.files.gitenv import clean_git_env, run_git
 
 log = logging.getLogger(__name__)
 _Stamp = tuple[int, int, int]
@@ -59,18 +64,20 @@ class Rules:
 
 def _matches(regex: re.Pattern[str], path: str, *, is_dir: bool) -> bool:
     """Does the pattern match `path` itself? pathspec's regexes also match what lies below
-    a matched folder: the `ps_d` group then holds the "/" after that folder."""
-    found = regex.match(path)
-    if found is not None:
-        return "ps_d" not in regex.groupindex or found.group("ps_d") is None
-    if not is_dir:
+    a matched folder: the `ps_d` group then holds the "/" after that folder. They are
+    searched, as pathspec does: since pathspec 1.0 a few are unanchored (`*` is `.`, `*/`
+    is `(?P<ps_d>/)`), so every place they match is looked at."""
+    found = regex.search(path)
+    marked = "ps_d" in regex.groupindex
+    if found is not None and (not marked or found.group("ps_d") is None):
+        return True
+    if found is not None and any(more.group("ps_d") is None for more in regex.finditer(path)):
+        return True
+    if not is_dir or not marked:
         return False
-    found = regex.match(path + "/")  # folder-only patterns (`build/`) name the folder itself
-    return (
-        found is not None
-        and "ps_d" in regex.groupindex
-        and found.group("ps_d") is not None
-        and found.start("ps_d") == len(path)
+    return any(  # folder-only patterns (`build/`) name the folder itself
+        found.group("ps_d") is not None and found.start("ps_d") == len(path)
+        for found in regex.finditer(path + "/")
     )
 
 
@@ -89,13 +96,69 @@ class IgnoreFiles:
         cached = self._cache.get(path)
         if cached is not None and cached[0] == stamp:
             return cached[1]
-        try:
-            lines = path.read_bytes().decode("utf-8", "replace").splitlines()
-        except OSError:
-            return None
-        rules = Rules(lines)
-        self._cache[path] = (stamp, rules)
+        rules = _read_rules(path)
+        if rules is not None:
+            self._cache[path] = (stamp, rules)
         return rules
+
+
+def _read_rules(path: Path) -> Rules | None:
+    try:
+        lines = path.read_bytes().decode("utf-8", "replace").splitlines()
+    except OSError:
+        return None
+    return Rules(lines)
+
+
+class IgnoreTree:
+    """The `.gitignore` files of the tree below `root` (a path's folder up to `root`, the
+    deepest first), then `sources` (files whose patterns apply from `root`). The first file
+    with a matching pattern decides. With `files`, each file is re-read when it changes on
+    disk; without, read once (a walk or a batch of checks sees it as it was first needed)."""
+
+    def __init__(
+        self, root: Path, files: IgnoreFiles | None = None, sources: Sequence[Path | None] = ()
+    ) -> None:
+        self.root = root
+        self._files = files
+        self._read: dict[tuple[str, ...], Rules | None] = {}
+        self._sources = [source for source in sources if source is not None]
+
+    def ignored(self, path: str, *, is_dir: bool = False) -> bool:
+        """Is `path` (relative to `root`, posix) ignored: excluded, or below an excluded
+        folder (git cannot re-include a file there)?"""
+        parts = PurePosixPath(path).parts
+        for depth in range(1, len(parts)):
+            if self._excluded(parts[:depth], is_dir=True):
+                return True
+        return self._excluded(parts, is_dir=is_dir)
+
+    def excluded(self, path: str, *, is_dir: bool) -> bool:
+        """The verdict on `path` alone, its folders not looked at (a walk never enters an
+        excluded folder)."""
+        return self._excluded(tuple(path.split("/")), is_dir=is_dir)
+
+    def _gitignore(self, folder: tuple[str, ...]) -> Rules | None:
+        if self._files is not None:
+            return self._files.spec(self.root.joinpath(*folder, ".gitignore"))
+        if folder not in self._read:
+            self._read[folder] = _read_rules(self.root.joinpath(*folder, ".gitignore"))
+        return self._read[folder]
+
+    def _excluded(self, parts: tuple[str, ...], *, is_dir: bool) -> bool:
+        for depth in range(len(parts) - 1, -1, -1):  # the deepest .gitignore first
+            spec = self._gitignore(parts[:depth])
+            if spec is not None:
+                verdict = spec.verdict("/".join(parts[depth:]), is_dir=is_dir)
+                if verdict is not None:
+                    return verdict
+        for source in self._sources:
+            spec = self._files.spec(source) if self._files is not None else _read_rules(source)
+            if spec is not None:
+                verdict = spec.verdict("/".join(parts), is_dir=is_dir)
+                if verdict is not None:
+                    return verdict
+        return False
 
 
 class RepoIgnore:
@@ -103,12 +166,12 @@ class RepoIgnore:
 
     def __init__(self, root: Path, files: IgnoreFiles | None = None) -> None:
         self.root = root
-        self._files = files or IgnoreFiles()
         repo = git.Repo(root)
-        self._exclude = Path(repo.common_dir) / "info" / "exclude"
+        exclude = Path(repo.common_dir) / "info" / "exclude"
+        sources = [exclude, _excludes_file(repo)]
+        self._tree = IgnoreTree(root, files or IgnoreFiles(), sources)
         self._configs = [Path(repo.common_dir) / "config", *_global_configs()]
         self._stamp = _stamps(self._configs)
-        self._global = _excludes_file(repo)
 
     def still_valid(self) -> bool:
         """False once the repository or a git configuration file changed (re-read then)."""
@@ -116,32 +179,10 @@ class RepoIgnore:
 
     def ignored(self, paths: Iterable[str]) -> set[str]:
         """Which of `paths` (relative to the repository root, posix) git ignores."""
-        matched = {path for path in paths if self._ignored(path)}
+        matched = {path for path in paths if self._tree.ignored(path)}
         if matched:
             matched -= self._tracked(matched)
         return matched
-
-    def _ignored(self, path: str) -> bool:
-        parts = PurePosixPath(path).parts
-        for depth in range(1, len(parts)):
-            if self._excluded(parts[:depth], is_dir=True):
-                return True
-        return self._excluded(parts, is_dir=False)
-
-    def _excluded(self, parts: tuple[str, ...], *, is_dir: bool) -> bool:
-        for depth in range(len(parts) - 1, -1, -1):  # the deepest .gitignore first
-            spec = self._files.spec(self.root.joinpath(*parts[:depth], ".gitignore"))
-            if spec is not None:
-                verdict = spec.verdict("/".join(parts[depth:]), is_dir=is_dir)
-                if verdict is not None:
-                    return verdict
-        for source in (self._exclude, self._global):
-            spec = self._files.spec(source) if source is not None else None
-            if spec is not None:
-                verdict = spec.verdict("/".join(parts), is_dir=is_dir)
-                if verdict is not None:
-                    return verdict
-        return False
 
     def _tracked(self, paths: set[str]) -> set[str]:
         done = run_git(

@@ -1,0 +1,45 @@
+"""Running git safely: never redirected by the GIT_* variables the server inherited.
+
+`clean_git_env` drops them (the checkpoint store's own git runs); `repository_env` names a
+repository GitPython found explicitly (the listing's `git ls-files`)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import git
+
+
+def clean_git_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The process environment without the user's GIT_* variables, plus `extra`."""
+    env = {key: value for key, value in os.environ.items() if not key.startswith("GIT_")}
+    env["GIT_TERMINAL_PROMPT"] = "0"
+    if extra:
+        env.update(extra)
+    return env
+
+
+def run_git(
+    args: Sequence[str], *, env: Mapping[str, str], cwd: Path | None = None, data: bytes = b""
+) -> subprocess.CompletedProcess[bytes]:
+    """Run git with exactly `env` (never inheriting GIT_DIR & co.); output captured."""
+    return subprocess.run(
+        ["git", *args], input=data, capture_output=True, env=dict(env), cwd=cwd, check=False
+    )
+
+
+def repository_env(repo: git.Repo) -> dict[str, str]:
+    """The repository GitPython found, named explicitly to git: GIT_* variables the server
+    inherited (GIT_DIR, GIT_INDEX_FILE... set by a hook or a terminal) cannot redirect it."""
+    git_dir = str(repo.git_dir)
+    return {
+        "GIT_DIR": git_dir,
+        "GIT_WORK_TREE": str(repo.working_tree_dir),
+        "GIT_COMMON_DIR": str(repo.common_dir),
+        "GIT_INDEX_FILE": os.path.join(git_dir, "index"),
+        "GIT_OBJECT_DIRECTORY": os.path.join(str(repo.common_dir), "objects"),
+        "GIT_TERMINAL_PROMPT": "0",
+    }
