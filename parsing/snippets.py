@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from parsing.fences import match_fence_at, match_reasoning_at
 from parsing.json_snippets import match_bare_at
 from parsing.regions import PENDING, Found, Match, NoMatch, Opaque, Snippet
+from parsing.repair_fallback import ReplyRepairs, reply_budget
 from parsing.xml_snippets import match_tool_tag_at
 
 # A bracket is a candidate when what follows it looks like JSON. The look-ahead is bounded
@@ -89,6 +90,9 @@ class ScanState:
     skip: set[int] = field(default_factory=set)
     pending: bool = False
     """The last scan stopped at an undecided candidate at ``search``."""
+    repairs: ReplyRepairs = field(default_factory=ReplyRepairs)
+    """The reply's json-repair budget: active (`reply_budget`) around each scan by the
+    entry points (`scan`, `classify.parse_reply`, the stream's looks)."""
 
     def shift(self, delta: int) -> None:
         """Re-base every index by ``-delta`` (the stream dropped released text)."""
@@ -162,7 +166,8 @@ def _release(state: ScanState, upto: int) -> TextSpan | None:
 
 def scan(text: str, state: ScanState, eof: bool) -> list[Item]:
     """Advance ``state`` over ``text`` and return the items released (see the docstring)."""
-    return list(scan_items(text, state, eof))
+    with reply_budget(state.repairs):
+        return list(scan_items(text, state, eof))
 
 
 def scan_items(text: str, state: ScanState, eof: bool) -> Iterator[Item]:
@@ -285,11 +290,6 @@ def _fence_body(text: str, state: ScanState, eof: bool) -> _OpaqueStep | None:
 def scan_reply(text: str) -> list[Item]:
     """The whole reply as text spans and snippets, in order, tiling it exactly."""
     return scan(text, ScanState(), eof=True)
-
-
-def iter_reply(text: str) -> Iterator[Item]:
-    """`scan_reply` as an iterator."""
-    return scan_items(text, ScanState(), eof=True)
 
 
 def find_snippets(text: str) -> list[Snippet]:
