@@ -21,7 +21,7 @@ from typing import Any
 
 from parsing.blocks import ACTION_KINDS, ActionBlock, Block, TextBlock, ToolCallBlock
 from parsing.regions import Snippet
-from parsing.repair_fallback import reply_budget
+from parsing.repair_fallback import spend_from, stop_spending
 from parsing.snippets import Item, ScanState, TextSpan, scan_items
 
 _CALL_SHAPES = (("name", "arguments"), ("function_name", "args"))
@@ -121,6 +121,8 @@ def _text(text: str, start: int, end: int, base: int) -> TextBlock:
 def parse_reply(text: str) -> list[Block]:
     """Split a model reply into text, action and tool-call blocks tiling it exactly."""
     state = ScanState()
-    with reply_budget(state.repairs):  # one json-repair budget for the reply
-        # items die young (an iterator, not a list): less work for the GC
+    token = spend_from(state.repairs)  # one json-repair budget for the reply
+    try:  # items die young (an iterator, not a list): less work for the GC
         return blocks_of(scan_items(text, state, eof=True), text)
+    finally:
+        stop_spending(token)

@@ -31,9 +31,8 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
+from collections.abc import Callable
+from contextvars import ContextVar, Token
 from types import FrameType
 from typing import Any, Final
 
@@ -74,19 +73,19 @@ class ReplyRepairs:
 _REPLY: ContextVar[ReplyRepairs | None] = ContextVar("agent_ls_reply_repairs", default=None)
 
 
-@contextmanager
-def reply_budget(repairs: ReplyRepairs) -> Iterator[None]:
-    """Make ``repairs`` the budget of `repair_last_resort` calls made inside the block."""
-    token = _REPLY.set(repairs)
-    try:
-        yield
-    finally:
-        _REPLY.reset(token)
+def spend_from(repairs: ReplyRepairs) -> Token[ReplyRepairs | None]:
+    """Make ``repairs`` the budget of the `repair_last_resort` calls that follow, until
+    `stop_spending` (a pair, not a context manager: the stream does this at every look)."""
+    return _REPLY.set(repairs)
+
+
+def stop_spending(token: Token[ReplyRepairs | None]) -> None:
+    _REPLY.reset(token)
 
 
 def repair_last_resort(body: str, budget_calls: int = REPAIR_BUDGET_CALLS) -> Reading:
     """json-repair's reading of ``body`` as ``(value, suspect)``, or None if refused/failed
-    (or the reply's budget, when one is active (`reply_budget`), is spent).
+    (or the reply's budget, when one is active (`spend_from`), is spent).
 
     Only a non-empty object or array counts as a reading.
     """

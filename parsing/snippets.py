@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from parsing.fences import match_fence_at, match_reasoning_at
 from parsing.json_snippets import match_bare_at
 from parsing.regions import PENDING, Found, Match, NoMatch, Opaque, Snippet
-from parsing.repair_fallback import ReplyRepairs, reply_budget
+from parsing.repair_fallback import ReplyRepairs, spend_from, stop_spending
 from parsing.xml_snippets import match_tool_tag_at
 
 # A bracket is a candidate when what follows it looks like JSON. The look-ahead is bounded
@@ -91,7 +91,7 @@ class ScanState:
     pending: bool = False
     """The last scan stopped at an undecided candidate at ``search``."""
     repairs: ReplyRepairs = field(default_factory=ReplyRepairs)
-    """The reply's json-repair budget: active (`reply_budget`) around each scan by the
+    """The reply's json-repair budget: active (`spend_from`) around each scan by the
     entry points (`scan`, `classify.parse_reply`, the stream's looks)."""
 
     def shift(self, delta: int) -> None:
@@ -166,8 +166,11 @@ def _release(state: ScanState, upto: int) -> TextSpan | None:
 
 def scan(text: str, state: ScanState, eof: bool) -> list[Item]:
     """Advance ``state`` over ``text`` and return the items released (see the docstring)."""
-    with reply_budget(state.repairs):
+    token = spend_from(state.repairs)
+    try:
         return list(scan_items(text, state, eof))
+    finally:
+        stop_spending(token)
 
 
 def scan_items(text: str, state: ScanState, eof: bool) -> Iterator[Item]:

@@ -32,7 +32,7 @@ import re
 
 from parsing.blocks import Block, TextBlock
 from parsing.classify import blocks_of
-from parsing.repair_fallback import reply_budget
+from parsing.repair_fallback import spend_from, stop_spending
 from parsing.resume import Resumes, enter, leave
 from parsing.snippets import ScanState, scan_items
 
@@ -284,7 +284,8 @@ class StreamParser:
             self._text += "".join(self._new)
             self._new.clear()
         text, state, base = self._text, self._state, self._base
-        with reply_budget(state.repairs):  # one json-repair budget for the whole stream
+        spending = spend_from(state.repairs)  # one json-repair budget for the whole stream
+        try:
             if self._tracker is None or self._pending_len < _RESUME_FROM:
                 # no candidate was pending, or a short one (read again for less than the work
                 # of keeping it): the work of a look is kept from the second look at a long one
@@ -295,6 +296,8 @@ class StreamParser:
                     blocks = blocks_of(scan_items(text, state, eof), text, base=base)
                 finally:
                     leave(token)
+        finally:
+            stop_spending(spending)
         keep_from = _keep_from(text, state.pos)  # context for the next candidate
         if keep_from:
             self._text = text[keep_from:]

@@ -14,7 +14,8 @@ from parsing.repair_fallback import (
     REPAIR_BUDGET_CALLS,
     ReplyRepairs,
     repair_last_resort,
-    reply_budget,
+    spend_from,
+    stop_spending,
 )
 from tests.unit.parsing.support import assert_tiles, normalise
 
@@ -64,9 +65,12 @@ def test_the_stream_spends_the_budget_as_the_whole_reply_does() -> None:
 def test_a_body_tried_again_costs_nothing_more() -> None:
     repairs = ReplyRepairs(calls=REPAIR_BUDGET_CALLS)
     body = '{"action" "text_response", "text_response": "x"}'
-    with reply_budget(repairs):
+    token = spend_from(repairs)
+    try:
         first = repair_last_resort(body)
         left = repairs.left
         assert repair_last_resort(body) == first
+    finally:
+        stop_spending(token)
     assert first is not None
     assert repairs.left == left < REPAIR_BUDGET_CALLS
