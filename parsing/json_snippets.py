@@ -35,9 +35,9 @@ from parsing.json_scan import WS_COMMENTS, NeedMore, Source
 from parsing.json_shortcuts import (
     _bracket_for_key,
     _cut_at_once,
-    _cut_coming,
     _no_closer_yet,
     _object_start,
+    closer_run_end,
 )
 from parsing.json_tolerant import Decoded, Rejected, parse_tolerant
 from parsing.lossless import lossless_at, lossless_loads, may_load
@@ -274,16 +274,14 @@ def match_enclosed(
         return PENDING
     v = WS_COMMENTS.match(text, body_start).end()  # type: ignore[union-attr]
     opened = text[v : v + 1] in ("{", "[")
-    if opened and _cut_coming(text, v, close, eof):
-        return PENDING  # (what the general loop below answers there: see `_cut_coming`)
-    cut = _cut_at_once(text, v, close) if opened else None
+    cut = _cut_at_once(text, v, close, eof) if opened else None
     if cut is not None:  # (what the general loop below reads there: see `_cut_at_once`)
-        try:
-            end = closing_end(Source(text, eof, close), cut.end, close, line_close)
-        except NeedMore:
+        if isinstance(cut, _Pending):
             return PENDING
-        last = max(end, cut.end)
-        return Found((snippet_of((open_start, last), cut, origin),), last)
+        end = closer_run_end(text, cut.end, close, eof)
+        if end < 0:
+            return PENDING
+        return Found((snippet_of((open_start, end), cut, origin),), end)
     fast: Match | bool | None = _whole_body(text, open_start, body_start, close, origin, eof)
     if fast is None:
         fast = _one_strict_value(text, open_start, body_start, close, origin, eof)

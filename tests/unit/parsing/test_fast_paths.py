@@ -482,10 +482,7 @@ def test_a_value_cut_at_once_reads_as_the_general_loop(
     token = "<tool_call>" if opener[0] == "<" else opener[:3]
     for cut in range(len(opener) + 1, len(text) + 1):  # (and every text a stream sees)
         got = match_at(text[:cut], 0, token, eof and cut == len(text))
-        with (
-            patch("parsing.json_snippets._cut_at_once", new=lambda *_: None),
-            patch("parsing.json_snippets._cut_coming", new=lambda *_: False),
-        ):
+        with patch("parsing.json_snippets._cut_at_once", new=lambda *_: None):
             assert match_at(text[:cut], 0, token, eof and cut == len(text)) == got
 
 
