@@ -20,8 +20,8 @@ from collections.abc import Iterable
 from typing import Any
 
 from parsing.blocks import ACTION_KINDS, ActionBlock, Block, TextBlock, ToolCallBlock
+from parsing.json.repair_fallback import spend_from, stop_spending
 from parsing.regions import Snippet
-from parsing.repair_fallback import spend_from, stop_spending
 from parsing.snippets import Item, ScanState, TextSpan, scan_items
 
 _CALL_SHAPES = (("name", "arguments"), ("function_name", "args"))

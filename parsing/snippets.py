@@ -23,9 +23,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from parsing.fences import match_fence_at, match_reasoning_at
-from parsing.json_snippets import match_bare_at
+from parsing.json.repair_fallback import ReplyRepairs, spend_from, stop_spending
+from parsing.json.snippets import match_bare_at
 from parsing.regions import PENDING, Found, Match, NoMatch, Opaque, Snippet
-from parsing.repair_fallback import ReplyRepairs, spend_from, stop_spending
 from parsing.xml_snippets import match_tool_tag_at
 
 # A bracket is a candidate when what follows it looks like JSON. The look-ahead is bounded
@@ -33,7 +33,7 @@ from parsing.xml_snippets import match_tool_tag_at
 # streamed tail held back while undecided (`_HOLD`) stays short whatever the reply holds.
 # A quoted key must be followed by ``:`` (or a comment, or the end of the text); a key longer
 # than 256 characters or followed by more than 256 spaces is left to `match_bare_at` (so this
-# never refuses what `json_snippets._OBJECT_START` accepts, and a prefix refused stays refused
+# never refuses what `json.snippets._OBJECT_START` accepts, and a prefix refused stays refused
 # whatever follows: streaming releases it at once). ``{"{"{"...`` then costs C speed.
 # A ``[`` whose first element is a ``{`` followed by what can start no key (nor end the
 # object, a comment or the text) is no candidate either: every pass rejects it right there

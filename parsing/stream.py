@@ -32,7 +32,7 @@ import re
 
 from parsing.blocks import Block, TextBlock
 from parsing.classify import blocks_of
-from parsing.repair_fallback import spend_from, stop_spending
+from parsing.json.repair_fallback import spend_from, stop_spending
 from parsing.resume import Resumes, enter, leave
 from parsing.snippets import ScanState, scan_items
 

@@ -1,8 +1,10 @@
 """The import graph of the three packages: layered as the design says, and without cycles.
 
-`parsing` imports nothing from `actions` or `server`; `actions` never imports `server`; no
-module reaches itself through its imports (imports under `if TYPE_CHECKING:` count too: a
-cycle a type checker needs is still a cycle a reader has to untangle).
+`parsing` imports nothing from `actions` or `server`; `actions` never imports `server`; the
+JSON decoder (`parsing.json`) sits below the snippet readers, and the retrieval chunkers live
+in `actions.index` (`parsing` means "model reply -> blocks"); no module reaches itself
+through its imports (imports under `if TYPE_CHECKING:` count too: a cycle a type checker
+needs is still a cycle a reader has to untangle).
 """
 
 from __future__ import annotations
@@ -88,6 +90,34 @@ def test_parsing_and_actions_do_not_import_the_layers_above_them() -> None:
         or (module.startswith("actions") and target.startswith("server"))
     }
     assert upward == set()
+
+
+JSON_DECODER_USES = {"parsing.blocks", "parsing.regions", "parsing.resume"}
+"""What the JSON decoder may import from the rest of `parsing`: the blocks' and the snippet
+layer's vocabulary, and the stream's kept work."""
+CHUNKERS = ("markdown_elements", "source_chunks")
+
+
+def test_the_json_decoder_imports_only_the_vocabulary_of_parsing() -> None:
+    graph = import_graph()
+    decoder = {module for module in graph if module.startswith("parsing.json")}
+    assert {"parsing.json.tolerant", "parsing.json.strict"} <= decoder
+    outside = {
+        (module, target)
+        for module in decoder
+        for target in graph[module]
+        if not target.startswith("parsing.json") and target not in JSON_DECODER_USES
+    }
+    assert outside == set()
+    assert not [m for m in graph if m.startswith("parsing.json_")]  # no decoder file left flat
+
+
+def test_the_retrieval_chunkers_live_in_the_index() -> None:
+    graph = import_graph()
+    for name in CHUNKERS:
+        assert f"actions.index.{name}" in graph
+        assert f"parsing.{name}" not in graph
+        assert not {t for t in graph[f"actions.index.{name}"] if t.startswith("server")}
 
 
 def test_the_cycle_finder_finds_a_cycle() -> None:

@@ -10,7 +10,7 @@ import random
 import string
 
 from parsing import ActionBlock, StreamParser, parse_reply
-from parsing.repair_fallback import (
+from parsing.json.repair_fallback import (
     REPAIR_BUDGET_CALLS,
     ReplyRepairs,
     repair_last_resort,

@@ -25,7 +25,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from parsing.json_rules import (
+from parsing.json.rules import (
     _CLOSER,
     _IDENT_KEY,
     _IDENT_PARTIAL,
@@ -51,7 +51,7 @@ from parsing.json_rules import (
     _number,
     _resolve_continuing,
 )
-from parsing.json_scan import (
+from parsing.json.scan import (
     WS_COMMENTS,
     NeedMore,
     Source,
@@ -60,7 +60,7 @@ from parsing.json_scan import (
     run_pattern,
     split_at_quotes,
 )
-from parsing.json_strict import WINDOW, strict_string, strict_value
+from parsing.json.strict import WINDOW, strict_string, strict_value
 from parsing.resume import active as active_resumes
 
 MAX_DEPTH: Final = 200
@@ -427,7 +427,7 @@ class _Parser:
         if _KEY_AHEAD.match(text, i):
             return True
         # a key still being typed at the end of the text counts (it is cut off there); at
-        # the end of a reply, not one cut after a lone backslash (its group: see json_rules)
+        # the end of a reply, not one cut after a lone backslash (its group: see json.rules)
         m = _KEY_PARTIAL.match(text, i)
         return m is not None and self.src.at_end(self.src.n) and m.lastindex is None
 

@@ -1,4 +1,4 @@
-"""Decisions the snippet parsers (`json_snippets`) take without the strict, lossless and
+"""Decisions the snippet parsers (`json.snippets`) take without the strict, lossless and
 tolerant passes, where those passes surely answer the same: which bare ``{`` can start an
 object, flat objects in prose (rejected, or pending at the end of a streamed text), and a
 region's first value cut at once by its closer. Each is pinned to the answer it replaces by
@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import re
 
-from parsing.json_regions import snippet_of
-from parsing.json_rules import _NEVER_ENDS
-from parsing.json_tolerant import MAX_DEPTH, Decoded
+from parsing.json.regions import snippet_of
+from parsing.json.rules import _NEVER_ENDS
+from parsing.json.tolerant import MAX_DEPTH, Decoded
 from parsing.regions import PENDING, Found, Match, NoMatch, _Pending
 
 # Every repetition here is possessive (``*+``, ``?+``) or atomic (``(?>...)``): a failing
@@ -140,7 +140,7 @@ def _cut_at_once(text: str, v: int, close: str, eof: bool = True) -> Decoded | _
 def closer_run_end(text: str, at: int, close: str, eof: bool) -> int:
     """The end of the closer ``close`` found at ``text[at]``: a fence closer swallows its
     whole run of fence characters; -1 while streaming when that run reaches the end of the
-    text (it may still grow). (`json_regions.closing_end` where the closer comes at once.)"""
+    text (it may still grow). (`json.regions.closing_end` where the closer comes at once.)"""
     end = at + len(close)
     char = close[0]
     if char not in "`~":

@@ -11,9 +11,9 @@ Decoding order for a value starting at ``{`` or ``[``:
    the tolerant pass keeps as a character, the value decoded again with those quotes escaped
    (`escaped_quotes`: the tolerant pass's own decisions, its answer or None; in a fence or
    tag, the code-in-values reading goes on from the default one's rejection);
-2. our tolerant pass (`json_tolerant`): lossless fixes, cut-off closing, unambiguous
+2. our tolerant pass (`json.tolerant`): lossless fixes, cut-off closing, unambiguous
    heuristics — never drops a string character; its strictly valid containers and string
-   stretches are read at C speed (`json_strict`) where its rules provably read the same;
+   stretches are read at C speed (`json.strict`) where its rules provably read the same;
 3. only inside a ```json fence or a tool-call tag (where the model declared JSON): json-repair,
    bounded, its output checked by the fidelity guard (`repair_fallback`).
 
@@ -28,19 +28,19 @@ import re
 from typing import Any
 
 from parsing.blocks import Origin
-from parsing.code_values import code_first, code_in_values, escaped_in_region
-from parsing.escaped_quotes import escaped_quotes_at
-from parsing.json_regions import closing_end, snippet_of, undecodable
-from parsing.json_scan import WS_COMMENTS, NeedMore, Source
-from parsing.json_shortcuts import (
+from parsing.json.code_values import code_first, code_in_values, escaped_in_region
+from parsing.json.escaped_quotes import escaped_quotes_at
+from parsing.json.lossless import lossless_at, lossless_loads, may_load
+from parsing.json.regions import closing_end, snippet_of, undecodable
+from parsing.json.scan import WS_COMMENTS, NeedMore, Source
+from parsing.json.shortcuts import (
     _bracket_for_key,
     _cut_at_once,
     _no_closer_yet,
     _object_start,
     closer_run_end,
 )
-from parsing.json_tolerant import Decoded, Rejected, parse_tolerant
-from parsing.lossless import lossless_at, lossless_loads, may_load
+from parsing.json.tolerant import Decoded, Rejected, parse_tolerant
 from parsing.regions import PENDING, Found, Match, NoMatch, Opaque, Snippet, _Pending
 from parsing.resume import active as active_resumes
 
