@@ -38,7 +38,8 @@ from parsing.json.rules import (
 )
 from parsing.json.scan import Source, split_at_quotes
 from parsing.json.strict import STRICT, WINDOW
-from parsing.json.tolerant import MAX_DEPTH, Decoded, Rejected, _Frame, _Parser
+from parsing.json.tolerant import MAX_DEPTH, Decoded, Rejected, _Parser
+from parsing.json.tolerant_strings import _Frame
 
 MAX_ROUNDS: Final = 3
 """Strict decodings at most (each after a run of kept quotes escaped): denser quotes (code)

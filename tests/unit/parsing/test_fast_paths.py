@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 from parsing.json.code_values import code_first, code_in_values, escaped_in_region
 from parsing.json.escaped_quotes import escaped_quotes_at
+from parsing.json.rules import _VALUE_RUNS, _VALUE_RUNS_ARRAY, _VALUE_RUNS_FLAT
 from parsing.json.scan import Source, run_pattern, split_at_quotes
 from parsing.json.shortcuts import (
     _FIRST_VALUE_PENDING,
@@ -39,15 +40,8 @@ from parsing.json.snippets import (
     decode_at,
     match_bare_at,
 )
-from parsing.json.tolerant import (
-    _VALUE_RUNS,
-    _VALUE_RUNS_ARRAY,
-    _VALUE_RUNS_FLAT,
-    Rejected,
-    _Frame,
-    _Parser,
-    parse_tolerant,
-)
+from parsing.json.tolerant import Rejected, _Parser, parse_tolerant
+from parsing.json.tolerant_strings import _Frame
 from parsing.regions import PENDING, NoMatch
 from parsing.snippets import match_at
 
