@@ -54,6 +54,20 @@ UNITS: dict[str, str] = {
 
 
 RANDOM = {"random printable": string.printable, "random JSON characters": '{}[]":,\\ \nab'}
+JUNK_FENCES = "junk ```json bodies (15 KB)"
+"""```json fences whose body opens a value then is random printable text (no backtick):
+each body goes to json-repair, bounded by the reply's one repair budget."""
+
+
+def _junk_fences(size: int) -> str:
+    rng = random.Random(7)
+    alphabet = string.printable.replace("`", "")
+    parts, n = [], 0
+    while n < size:
+        part = "```json\n{" + "".join(rng.choices(alphabet, k=15_000)) + "\n```\n"
+        parts.append(part)
+        n += len(part)
+    return "".join(parts)[:size]
 
 
 def _random(alphabet: str, size: int, seed: int = 7) -> str:
@@ -64,6 +78,8 @@ def _random(alphabet: str, size: int, seed: int = 7) -> str:
 def _text(name: str, size: int) -> str:
     if name in RANDOM:
         return _random(RANDOM[name], size)
+    if name == JUNK_FENCES:
+        return _junk_fences(size)
     unit = UNITS[name]
     return (unit * (size // len(unit) + 1))[:size]
 
@@ -122,7 +138,7 @@ def main() -> None:
     ap.add_argument("--mode", choices=("both", "whole", "stream"), default="both")
     args = ap.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
-    names = [n for n in [*UNITS, *RANDOM] if args.only in n]
+    names = [n for n in [*UNITS, *RANDOM, JUNK_FENCES] if args.only in n]
     modes = ["whole", "stream"] if args.mode == "both" else [args.mode]
     print(
         f"ms per 100 KB (min/median/max of {args.runs}) at {sizes} KB; ratio per doubling "

@@ -20,8 +20,9 @@ from collections.abc import Iterable
 from typing import Any
 
 from parsing.blocks import ACTION_KINDS, ActionBlock, Block, TextBlock, ToolCallBlock
+from parsing.json.repair_fallback import spend_from, stop_spending
 from parsing.regions import Snippet
-from parsing.snippets import Item, TextSpan, iter_reply
+from parsing.snippets import Item, ScanState, TextSpan, scan_items
 
 _CALL_SHAPES = (("name", "arguments"), ("function_name", "args"))
 _CALL_EXTRAS = frozenset({"id", "type"})
@@ -119,4 +120,9 @@ def _text(text: str, start: int, end: int, base: int) -> TextBlock:
 
 def parse_reply(text: str) -> list[Block]:
     """Split a model reply into text, action and tool-call blocks tiling it exactly."""
-    return blocks_of(iter_reply(text), text)  # items die young: less work for the GC
+    state = ScanState()
+    token = spend_from(state.repairs)  # one json-repair budget for the reply
+    try:  # items die young (an iterator, not a list): less work for the GC
+        return blocks_of(scan_items(text, state, eof=True), text)
+    finally:
+        stop_spending(token)

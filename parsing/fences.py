@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from parsing.json_snippets import match_enclosed
+from parsing.json.snippets import match_enclosed
 from parsing.regions import PENDING, Match, NoMatch, Opaque
 
 JSON_LANGS: Final = frozenset({"json", "jsonc", "json5"})

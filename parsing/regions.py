@@ -10,7 +10,7 @@ A parser tried at index ``i`` of a reply answers with one of:
 - `NoMatch`: nothing here; ``skip`` lists later candidate positions known to fail too;
 - `PENDING`: the answer depends on text not received yet (streaming only).
 
-These value objects (and `json_tolerant.Decoded`, `snippets.TextSpan`) are plain slots
+These value objects (and `json.tolerant.Decoded`, `snippets.TextSpan`) are plain slots
 dataclasses, never mutated once built: one or more is built per candidate on the hot path,
 and a frozen dataclass's ``__init__`` (one ``object.__setattr__`` per field) costs about
 five times as much.

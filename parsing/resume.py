@@ -6,11 +6,11 @@ length: a long candidate (a file's contents with unescaped quotes, a run of brac
 two to three whole parses in all. The looks share a `Resumes` instead, made active around
 each look (`enter`, `leave`); the passes consult it:
 
-- the tolerant parser (`json_tolerant`) suspended where it needed more text (`NeedMore`):
+- the tolerant parser (`json.tolerant`) suspended where it needed more text (`NeedMore`):
   the next look resumes it there, over the longer text;
 - a tolerant reading that returned (complete, or rejected) without needing more text: it
   is final, whatever follows, and is reused as is;
-- the string-aware bracket count of a region nested too deep (`json_snippets`).
+- the string-aware bracket count of a region nested too deep (`json.snippets`).
 
 Sound because every decision these passes take while streaming depends only on the text
 already received: a decision that needs a character past the end raises `NeedMore` instead
@@ -41,7 +41,7 @@ class Resumes:
     def __init__(self) -> None:
         self._text = ""
         self.suspended: dict[Key, Any] = {}
-        """Tolerant parsers (`json_tolerant._Parser`) stopped by `NeedMore`."""
+        """Tolerant parsers (`json.tolerant._Parser`) stopped by `NeedMore`."""
         self.finished: dict[Key, Any] = {}
         """Tolerant readings (`Decoded` / `Rejected`) that did not need more text: final.
         (Typed loosely: the parser imports this module, not the other way round.)"""

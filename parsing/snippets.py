@@ -23,7 +23,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from parsing.fences import match_fence_at, match_reasoning_at
-from parsing.json_snippets import match_bare_at
+from parsing.json.repair_fallback import ReplyRepairs, spend_from, stop_spending
+from parsing.json.snippets import match_bare_at
 from parsing.regions import PENDING, Found, Match, NoMatch, Opaque, Snippet
 from parsing.xml_snippets import match_tool_tag_at
 
@@ -32,7 +33,7 @@ from parsing.xml_snippets import match_tool_tag_at
 # streamed tail held back while undecided (`_HOLD`) stays short whatever the reply holds.
 # A quoted key must be followed by ``:`` (or a comment, or the end of the text); a key longer
 # than 256 characters or followed by more than 256 spaces is left to `match_bare_at` (so this
-# never refuses what `json_snippets._OBJECT_START` accepts, and a prefix refused stays refused
+# never refuses what `json.snippets._OBJECT_START` accepts, and a prefix refused stays refused
 # whatever follows: streaming releases it at once). ``{"{"{"...`` then costs C speed.
 # A ``[`` whose first element is a ``{`` followed by what can start no key (nor end the
 # object, a comment or the text) is no candidate either: every pass rejects it right there
@@ -89,6 +90,9 @@ class ScanState:
     skip: set[int] = field(default_factory=set)
     pending: bool = False
     """The last scan stopped at an undecided candidate at ``search``."""
+    repairs: ReplyRepairs = field(default_factory=ReplyRepairs)
+    """The reply's json-repair budget: active (`spend_from`) around each scan by the
+    entry points (`scan`, `classify.parse_reply`, the stream's looks)."""
 
     def shift(self, delta: int) -> None:
         """Re-base every index by ``-delta`` (the stream dropped released text)."""
@@ -162,7 +166,11 @@ def _release(state: ScanState, upto: int) -> TextSpan | None:
 
 def scan(text: str, state: ScanState, eof: bool) -> list[Item]:
     """Advance ``state`` over ``text`` and return the items released (see the docstring)."""
-    return list(scan_items(text, state, eof))
+    token = spend_from(state.repairs)
+    try:
+        return list(scan_items(text, state, eof))
+    finally:
+        stop_spending(token)
 
 
 def scan_items(text: str, state: ScanState, eof: bool) -> Iterator[Item]:
@@ -285,11 +293,6 @@ def _fence_body(text: str, state: ScanState, eof: bool) -> _OpaqueStep | None:
 def scan_reply(text: str) -> list[Item]:
     """The whole reply as text spans and snippets, in order, tiling it exactly."""
     return scan(text, ScanState(), eof=True)
-
-
-def iter_reply(text: str) -> Iterator[Item]:
-    """`scan_reply` as an iterator."""
-    return scan_items(text, ScanState(), eof=True)
 
 
 def find_snippets(text: str) -> list[Snippet]:

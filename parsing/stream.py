@@ -32,6 +32,7 @@ import re
 
 from parsing.blocks import Block, TextBlock
 from parsing.classify import blocks_of
+from parsing.json.repair_fallback import spend_from, stop_spending
 from parsing.resume import Resumes, enter, leave
 from parsing.snippets import ScanState, scan_items
 
@@ -46,6 +47,8 @@ _IN_STRING = re.compile(r'[^"\\]*+(?:\\[\s\S][^"\\]*+)*+')
 _CLOSED = re.compile(r'"[^"\\]*+(?:\\[\s\S][^"\\]*+)*+"')
 """A complete string (cut out of a chunk: what is left is outside strings, in order)."""
 _MARKERS = re.compile(r"[<`~{\[]")
+_REGION_CHAR = re.compile(r"[<`~]")
+"""Characters that can open a fence or a tag (the regions whose bodies json-repair reads)."""
 """Characters that can start a snippet or a region (see `snippets._CANDIDATE`)."""
 _STEP = 8
 """A pending candidate is looked at again once it has grown by 1/_STEP (and may have closed)."""
@@ -286,11 +289,11 @@ class StreamParser:
         if self._tracker is None or self._pending_len < _RESUME_FROM:
             # no candidate was pending, or a short one (read again for less than the work of
             # keeping it): the work of a look is kept from the second look at a long one on
-            blocks = blocks_of(scan_items(text, state, eof), text, base=base)
+            blocks = _look(text, state, eof, base)
         else:
             token = enter(self._resumes, text)
             try:
-                blocks = blocks_of(scan_items(text, state, eof), text, base=base)
+                blocks = _look(text, state, eof, base)
             finally:
                 leave(token)
         keep_from = _keep_from(text, state.pos)  # context for the next candidate
@@ -315,6 +318,19 @@ class StreamParser:
             self._tracker.feed(self._text[len(self._text) - behind :])
         self._pending_len = len(self._text) - state.search
         return blocks
+
+
+def _look(text: str, state: ScanState, eof: bool, base: int) -> list[Block]:
+    """The blocks a scan of ``text`` decides, under the stream's one json-repair budget
+    (`repair_fallback`) when a fence or tag may open in it (json-repair reads only their
+    bodies: without one, the budget is not made active)."""
+    if _REGION_CHAR.search(text) is None:
+        return blocks_of(scan_items(text, state, eof), text, base=base)
+    spending = spend_from(state.repairs)
+    try:
+        return blocks_of(scan_items(text, state, eof), text, base=base)
+    finally:
+        stop_spending(spending)
 
 
 def _keep_from(text: str, pos: int) -> int:

@@ -13,8 +13,8 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from parsing.json_scan import NeedMore, Source
-from parsing.json_snippets import match_enclosed
+from parsing.json.scan import NeedMore, Source
+from parsing.json.snippets import match_enclosed
 from parsing.regions import PENDING, Match, NoMatch
 
 TOOL_TAGS: Final = ("tool_call", "tool_use")

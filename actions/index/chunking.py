@@ -13,11 +13,11 @@ import itertools
 from dataclasses import replace
 from pathlib import PurePosixPath
 
+from actions.index.markdown_elements import Element, chunk_elements, parse_elements, split_lines
 from actions.index.model import Chunk, ChunkType
 from actions.index.pdf import PdfText
+from actions.index.source_chunks import LANGUAGES, chunk_source, line_windows
 from actions.index.summary import Summarizer, fallback_summary, needs_summary
-from parsing.markdown_elements import Element, chunk_elements, parse_elements, split_lines
-from parsing.source_chunks import LANGUAGES, chunk_source, line_windows
 
 MARKDOWN_SUFFIXES = frozenset({".md", ".markdown", ".mdx", ".mdown", ".mkd", ".txt", ".rst"})
 CAPTION_CHARS = 300

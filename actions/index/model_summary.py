@@ -23,9 +23,9 @@ import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
+from actions.index.markdown_elements import Element
 from actions.index.summary import MAX_SUMMARY
 from actions.private import private_sqlite
-from parsing.markdown_elements import Element
 
 log = logging.getLogger(__name__)
 Ask = Callable[[str], Awaitable[str]]

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import Protocol
 
-from parsing.markdown_elements import Element, split_lines
+from actions.index.markdown_elements import Element, split_lines
 
 MAX_SUMMARY = 400
 LONG_CODE_LINES = 30

@@ -1,11 +1,13 @@
 """The import graph of the three packages: layered as the design says, and without cycles.
 
 `parsing` imports nothing from `actions` or `server`; `actions` never imports `server`;
-within `actions`, `files` (listing, ignore rules, git environment) sits below its users
-`tools`, `index` and `checkpoints`, the index never imports the tools, and checkpoints
-import neither the tools nor the index. No module reaches itself through its imports
-(imports under `if TYPE_CHECKING:` count too: a cycle a type checker needs is still a cycle
-a reader has to untangle).
+the JSON decoder (`parsing.json`) sits below the snippet readers, and the retrieval chunkers
+live in `actions.index` (`parsing` means "model reply -> blocks"); within `actions`, `files`
+(listing, ignore rules, git environment) sits below its users `tools`, `index` and
+`checkpoints`, the index never imports the tools, and checkpoints import neither the tools
+nor the index. No module reaches itself through its imports (imports under
+`if TYPE_CHECKING:` count too: a cycle a type checker needs is still a cycle a reader has to
+untangle).
 """
 
 from __future__ import annotations
@@ -125,6 +127,34 @@ def test_the_layer_checks_see_imports_across_packages() -> None:
     assert ("actions.tools.list_files", "actions.files.listing") in imports_between(
         "actions.tools", ("actions.files",)
     )
+
+
+JSON_DECODER_USES = {"parsing.blocks", "parsing.regions", "parsing.resume"}
+"""What the JSON decoder may import from the rest of `parsing`: the blocks' and the snippet
+layer's vocabulary, and the stream's kept work."""
+CHUNKERS = ("markdown_elements", "source_chunks")
+
+
+def test_the_json_decoder_imports_only_the_vocabulary_of_parsing() -> None:
+    graph = import_graph()
+    decoder = {module for module in graph if module.startswith("parsing.json")}
+    assert {"parsing.json.tolerant", "parsing.json.strict"} <= decoder
+    outside = {
+        (module, target)
+        for module in decoder
+        for target in graph[module]
+        if not target.startswith("parsing.json") and target not in JSON_DECODER_USES
+    }
+    assert outside == set()
+    assert not [m for m in graph if m.startswith("parsing.json_")]  # no decoder file left flat
+
+
+def test_the_retrieval_chunkers_live_in_the_index() -> None:
+    graph = import_graph()
+    for name in CHUNKERS:
+        assert f"actions.index.{name}" in graph
+        assert f"parsing.{name}" not in graph
+        assert not {t for t in graph[f"actions.index.{name}"] if t.startswith("server")}
 
 
 def test_the_cycle_finder_finds_a_cycle() -> None:

@@ -8,7 +8,7 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from parsing.markdown_elements import chunk_elements, cut_spans, parse_elements
+from actions.index.markdown_elements import chunk_elements, cut_spans, parse_elements
 
 NESTED = """\
 Guide

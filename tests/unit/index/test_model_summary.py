@@ -5,8 +5,8 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+from actions.index.markdown_elements import Element
 from actions.index.model_summary import ModelSummarizer, clean
-from parsing.markdown_elements import Element
 
 TABLE = Element("table", "| a | b |\n|---|---|\n| 1 | 2 |", 3, 5, ("Guide",), "", True)
 

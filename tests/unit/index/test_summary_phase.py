@@ -9,9 +9,9 @@ from pathlib import Path
 
 from actions.index import open_index
 from actions.index.indexer import WorkspaceIndex
+from actions.index.markdown_elements import Element
 from actions.index.model_summary import ModelSummarizer, SummariesUnavailable
 from actions.paths import Workspace
-from parsing.markdown_elements import Element
 
 TABLE = "| port | service |\n|---|---|\n| 22 | ssh |\n| 443 | https |"
 

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from parsing import Block, TextBlock
 from parsing.fences import match_fence_at, match_reasoning_at
-from parsing.json_snippets import match_bare_at
+from parsing.json.snippets import match_bare_at
 from parsing.regions import Found, NoMatch, Opaque
 from parsing.snippets import _CANDIDATE, Item, TextSpan
 from parsing.xml_snippets import match_tool_tag_at

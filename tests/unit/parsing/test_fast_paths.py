@@ -17,10 +17,11 @@ from unittest.mock import patch
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from parsing.code_values import code_first, code_in_values, escaped_in_region
-from parsing.escaped_quotes import escaped_quotes_at
-from parsing.json_scan import Source, run_pattern, split_at_quotes
-from parsing.json_shortcuts import (
+from parsing.json.code_values import code_first, code_in_values, escaped_in_region
+from parsing.json.escaped_quotes import escaped_quotes_at
+from parsing.json.rules import _VALUE_RUNS, _VALUE_RUNS_ARRAY, _VALUE_RUNS_FLAT
+from parsing.json.scan import Source, run_pattern, split_at_quotes
+from parsing.json.shortcuts import (
     _FIRST_VALUE_PENDING,
     _FIRST_VALUE_REJECT,
     _FLAT_PENDING,
@@ -30,7 +31,7 @@ from parsing.json_shortcuts import (
     _OPENED_VALUE_REJECT,
     _bracket_for_key,
 )
-from parsing.json_snippets import (
+from parsing.json.snippets import (
     _LOSSLESS_FIRST,
     _PARTIAL_TOKEN,
     _cut_at_once,
@@ -39,15 +40,8 @@ from parsing.json_snippets import (
     decode_at,
     match_bare_at,
 )
-from parsing.json_tolerant import (
-    _VALUE_RUNS,
-    _VALUE_RUNS_ARRAY,
-    _VALUE_RUNS_FLAT,
-    Rejected,
-    _Frame,
-    _Parser,
-    parse_tolerant,
-)
+from parsing.json.tolerant import Rejected, _Parser, parse_tolerant
+from parsing.json.tolerant_strings import _Frame
 from parsing.regions import PENDING, NoMatch
 from parsing.snippets import match_at
 
@@ -224,7 +218,7 @@ def test_one_strict_value_answers_as_the_general_loop(
     text = opener + value + gap + rest
     token = opener.strip()[:3] if opener[0] in "`~" else "<tool_call>"
     got = match_at(text, 0, token, eof)
-    with patch("parsing.json_snippets._one_strict_value", return_value=None):
+    with patch("parsing.json.snippets._one_strict_value", return_value=None):
         assert match_at(text, 0, token, eof) == got
 
 
@@ -277,7 +271,7 @@ def test_first_value_reject_is_what_every_pass_answers(text: str, eof: bool) -> 
     whole reply and at every length of a streamed one (never pending)."""
     if _FIRST_VALUE_REJECT.match(text) is None:
         return
-    with patch("parsing.json_shortcuts._FIRST_VALUE_REJECT", re.compile(r"(?!)")):
+    with patch("parsing.json.shortcuts._FIRST_VALUE_REJECT", re.compile(r"(?!)")):
         assert match_bare_at(text, 0, eof=eof) == NoMatch()
 
 
@@ -294,7 +288,7 @@ def test_first_value_pending_is_what_every_pass_answers(text: str) -> None:
     (`_FIRST_VALUE_PENDING`) is pending, as the passes answer it."""
     if _FIRST_VALUE_PENDING.match(text) is None:
         return
-    with patch("parsing.json_shortcuts._FIRST_VALUE_PENDING", re.compile(r"(?!)")):
+    with patch("parsing.json.shortcuts._FIRST_VALUE_PENDING", re.compile(r"(?!)")):
         assert match_bare_at(text, 0, eof=False) is PENDING
 
 
@@ -320,7 +314,7 @@ def test_line_value_reject_is_what_every_pass_answers(text: str, eof: bool) -> N
     continue the object (`_LINE_VALUE_REJECT`): rejected as the passes reject it."""
     if _LINE_VALUE_REJECT.match(text) is None:
         return
-    with patch("parsing.json_shortcuts._LINE_VALUE_REJECT", re.compile(r"(?!)")):
+    with patch("parsing.json.shortcuts._LINE_VALUE_REJECT", re.compile(r"(?!)")):
         assert match_bare_at(text, 0, eof=eof) == NoMatch()
 
 
@@ -333,7 +327,7 @@ def test_line_value_pending_is_what_every_pass_answers(text: str) -> None:
     (`_LINE_VALUE_PENDING`): pending, as the passes answer it."""
     if _LINE_VALUE_PENDING.match(text) is None:
         return
-    with patch("parsing.json_shortcuts._LINE_VALUE_PENDING", re.compile(r"(?!)")):
+    with patch("parsing.json.shortcuts._LINE_VALUE_PENDING", re.compile(r"(?!)")):
         assert match_bare_at(text, 0, eof=False) is PENDING
 
 
@@ -360,7 +354,7 @@ def test_opened_value_reject_is_what_every_pass_answers(text: str, eof: bool) ->
         return
     expected = NoMatch((m.start("inner"),))
     assert match_bare_at(text, 0, eof=eof) == expected
-    with patch("parsing.json_shortcuts._OPENED_VALUE_REJECT", re.compile(r"(?!)")):
+    with patch("parsing.json.shortcuts._OPENED_VALUE_REJECT", re.compile(r"(?!)")):
         assert match_bare_at(text, 0, eof=eof) == expected
 
 
@@ -394,7 +388,7 @@ def test_bracket_for_key_is_what_every_pass_answers(text: str, eof: bool) -> Non
     early = _bracket_for_key(text, 0, _failure(text, 0))
     if early is None:
         return
-    with patch("parsing.json_snippets._bracket_for_key", new=lambda *_: None):
+    with patch("parsing.json.snippets._bracket_for_key", new=lambda *_: None):
         assert match_bare_at(text, 0, eof=eof) == early
 
 
@@ -408,7 +402,7 @@ def test_bracket_for_key_is_what_every_pass_answers(text: str, eof: bool) -> Non
 def test_flat_pending_is_what_every_pass_answers(text: str) -> None:
     if _FLAT_PENDING.match(text) is None:
         return
-    with patch("parsing.json_shortcuts._FLAT_PENDING", re.compile(r"(?!)")):
+    with patch("parsing.json.shortcuts._FLAT_PENDING", re.compile(r"(?!)")):
         assert match_bare_at(text, 0, eof=False) is PENDING
 
 
@@ -459,7 +453,7 @@ def test_a_region_without_its_closer_yet_is_pending(opener: str, rest: str) -> N
     if close in text[len(opener) :]:
         return
     token = opener[:3] if opener[0] != "<" else opener
-    with patch("parsing.json_snippets._no_closer_yet", new=lambda *_: False):
+    with patch("parsing.json.snippets._no_closer_yet", new=lambda *_: False):
         assert match_at(text, 0, token, eof=False) is PENDING  # what the general path answers
 
 
@@ -482,10 +476,7 @@ def test_a_value_cut_at_once_reads_as_the_general_loop(
     token = "<tool_call>" if opener[0] == "<" else opener[:3]
     for cut in range(len(opener) + 1, len(text) + 1):  # (and every text a stream sees)
         got = match_at(text[:cut], 0, token, eof and cut == len(text))
-        with (
-            patch("parsing.json_snippets._cut_at_once", new=lambda *_: None),
-            patch("parsing.json_snippets._cut_coming", new=lambda *_: False),
-        ):
+        with patch("parsing.json.snippets._cut_at_once", new=lambda *_: None):
             assert match_at(text[:cut], 0, token, eof and cut == len(text)) == got
 
 

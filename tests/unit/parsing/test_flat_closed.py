@@ -14,10 +14,11 @@ from hypothesis import strategies as st
 
 from parsing.classify import is_action_document, tool_call_of
 from parsing.fences import closing_line, match_fence_at
-from parsing.json_regions import run_end, snippet_of
-from parsing.json_scan import NeedMore, Source
-from parsing.json_shortcuts import _flat_closed
-from parsing.json_snippets import (
+from parsing.json.lossless import lossless_loads
+from parsing.json.regions import run_end, snippet_of
+from parsing.json.scan import NeedMore, Source
+from parsing.json.shortcuts import _flat_closed
+from parsing.json.snippets import (
     _FAILED,
     _STRICT,
     _strict,
@@ -25,8 +26,7 @@ from parsing.json_snippets import (
     match_bare_at,
     match_enclosed,
 )
-from parsing.json_tolerant import Decoded
-from parsing.lossless import lossless_loads
+from parsing.json.tolerant import Decoded
 from parsing.regions import PENDING, Found
 
 FAST = settings(max_examples=500, deadline=None, suppress_health_check=list(HealthCheck))
@@ -54,7 +54,7 @@ flat_objects = st.tuples(
 
 
 def _without_shortcut(text: str, eof: bool) -> object:
-    with patch("parsing.json_shortcuts._flat_closed", lambda text, i: None):
+    with patch("parsing.json.shortcuts._flat_closed", lambda text, i: None):
         return match_bare_at(text, 0, eof)
 
 
@@ -95,7 +95,7 @@ def test_strict_scanner_answers_as_raw_decode(start: str, rest: str, streaming: 
     got = _strict(text, 0, streaming=streaming)
     failed = _FAILED[0]
     _FAILED[0] = None
-    with patch("parsing.json_snippets._scan_once", lambda s, i: _STRICT.raw_decode(s, i)):
+    with patch("parsing.json.snippets._scan_once", lambda s, i: _STRICT.raw_decode(s, i)):
         assert _strict(text, 0, streaming=streaming) == got
     assert _FAILED[0] == failed
 

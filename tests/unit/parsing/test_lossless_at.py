@@ -9,9 +9,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from parsing.json_snippets import strict_at
-from parsing.json_tolerant import Decoded, parse_tolerant
-from parsing.lossless import lossless_at
+from parsing.json.lossless import lossless_at
+from parsing.json.snippets import strict_at
+from parsing.json.tolerant import Decoded, parse_tolerant
 
 PROSE = "Here it is: "
 AFTER = " and more {x} prose ] } after"

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from parsing import StreamParser, find_snippets, parse_reply
-from parsing.repair_fallback import MAX_REPAIR_CHARS, lost_characters, repair_last_resort
+from parsing.json.repair_fallback import MAX_REPAIR_CHARS, lost_characters, repair_last_resort
 from tests.unit.parsing.support import assert_tiles, normalise
 
 PATHOLOGICAL = {

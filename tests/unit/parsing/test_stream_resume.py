@@ -11,9 +11,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from parsing import StreamParser, resume
-from parsing.json_scan import NeedMore
-from parsing.json_snippets import decode_at
-from parsing.json_tolerant import Decoded, Rejected, parse_tolerant
+from parsing.json.scan import NeedMore
+from parsing.json.snippets import decode_at
+from parsing.json.tolerant import Decoded, Rejected, parse_tolerant
 from tests.fuzz.test_fuzz_parse import mutated, noise
 from tests.unit.parsing.support import canon, replies
 

@@ -10,8 +10,8 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from parsing import StreamParser, parse_reply
-from parsing.json_scan import next_found
-from parsing.lossless import lossless_loads, may_load
+from parsing.json.lossless import lossless_loads, may_load
+from parsing.json.scan import next_found
 from tests.unit.parsing.support import normalise
 
 _KEYS = ['"action"', '"name"', '"arguments"', '""', '"\n"', '"a\nb"', "e"]

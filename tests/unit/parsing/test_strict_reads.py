@@ -18,8 +18,8 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from parsing.json_scan import NeedMore
-from parsing.json_tolerant import MAX_DEPTH, parse_tolerant
+from parsing.json.scan import NeedMore
+from parsing.json.tolerant import MAX_DEPTH, parse_tolerant
 
 SETTINGS = settings(max_examples=400, deadline=None, suppress_health_check=list(HealthCheck))
 

@@ -6,10 +6,10 @@ from typing import Any
 
 import pytest
 
-from parsing.json_scan import NeedMore
-from parsing.json_tolerant import MAX_DEPTH, Decoded, Rejected, parse_tolerant
-from parsing.lossless import lossless_loads
-from parsing.repair_fallback import lost_characters
+from parsing.json.lossless import lossless_loads
+from parsing.json.repair_fallback import lost_characters
+from parsing.json.scan import NeedMore
+from parsing.json.tolerant import MAX_DEPTH, Decoded, Rejected, parse_tolerant
 
 REPAIRS: list[tuple[str, Any, str, bool]] = [
     ('{"a": 1,}', {"a": 1}, "trailing_comma", False),

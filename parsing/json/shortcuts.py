@@ -1,4 +1,4 @@
-"""Decisions the snippet parsers (`json_snippets`) take without the strict, lossless and
+"""Decisions the snippet parsers (`json.snippets`) take without the strict, lossless and
 tolerant passes, where those passes surely answer the same: which bare ``{`` can start an
 object, flat objects in prose (rejected, or pending at the end of a streamed text), and a
 region's first value cut at once by its closer. Each is pinned to the answer it replaces by
@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import re
 
-from parsing.json_regions import snippet_of
-from parsing.json_rules import _NEVER_ENDS
-from parsing.json_tolerant import MAX_DEPTH, Decoded
-from parsing.regions import PENDING, Found, Match, NoMatch
+from parsing.json.regions import snippet_of
+from parsing.json.rules import _NEVER_ENDS
+from parsing.json.tolerant import MAX_DEPTH, Decoded
+from parsing.regions import PENDING, Found, Match, NoMatch, _Pending
 
 # Every repetition here is possessive (``*+``, ``?+``) or atomic (``(?>...)``): a failing
 # match never backtracks into it (``{"a"`` then n slashes was exponential with plain ``*``:
@@ -115,32 +115,40 @@ whitespace, maybe a first key (no escape, newline or marker character in it) and
 whose value the closer cuts (the key is dropped: no value)."""
 
 
-def _cut_at_once(text: str, v: int, close: str) -> Decoded | None:
+def _cut_at_once(text: str, v: int, close: str, eof: bool = True) -> Decoded | _Pending | None:
     """The reading of a region's first value when the region's closer follows its opening
     bracket at once (after JSON whitespace, or an object's first key and colon: ``{`` then
     a closing fence, ``{"action":`` then one): the empty container,
     cut off; None otherwise. What `match_enclosed`'s general loop reads there: the region's
     body up to the closer is no value (`_whole_body`), the strict pass fails at the closer
     and the lossless one does not apply (its first character, a fence character or ``<``,
-    is none it fixes), and the tolerant reading is this one (a property test checks it)."""
+    is none it fixes), and the tolerant reading is this one (a property test checks it).
+
+    While streaming, PENDING when the text ends where the closer is looked for (after the
+    gap), or holds only the start of the closer there: every pass needs more text (the
+    strict pass reads a valid prefix, or fails at a closer character; the tolerant one asks
+    whether the closer comes). A property test pins it to the general loop."""
     gap = _KEY_GAP if text[v] == "{" else _JSON_WS
     j = gap.match(text, v + 1).end()  # type: ignore[union-attr]
     if not text.startswith(close, j):
+        if not eof and len(text) - j < len(close) and close.startswith(text[j:]):
+            return PENDING
         return None
     return Decoded({} if text[v] == "{" else [], v, j, True, True, _TRUNCATED)
 
 
-def _cut_coming(text: str, v: int, close: str, eof: bool) -> bool:
-    """While streaming, the text ends where `_cut_at_once` looks for the region's closer
-    (after the gap it passes), or holds only the start of the closer there: every pass needs
-    more text (the strict pass reads a valid prefix, or fails at a closer character; the
-    tolerant one asks whether the closer comes). A property test pins it to the general
-    loop of `match_enclosed`."""
-    if eof:
-        return False
-    gap = _KEY_GAP if text[v] == "{" else _JSON_WS
-    j = gap.match(text, v + 1).end()  # type: ignore[union-attr]
-    return len(text) - j < len(close) and close.startswith(text[j:])
+def closer_run_end(text: str, at: int, close: str, eof: bool) -> int:
+    """The end of the closer ``close`` found at ``text[at]``: a fence closer swallows its
+    whole run of fence characters; -1 while streaming when that run reaches the end of the
+    text (it may still grow). (`json.regions.closing_end` where the closer comes at once.)"""
+    end = at + len(close)
+    char = close[0]
+    if char not in "`~":
+        return end
+    n = len(text)
+    while end < n and text[end] == char:
+        end += 1
+    return -1 if end >= n and not eof else end
 
 
 def _no_closer_yet(text: str, body_start: int, close: str, eof: bool, repair: bool) -> bool:

@@ -12,6 +12,13 @@ json-repair 0.64.5 has no timeout and is quadratic on code inside strings (a 68 
   machine's load, so the streamed reply and the whole one (which may repair it at
   different moments) always agree (a 0.2 s clock let a loaded machine cut a repair that an
   idle one finished);
+- under one budget per reply (`ReplyRepairs`, `REPLY_BUDGET_CALLS`): the calls of all its
+  repairs together. A reply of many junk ```json bodies (each ~65 ms of json-repair at
+  15 KB) spends it once; the bodies after that are not repaired and stay text (nothing is
+  lost: an undecodable body is opaque text anyway), while a body our own passes decode (a
+  valid action after the junk) is read as ever. The budget counts calls and a body already
+  tried is answered from its reading (the stream may look at one region twice), so the
+  stream and the whole reply spend it alike, on the same bodies in the same order;
 - with ``stream_stable=True`` (keeps trailing newlines), every exception it raises contained:
   its own bugs included (0.64 raises ``AssertionError`` on ``{{'`` and similar), a failed
   repair is just no reading.
@@ -25,6 +32,7 @@ from __future__ import annotations
 import re
 import sys
 from collections.abc import Callable
+from contextvars import ContextVar, Token
 from types import FrameType
 from typing import Any, Final
 
@@ -35,6 +43,8 @@ MAX_REPAIR_BRACKETS: Final = 400
 REPAIR_BUDGET_CALLS: Final = 100_000
 """About 0.2 s here under the hook (json-repair makes 5-10 calls per character: a 16 KB
 body of printable text takes ~76,000); the replies of the corpora take at most ~46,000."""
+REPLY_BUDGET_CALLS: Final = REPAIR_BUDGET_CALLS
+"""All the repairs of one reply together: as much as one repair of the largest body."""
 
 _ALNUM = re.compile(r"[^\W_]")
 _ESCAPE = re.compile(r"\\(u[0-9a-fA-F]{4}|.)", re.S)
@@ -45,35 +55,78 @@ class _OutOfBudget(BaseException):
     """Raised by the profile hook; a BaseException so json-repair's handlers let it pass."""
 
 
-def repair_last_resort(
-    body: str, budget_calls: int = REPAIR_BUDGET_CALLS
-) -> tuple[Any, bool] | None:
-    """json-repair's reading of ``body`` as ``(value, suspect)``, or None if refused/failed.
+Reading = tuple[Any, bool] | None
+"""json-repair's ``(value, suspect)``, or None (refused, failed, out of budget)."""
+
+
+class ReplyRepairs:
+    """The json-repair budget of one reply (calls left) and the readings of the bodies
+    tried (a body tried again is answered from here, at no cost)."""
+
+    __slots__ = ("left", "readings")
+
+    def __init__(self, calls: int = REPLY_BUDGET_CALLS) -> None:
+        self.left = calls
+        self.readings: dict[str, Reading] = {}
+
+
+_REPLY: ContextVar[ReplyRepairs | None] = ContextVar("agent_ls_reply_repairs", default=None)
+
+
+def spend_from(repairs: ReplyRepairs) -> Token[ReplyRepairs | None]:
+    """Make ``repairs`` the budget of the `repair_last_resort` calls that follow, until
+    `stop_spending` (a pair, not a context manager: the stream does this at every look)."""
+    return _REPLY.set(repairs)
+
+
+def stop_spending(token: Token[ReplyRepairs | None]) -> None:
+    _REPLY.reset(token)
+
+
+def repair_last_resort(body: str, budget_calls: int = REPAIR_BUDGET_CALLS) -> Reading:
+    """json-repair's reading of ``body`` as ``(value, suspect)``, or None if refused/failed
+    (or the reply's budget, when one is active (`spend_from`), is spent).
 
     Only a non-empty object or array counts as a reading.
     """
     if len(body) > MAX_REPAIR_CHARS or len(_BRACKETS.findall(body)) > MAX_REPAIR_BRACKETS:
         return None
+    reply = _REPLY.get()
+    if reply is None:
+        return _repair(body, budget_calls)[0]
+    if body in reply.readings:
+        return reply.readings[body]
+    if reply.left <= 0:
+        return None
+    reading, calls = _repair(body, min(budget_calls, reply.left))
+    reply.left -= calls
+    reply.readings[body] = reading
+    return reading
+
+
+def _repair(body: str, budget_calls: int) -> tuple[Reading, int]:
+    """The reading of ``body`` and the calls it took."""
+    counter = [0]
     try:
         value = _bounded(
             lambda: json_repair.loads(body, skip_json_loads=True, stream_stable=True),
             budget_calls,
+            counter,
         )
     except (Exception, _OutOfBudget):  # third-party code: any failure of it is "no reading"
-        return None
+        return None, counter[0]
     if not isinstance(value, dict | list) or not value:
-        return None
-    return value, lost_characters(body, value)
+        return None, counter[0]
+    return (value, lost_characters(body, value)), counter[0]
 
 
-def _bounded(call: Callable[[], Any], budget_calls: int) -> Any:
-    calls = 0
+def _bounded(call: Callable[[], Any], budget_calls: int, counter: list[int]) -> Any:
+    """``call()`` aborted after ``budget_calls`` calls; the calls made go to ``counter[0]``."""
 
     def hook(_frame: FrameType, event: str, _arg: Any) -> None:
-        nonlocal calls
         if event in ("call", "c_call"):
-            calls += 1
-            if calls > budget_calls:
+            counter[0] += 1
+            if counter[0] > budget_calls:
                 raise _OutOfBudget
 
     previous = sys.getprofile()

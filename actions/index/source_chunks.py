@@ -15,7 +15,7 @@ import ast
 import warnings
 from collections.abc import Sequence
 
-from parsing.markdown_elements import Element, split_lines, strip_last_eol
+from actions.index.markdown_elements import Element, split_lines, strip_last_eol
 
 WINDOW = 60
 OVERLAP = 10

@@ -1,4 +1,4 @@
-"""The end of a fence or tag region read by `json_snippets.match_enclosed` (its closer after
+"""The end of a fence or tag region read by `json.snippets.match_enclosed` (its closer after
 the last value, a fence's whole run of closing characters), its snippets, and a body our
 passes cannot decode (json-repair's reading, or opaque text)."""
 
@@ -7,10 +7,10 @@ from __future__ import annotations
 import re
 
 from parsing.blocks import Origin
-from parsing.json_scan import Source
-from parsing.json_tolerant import Decoded
+from parsing.json.repair_fallback import repair_last_resort
+from parsing.json.scan import Source
+from parsing.json.tolerant import Decoded
 from parsing.regions import PENDING, Found, Match, Opaque, Snippet
-from parsing.repair_fallback import repair_last_resort
 
 
 def snippet_of(span: tuple[int, int], d: Decoded, origin: Origin, suspect: bool = False) -> Snippet:

@@ -29,16 +29,17 @@ import json
 import re
 from typing import Final
 
-from parsing.json_rules import (
+from parsing.json.rules import (
     _NEVER_ENDS,
     _VALUE_RUNS,
     _VALUE_RUNS_ARRAY,
     _VALUE_RUNS_FLAT,
     _depth,
 )
-from parsing.json_scan import Source, split_at_quotes
-from parsing.json_strict import STRICT, WINDOW
-from parsing.json_tolerant import MAX_DEPTH, Decoded, Rejected, _Frame, _Parser
+from parsing.json.scan import Source, split_at_quotes
+from parsing.json.strict import STRICT, WINDOW
+from parsing.json.tolerant import MAX_DEPTH, Decoded, Rejected, _Parser
+from parsing.json.tolerant_strings import _Frame
 
 MAX_ROUNDS: Final = 3
 """Strict decodings at most (each after a run of kept quotes escaped): denser quotes (code)

@@ -1,9 +1,9 @@
-"""The decision rules of the tolerant JSON decoder (`json_tolerant`): its token patterns,
+"""The decision rules of the tolerant JSON decoder (`json.tolerant`): its token patterns,
 the regular expressions that pass quotes which can never end a string at C speed, and the
 pure rules for closer runs that do not match the open brackets.
 
 Every repetition is possessive (``*+``) or atomic: a failed match never backtracks, so each
-costs linear time (see `json_snippets`).
+costs linear time (see `json.snippets`).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ _LITERALS: Final[dict[str, Any]] = {
     "False": False,
     "None": None,
 }
-# Possessive repetitions (``*+``): a failed match never backtracks (linear, see json_snippets).
+# Possessive repetitions (``*+``): a failed match never backtracks (linear, see json.snippets).
 _IDENT_KEY = re.compile(r"[A-Za-z_$][\w$.-]*+(?=\s*+:)")
 _IDENT_PARTIAL = re.compile(r"[A-Za-z_$][\w$.-]*+\s*+")
 _KEY_AHEAD_RE = r"(?>\"(?:[^\"\\\n]|\\.)*+\"|'(?:[^'\\\n]|\\.)*+'|[A-Za-z_$][\w$.-]*+)\s*+:"

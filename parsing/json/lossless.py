@@ -6,7 +6,7 @@ a Python literal ``True/False/None`` (spelled in JSON), raw control characters i
 string (escaped, the whole string at once). orjson's error position tells whether it is
 inside or outside a string, so no fix ever touches string content. At most `MAX_FIXES`
 rounds; anything else (inner quotes, single quotes, cut-off text) returns None and goes to
-`json_tolerant`, which reads these same fixes identically.
+`json.tolerant`, which reads these same fixes identically.
 
 `lossless_loads` reads a body whose extent is known (a fence or tag body up to its closer);
 `lossless_at` reads the value that starts at an index of a longer text (bare JSON, or a body

@@ -11,9 +11,9 @@ Decoding order for a value starting at ``{`` or ``[``:
    the tolerant pass keeps as a character, the value decoded again with those quotes escaped
    (`escaped_quotes`: the tolerant pass's own decisions, its answer or None; in a fence or
    tag, the code-in-values reading goes on from the default one's rejection);
-2. our tolerant pass (`json_tolerant`): lossless fixes, cut-off closing, unambiguous
+2. our tolerant pass (`json.tolerant`): lossless fixes, cut-off closing, unambiguous
    heuristics — never drops a string character; its strictly valid containers and string
-   stretches are read at C speed (`json_strict`) where its rules provably read the same;
+   stretches are read at C speed (`json.strict`) where its rules provably read the same;
 3. only inside a ```json fence or a tool-call tag (where the model declared JSON): json-repair,
    bounded, its output checked by the fidelity guard (`repair_fallback`).
 
@@ -28,19 +28,19 @@ import re
 from typing import Any
 
 from parsing.blocks import Origin
-from parsing.code_values import code_first, code_in_values, escaped_in_region
-from parsing.escaped_quotes import escaped_quotes_at
-from parsing.json_regions import closing_end, snippet_of, undecodable
-from parsing.json_scan import WS_COMMENTS, NeedMore, Source
-from parsing.json_shortcuts import (
+from parsing.json.code_values import code_first, code_in_values, escaped_in_region
+from parsing.json.escaped_quotes import escaped_quotes_at
+from parsing.json.lossless import lossless_at, lossless_loads, may_load
+from parsing.json.regions import closing_end, snippet_of, undecodable
+from parsing.json.scan import WS_COMMENTS, NeedMore, Source
+from parsing.json.shortcuts import (
     _bracket_for_key,
     _cut_at_once,
-    _cut_coming,
     _no_closer_yet,
     _object_start,
+    closer_run_end,
 )
-from parsing.json_tolerant import Decoded, Rejected, parse_tolerant
-from parsing.lossless import lossless_at, lossless_loads, may_load
+from parsing.json.tolerant import Decoded, Rejected, parse_tolerant
 from parsing.regions import PENDING, Found, Match, NoMatch, Opaque, Snippet, _Pending
 from parsing.resume import active as active_resumes
 
@@ -274,16 +274,14 @@ def match_enclosed(
         return PENDING
     v = WS_COMMENTS.match(text, body_start).end()  # type: ignore[union-attr]
     opened = text[v : v + 1] in ("{", "[")
-    if opened and _cut_coming(text, v, close, eof):
-        return PENDING  # (what the general loop below answers there: see `_cut_coming`)
-    cut = _cut_at_once(text, v, close) if opened else None
+    cut = _cut_at_once(text, v, close, eof) if opened else None
     if cut is not None:  # (what the general loop below reads there: see `_cut_at_once`)
-        try:
-            end = closing_end(Source(text, eof, close), cut.end, close, line_close)
-        except NeedMore:
+        if isinstance(cut, _Pending):
             return PENDING
-        last = max(end, cut.end)
-        return Found((snippet_of((open_start, last), cut, origin),), last)
+        end = closer_run_end(text, cut.end, close, eof)
+        if end < 0:
+            return PENDING
+        return Found((snippet_of((open_start, end), cut, origin),), end)
     fast: Match | bool | None = _whole_body(text, open_start, body_start, close, origin, eof)
     if fast is None:
         fast = _one_strict_value(text, open_start, body_start, close, origin, eof)

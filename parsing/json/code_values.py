@@ -21,9 +21,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from parsing.escaped_quotes import escaped_region_at
-from parsing.json_scan import Source
-from parsing.json_tolerant import Decoded, Rejected, _parse, _Parser, parse_tolerant
+from parsing.json.escaped_quotes import escaped_region_at
+from parsing.json.scan import Source
+from parsing.json.tolerant import Decoded, Rejected, _parse, _Parser, parse_tolerant
 
 _QUOTE_THEN = {q: re.compile(q + r"\s*+[:/]") for q in "\"'"}
 """A quote then ``:`` or a comment (the candidates, checked one by one)."""
