@@ -45,7 +45,9 @@ def _tokens(page: Path) -> list[Token]:
 
 
 def _all_hrefs(page: Path) -> list[str]:
-    return [str(t.attrGet("href")) for t in _tokens(page) if t.type == "link_open"]
+    """Where the page's links and images point."""
+    hrefs = [str(t.attrGet("href")) for t in _tokens(page) if t.type == "link_open"]
+    return hrefs + [str(t.attrGet("src")) for t in _tokens(page) if t.type == "image"]
 
 
 def _links(page: Path) -> list[str]:
