@@ -7,7 +7,7 @@ makes the buffer hold exactly the new content:
   encoding (utf-16 by default, utf-8 or utf-32 when negotiated);
 - a new or empty document uses the range (0,0)-(1,0): inserting "x\\n" at (0,0)-(0,0) into a
   fresh buffer gives "x\\n\\n" in Neovim, while (0,0)-(1,0) is exact in Neovim 0.7/0.12 and
-  VS Code (FACTS.md).
+  VS Code (tried in each).
 The text document identifier carries the open buffer's version (``None`` when not open) so a
 client rejects an edit computed against text the user has since changed.
 

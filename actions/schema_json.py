@@ -4,7 +4,7 @@ The raw pydantic schema uses ``$defs``/``$ref``, titles, docstring descriptions 
 ``discriminator`` keyword. Prompts and constrained decoders want a self-contained schema:
 references are inlined, annotations dropped, every object closed (``additionalProperties:
 false``) and, when ``bounded``, every string and array gets a maximum (small local models
-loop until ``max_tokens`` without them — see FACTS.md).
+loop until ``max_tokens`` without them: seen with SmolLM2-135M under llama.cpp).
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 json-repair 0.64.5 has no timeout and is quadratic on code inside strings (a 68 KB block took
 7.9 s), raises RecursionError / ValueError on deep nesting, and can silently shorten strings
-(FACTS.md; shared/corpus/json-repair-regressions). So it only runs:
+(tests/fixtures/corpus/json-repair-regressions). So it only runs:
 
 - on the body of a ```json fence or a <tool_call> tag that our own passes could not decode;
 - below `MAX_REPAIR_CHARS` characters and `MAX_REPAIR_BRACKETS` brackets;

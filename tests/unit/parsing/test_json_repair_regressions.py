@@ -1,5 +1,5 @@
 """The json-repair 0.64.5 regression inputs: each decoded correctly or flagged — never a
-silently shortened string (shared/corpus/json-repair-regressions)."""
+silently shortened string (tests/fixtures/corpus/json-repair-regressions)."""
 
 from __future__ import annotations
 
