@@ -48,7 +48,7 @@ class Config:
     contextSize: int = 8192  # the model's context window (tokens): local model size, history trim
     cliCommand: tuple[str, ...] = ()  # cli: the agent command (argv)
     cliTimeout: float = 600.0  # cli: seconds before the command is killed
-    toolProtocol: str = "json"  # json | xml | native: see actions/tools/adapters.py
+    toolProtocol: str = "json"  # json | xml | native: see actions/tool_adapters.py
     indexUrl: str = ""  # retrieval index: "" = embedded SQLite; postgresql://... for a team
     index: bool = True  # False: no workspace index (no build, no file, no search_docs tool)
     # The provider writes the index's table / long-code summaries (one request per new table:

@@ -22,8 +22,8 @@ from actions.checkpoints.group import StoreGroup
 from actions.paths import Workspace
 from actions.plans import PlanFiles
 from actions.roots import Roots
+from actions.tool_adapters import tool_adapter
 from actions.tools import ToolRegistry, default_registry, lazy_index
-from actions.tools.adapters import tool_adapter
 from actions.tools.multiroot import multiroot_registry
 from actions.tools.search_docs import IndexSource
 from server.config import Config

@@ -31,8 +31,8 @@ from actions.schema import (
     ToolCallAction,
     ToolCallSpec,
 )
+from actions.tool_adapters import ToolAdapter
 from actions.tools import Tool
-from actions.tools.adapters import ToolAdapter
 from parsing import ActionBlock, Block, StreamParser, TextBlock, ToolCallBlock
 from parsing.blocks import merge_text
 from parsing.malformed import malformed_documents

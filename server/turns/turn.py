@@ -9,8 +9,8 @@ from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
 from actions.plans import PlanFiles, PlanRun
+from actions.tool_adapters import ToolAdapter
 from actions.tools import ToolRegistry
-from actions.tools.adapters import ToolAdapter
 from server.protocol import (
     BlockRecord,
     ChatResult,

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from actions.paths import Workspace
+from actions.tool_adapters import tool_adapter
 from actions.tools import ToolRegistry, default_registry
-from actions.tools.adapters import tool_adapter
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""Every reply of tests/fixtures/corpus/replies through the snippet layer (schema: replies/SOURCES.md).
+"""Every reply of tests/fixtures/corpus/replies through the snippet layer (replies/SOURCES.md).
 
 Each case lists the JSON values a correct extractor yields (value, origin, complete,
 needs_repair; ``match`` exact or keys-only), text that must survive as text, and acceptable
