@@ -20,7 +20,7 @@ def base_url_problem(url: str) -> str | None:
     """What makes `url` unusable as an HTTP provider's base URL, as httpx will read it."""
     if not _SCHEME.match(url):
         return "it is not a URL"
-    problem = _port_problem(_authority(url))
+    problem = _port_problem(_authority(url), empty=False)
     if problem is not None:
         return problem
     try:
@@ -66,15 +66,20 @@ def _authority(url: str) -> str:
     return re.split(r"[/?#]", rest, maxsplit=1)[0].rpartition("@")[2]
 
 
-def _port_problem(host: str) -> str | None:
-    """The problem with the port of `host[:port]` (IPv6 hosts in brackets), or None."""
+def _port_problem(host: str, *, empty: bool = True) -> str | None:
+    """The problem with the port of `host[:port]` (IPv6 hosts in brackets), or None.
+    `empty`: whether `host:` with nothing after the colon is allowed (libpq: the default
+    port; httpx would take it too, and connect to port 80 or 443 the user did not write)."""
     if host.startswith("["):
         closing = host.find("]")
         if closing < 0:
             return "its IPv6 host has no closing ']'"
-        port = host[closing + 1 :].removeprefix(":")
+        after = host[closing + 1 :]
     else:
-        port = host.rpartition(":")[2] if ":" in host else ""
+        after = host[host.rfind(":") :] if ":" in host else ""
+    port = after.removeprefix(":")
+    if after == ":" and not empty:
+        return "its port is empty"
     if not port:
         return None
     if not port.isdigit():

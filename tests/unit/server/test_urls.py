@@ -20,6 +20,8 @@ from server.urls import base_url_problem, index_url_problem
         ("ftp://h/v1", "the scheme is 'ftp'"),
         ("127.0.0.1:8080", "it is not a URL"),
         ("http:///v1", "it has no host"),
+        ("http://127.0.0.1:/v1", "its port is empty"),
+        ("http://u:p@[::1]:/v1", "its port is empty"),
     ],
 )
 def test_base_urls(url: str, problem: str | None) -> None:
