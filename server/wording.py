@@ -41,6 +41,7 @@ def empty_message_problem(message: str) -> str | None:
     return None
 
 
-def setting_line(problem: ConfigProblem) -> str:
-    """A setting problem as the CLI prints it: `agent-ls: setting agentLs.KEY (from ...): ...`."""
-    return f"agent-ls: {problem.message().removeprefix('agent-ls ')}"
+def setting_message(problem: ConfigProblem) -> str:
+    """A setting problem as the CLI words it after `agent-ls: `: `setting agentLs.KEY (from
+    ...): ...`."""
+    return problem.message().removeprefix("agent-ls ")

@@ -10,6 +10,14 @@ from pathlib import Path
 from typing import Any
 
 from actions.apply import DiskApplier
+from server.commands.errors import (
+    INTERRUPTED,
+    USAGE,
+    check_workspace,
+    complain,
+    failure,
+    usage_error,
+)
 from server.commands.progress import Progress
 from server.config import Config, ConfigProblem, blocking_problem, from_environment, merge
 from server.protocol import (
@@ -28,7 +36,7 @@ from server.providers import PROVIDERS, ProviderError
 from server.session import ServerState
 from server.turns.assembly import FrontEnd, run_front_end_turn
 from server.turns.turn import AgentError, ChatSession, TurnOutcome
-from server.wording import empty_message_problem, setting_line, workspace_problem
+from server.wording import empty_message_problem, setting_message
 
 
 class StdoutSink:
@@ -138,14 +146,12 @@ def cli_setup(args: argparse.Namespace) -> tuple[Path, Config, set[str]] | None:
     """The resolved --workspace and the configuration (problems printed); None: no folder,
     or a malformed agentLs.baseUrl (its problem is the one line printed)."""
     workspace = Path(args.workspace)
-    unusable = workspace_problem(workspace)
-    if unusable is not None:
-        print(f"agent-ls: {unusable}", file=sys.stderr)
+    if not check_workspace(workspace):
         return None
     config, explicit, problems = cli_config(args)
     blocking = blocking_problem(problems, frozenset({"baseUrl"}))
     for problem in [blocking] if blocking is not None else problems:
-        print(setting_line(problem), file=sys.stderr)
+        complain(setting_message(problem))
     if blocking is not None:
         return None
     return workspace.resolve(), config, explicit
@@ -154,11 +160,10 @@ def cli_setup(args: argparse.Namespace) -> tuple[Path, Config, set[str]] | None:
 def run(args: argparse.Namespace) -> int:
     problem = empty_message_problem(args.message)
     if problem is not None:
-        print(f"agent-ls: {problem}", file=sys.stderr)
-        return 2
+        return usage_error(problem)
     setup = cli_setup(args)
     if setup is None:
-        return 2
+        return USAGE
     root, config, explicit = setup
     sink = StdoutSink(stream_text=not args.json)
     try:
@@ -166,19 +171,18 @@ def run(args: argparse.Namespace) -> int:
     except (ProviderError, AgentError) as exc:
         if not args.json:
             sys.stdout.write("\n")
-        print(f"agent-ls: {exc}", file=sys.stderr)
-        return 1
+        return failure(str(exc))
     except KeyboardInterrupt:
-        print("\nagent-ls: cancelled", file=sys.stderr)
-        return 130
+        sys.stderr.write("\n")
+        complain("cancelled")
+        return INTERRUPTED
     if args.json:
         print(json.dumps(to_wire(outcome.result(session.id)), ensure_ascii=False))
         return 0
     if not outcome.text.strip():
         summary = no_answer(outcome)
         if summary is None:
-            print("agent-ls: the model ended the turn without an answer", file=sys.stderr)
-            return 1
+            return failure("the model ended the turn without an answer")
         print(summary)
     elif not outcome.text.endswith("\n"):
         sys.stdout.write("\n")

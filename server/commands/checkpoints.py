@@ -3,8 +3,8 @@
 They act on the same checkpoint store as the server (same folder, same lock), so they can
 run while the editor is open. `undo` / `redo` print the files they wrote; a conflict (the
 user changed a file since) names the files and exits 1 unless `--force`. `checkpoints`
-lists the history newest first (`--json`: a JSON array). Exit codes: 0 done, 1 refused
-(nothing to undo/redo, conflict, history moved), 2 unusable workspace or store.
+lists the history newest first (`--json`: a JSON array). Exit codes (server/commands/errors.py):
+0 done, 1 refused (nothing to undo/redo, conflict, history moved), 2 unusable workspace or store.
 """
 
 from __future__ import annotations
@@ -17,8 +17,9 @@ from typing import Any
 
 from actions.checkpoints import CheckpointError, CheckpointStore, Transition
 from actions.checkpoints.types import CheckpointConflict
+from server.commands.errors import USAGE, check_workspace, complain, failure
 from server.protocol import checkpoint_entry, to_wire
-from server.wording import conflict_message, workspace_problem
+from server.wording import conflict_message
 
 
 def register(sub: Any) -> None:
@@ -45,18 +46,16 @@ def _workspace_option(parser: argparse.ArgumentParser) -> None:
 
 
 def _open(args: argparse.Namespace) -> CheckpointStore | None:
-    problem = workspace_problem(Path(args.workspace))
-    if problem is not None:
-        print(f"agent-ls: {problem}", file=sys.stderr)
+    if not check_workspace(Path(args.workspace)):
         return None
     try:
         store = CheckpointStore(Path(args.workspace))
     except (CheckpointError, OSError) as exc:
-        print(f"agent-ls: {exc}", file=sys.stderr)
+        complain(str(exc))
         return None
     report = store.last_recovery
     if report:
-        print(f"recovered an interrupted operation: {report}", file=sys.stderr)
+        complain(f"recovered an interrupted operation: {report}")
     return store
 
 
@@ -72,7 +71,7 @@ def _print_transition(verb: str, transition: Transition) -> None:
 def _move(args: argparse.Namespace, kind: str) -> int:
     store = _open(args)
     if store is None:
-        return 2
+        return USAGE
     try:
         if kind == "undo":
             transition = store.undo(force=args.force)
@@ -80,11 +79,9 @@ def _move(args: argparse.Namespace, kind: str) -> int:
             transition = store.redo(force=args.force)
     except CheckpointConflict as exc:
         message = conflict_message(kind, exc.paths, "use --force", exc.places)
-        print(f"agent-ls: {kind}: {message}", file=sys.stderr)
-        return 1
+        return failure(f"{kind}: {message}")
     except CheckpointError as exc:
-        print(f"agent-ls: {kind}: {exc}", file=sys.stderr)
-        return 1
+        return failure(f"{kind}: {exc}")
     _print_transition("undid" if kind == "undo" else "redid", transition)
     return 0
 
@@ -100,7 +97,7 @@ def run_redo(args: argparse.Namespace) -> int:
 def run_list(args: argparse.Namespace) -> int:
     store = _open(args)
     if store is None:
-        return 2
+        return USAGE
     infos = store.list()
     if args.json:
         print(json.dumps(to_wire([checkpoint_entry(i) for i in infos]), ensure_ascii=False))

@@ -2,7 +2,8 @@
 
 Reads the same environment and flags as `agent-ls chat`, resolves the provider (settings >
 environment > detected local servers > embedded model) and sends it a tiny request.
-Exit status 0 when the provider answers, 1 otherwise.
+Exit status 0 when the provider answers, 1 otherwise, 2 for a usage error
+(server/commands/errors.py).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any
 import attrs
 
 from server.commands.chat import cli_setup
+from server.commands.errors import FAILED, USAGE
 from server.commands.index import index_report, render_index
 from server.config import Config
 from server.index_summaries import LOCAL_NOT_ASKED, SUMMARIES_OFF
@@ -68,7 +70,7 @@ def summaries(config: Config, report: StatusReport) -> SummaryReport:
 def run(args: argparse.Namespace) -> int:
     setup = cli_setup(args)
     if setup is None:
-        return 2
+        return USAGE
     root, config, explicit = setup
 
     def provider_for(chosen: Config) -> Provider:
@@ -84,4 +86,4 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(render(report))
         print(render_index(to_wire(report.index)))
-    return 0 if report.reachable or (args.no_check and report.provider) else 1
+    return 0 if report.reachable or (args.no_check and report.provider) else FAILED

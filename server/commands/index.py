@@ -8,7 +8,8 @@ embeddings: {enabled, model, none, pending, ready, failed} | {enabled: false, re
 With the `embeddings` extra the chunks still without a vector are embedded before the command
 returns (only new or changed text: a vector is kept while its chunk's text is unchanged);
 `--no-embed` leaves them pending (BM25 finds them; the server embeds them in the background).
-Exit status 0 when the index was updated (failed documents included), 2 when it cannot be.
+Exit status 0 when the index was updated (failed documents included), 2 when it cannot be
+(server/commands/errors.py).
 When the environment configures a provider (AGENT_LS_PROVIDER, AGENT_LS_BASE_URL, ...), it
 writes the summaries of tables and long code blocks (server/index_summaries.py), unless
 `--no-summaries` or `AGENT_LS_INDEX_SUMMARIES=0` (cloud cost): then the deterministic ones.
@@ -30,9 +31,10 @@ from actions.index import StoreError, UpdateReport, WorkspaceIndex, open_index
 from actions.index.embeddings import dense_status
 from actions.index.store import default_index_dir
 from actions.paths import Workspace
+from server.commands.errors import INTERRUPTED, USAGE, check_workspace, complain, usage_error
 from server.config import blocking_problem, from_environment, merge
 from server.index_summaries import cli_summarizer
-from server.wording import setting_line
+from server.wording import setting_message
 
 BAR_WIDTH = 30
 INDEX_OFF_CLI = "the workspace index is off (AGENT_LS_INDEX=0): unset it to index and search"
@@ -62,19 +64,18 @@ def add_summaries_flag(parser: argparse.ArgumentParser) -> None:
 def open_workspace_index(args: argparse.Namespace) -> WorkspaceIndex | None:
     """The index of --workspace (problems printed to stderr); None when it cannot be opened."""
     root = Path(args.workspace)
-    if not root.is_dir():
-        print(f"agent-ls: workspace {root} is not a directory", file=sys.stderr)
+    if not check_workspace(root):
         return None
     root = root.resolve()
     config, problems = from_environment()
     if not config.index:
-        print(f"agent-ls: {INDEX_OFF_CLI}", file=sys.stderr)
+        complain(INDEX_OFF_CLI)
         return None
     flag = getattr(args, "indexUrl", None)
     config, more = merge(config, {"indexUrl": flag} if flag else None, "command line")
     problem = blocking_problem(problems + more, frozenset({"indexUrl"}))
     if problem is not None:  # a malformed indexUrl: its problem is the one line printed
-        print(setting_line(problem), file=sys.stderr)
+        complain(setting_message(problem))
         return None
     url = config.indexUrl
     workspace = Workspace(root, extra_denied=[default_store_dir(root)])
@@ -82,7 +83,7 @@ def open_workspace_index(args: argparse.Namespace) -> WorkspaceIndex | None:
     try:
         index = open_index(workspace, url=url, summarizer=summarizer)
     except StoreError as error:
-        print(f"agent-ls: {error}", file=sys.stderr)
+        complain(str(error))
         return None
     if why:
         index.summaries_off = why
@@ -234,7 +235,7 @@ def render(result: dict[str, Any]) -> str:
 def run(args: argparse.Namespace) -> int:
     index = open_workspace_index(args)
     if index is None:
-        return 2
+        return USAGE
 
     async def build() -> dict[str, Any]:
         bar = ProgressBar(sys.stderr)
@@ -250,11 +251,11 @@ def run(args: argparse.Namespace) -> int:
     try:
         result = asyncio.run(build())
     except KeyboardInterrupt:
-        print("\nagent-ls: interrupted (what was indexed and embedded is kept)", file=sys.stderr)
-        return 130
+        sys.stderr.write("\n")
+        complain("interrupted (what was indexed and embedded is kept)")
+        return INTERRUPTED
     except StoreError as error:
-        print(f"agent-ls: {error}", file=sys.stderr)
-        return 2
+        return usage_error(str(error))
     finally:
         index.close()
     print(json.dumps(result, ensure_ascii=False) if args.json else render(result))

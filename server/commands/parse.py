@@ -8,7 +8,7 @@ blocks, ``document`` for actions, ``name``/``args`` for tool calls. Offsets are 
 "bare_json"|"fenced_json"|"tool_call", "start", "end", "value_start", "value_end", "value",
 "complete", "repaired", "truncated", "suspect", "fixes"}``.
 
-Exit 0; 2 if the file cannot be read.
+Exit 0; 2 if the file cannot be read (server/commands/errors.py).
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from parsing import Snippet, find_snippets, parse_reply
+from server.commands.errors import unreadable
 from server.protocol import block_record, to_wire
 
 
@@ -60,8 +61,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         text = _read(args.file)
     except OSError as exc:
-        print(f"error: cannot read {args.file}: {exc.strerror or exc}", file=sys.stderr)
-        return 2
+        return unreadable(args.file, exc)
     if args.snippets:
         records = [snippet_json(s) for s in find_snippets(text)]
     else:

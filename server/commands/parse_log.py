@@ -1,8 +1,9 @@
 """`agent-ls parse-log [FILE|-] [--strict]`: a CLI agent's streaming-JSON log -> result record.
 
-Prints the result record as JSON on stdout (exit 0). A parse failure prints its error code
-and message on stderr (exit 1); an unreadable file or a bad AGENT_LS_PARSER_* variable
-exits 2. Lenient-mode warnings go to stderr as ``warning: ...`` lines.
+Prints the result record as JSON on stdout (exit 0). A parse failure prints
+``agent-ls: <error code>: <message>`` on stderr (exit 1); an unreadable file or a bad
+AGENT_LS_PARSER_* variable exits 2. Lenient-mode warnings go to stderr as
+``agent-ls: warning: ...`` lines.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from parsing.result_log import (
     ResultLogError,
     parse_result_log,
 )
+from server.commands.errors import failure, unreadable, usage_error
 
 
 def register(sub: Any) -> None:
@@ -42,19 +44,16 @@ def run(args: argparse.Namespace) -> int:
         config = ResultLogConfig.from_env()
         text = _read(args.file)
     except ResultLogConfigError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+        return usage_error(str(exc))
     except OSError as exc:
-        print(f"error: cannot read {args.file}: {exc.strerror or exc}", file=sys.stderr)
-        return 2
+        return unreadable(args.file, exc)
     if args.strict:
         config = dataclasses.replace(config, strict=True)
     try:
         record = parse_result_log(text, config)
     except ResultLogError as exc:
-        print(f"{exc.code.value}: {exc.message}", file=sys.stderr)
-        return 1
+        return failure(f"{exc.code.value}: {exc.message}")
     for warning in record.warnings:
-        print(f"warning: {warning}", file=sys.stderr)
+        print(f"agent-ls: warning: {warning}", file=sys.stderr)
     print(json.dumps(record.to_json(), ensure_ascii=False))
     return 0

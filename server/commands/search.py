@@ -13,10 +13,10 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import sys
 from typing import Any
 
 from actions.index import Hit, StoreError
+from server.commands.errors import usage_error
 from server.commands.index import add_summaries_flag, open_workspace_index
 
 PREVIEW_LINES = 12
@@ -26,11 +26,24 @@ def register(sub: Any) -> None:
     parser = sub.add_parser("search", help="search the workspace's index")
     parser.add_argument("query", help="what to look for")
     parser.add_argument("--workspace", default=".", help="workspace folder (default: .)")
-    parser.add_argument("--k", type=int, default=8, help="number of results (default 8)")
+    parser.add_argument(
+        "--k", type=at_least_one, default=8, metavar="N", help="number of results (default 8)"
+    )
     parser.add_argument("--index-url", dest="indexUrl", help="index store URL (postgresql://...)")
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
     add_summaries_flag(parser)
     parser.set_defaults(func=run)
+
+
+def at_least_one(text: str) -> int:
+    """--k: a whole number >= 1 (argparse reports anything else as a usage error)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
 
 
 def render(hits: list[Hit]) -> str:
@@ -53,12 +66,8 @@ def render(hits: list[Hit]) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.k < 1:
-        print("agent-ls: --k must be at least 1", file=sys.stderr)
-        return 2
     if not args.query.strip():
-        print("agent-ls: the query is empty", file=sys.stderr)
-        return 2
+        return usage_error("the query is empty: say what to look for")
     index = open_workspace_index(args)
     if index is None:
         return 2
@@ -71,8 +80,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         hits = asyncio.run(query())
     except StoreError as error:
-        print(f"agent-ls: {error}", file=sys.stderr)
-        return 2
+        return usage_error(str(error))
     finally:
         index.close()
     if args.json:

@@ -1,15 +1,15 @@
 """`agent-ls sessions --workspace DIR [--json] [--delete ID]`: the stored conversations of a
 workspace (the ones `agent/chat` and `agent-ls acp` continue by id, also after a restart).
-Exit codes: 0 listed / deleted, 1 unknown id, 2 no such folder."""
+Exit codes (server/commands/errors.py): 0 listed / deleted, 1 unknown id, 2 no such folder."""
 
 from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
+from server.commands.errors import check_workspace, failure
 from server.features.sessions import session_entry
 from server.history import SessionStore, UnknownSession
 from server.protocol import make_converter
@@ -25,16 +25,14 @@ def register(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     workspace = Path(args.workspace)
-    if not workspace.is_dir():
-        print(f"agent-ls: workspace {workspace} is not a folder", file=sys.stderr)
+    if not check_workspace(workspace):
         return 2
     store = SessionStore(workspace.resolve())
     if args.delete:
         try:
             store.delete(args.delete)
         except UnknownSession as exc:
-            print(f"agent-ls: {exc}", file=sys.stderr)
-            return 1
+            return failure(str(exc))
         if not args.json:
             print(f"deleted session {args.delete}")
     entries = [session_entry(info) for info in store.list()]

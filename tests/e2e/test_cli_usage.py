@@ -12,6 +12,7 @@ from actions.checkpoints import CheckpointStore
 from server.providers import PROVIDERS
 
 AGENT_LS = str(Path(sys.executable).parent / "agent-ls")
+HINT = "give an existing folder with --workspace DIR (default: the current folder)"
 
 
 def run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
@@ -72,12 +73,12 @@ def test_a_missing_workspace_reads_the_same_for_every_command(
     missing = tmp_path / "nope"
     done = run(*args, "--workspace", str(missing))
     assert done.returncode == 2
-    assert done.stderr.strip() == f"agent-ls: workspace {missing} does not exist"
+    assert done.stderr.splitlines() == [f"agent-ls: workspace {missing} does not exist", HINT]
     a_file = tmp_path / "file.txt"
     a_file.write_text("x")
     done = run(*args, "--workspace", str(a_file))
     assert done.returncode == 2
-    assert done.stderr.strip() == f"agent-ls: workspace {a_file} is not a folder"
+    assert done.stderr.splitlines() == [f"agent-ls: workspace {a_file} is not a folder", HINT]
 
 
 @pytest.mark.parametrize("message", ["", "   ", "\n\t"])

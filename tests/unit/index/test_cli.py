@@ -65,7 +65,7 @@ def test_search_json_records_and_text(tmp_path: Path) -> None:
 def test_bad_invocations_say_what_is_wrong(tmp_path: Path) -> None:
     missing = agent_ls("index", "--workspace", str(tmp_path / "nope"))
     assert missing.returncode == 2
-    assert "is not a directory" in missing.stderr
+    assert "does not exist" in missing.stderr  # the same wording as every command
     empty = agent_ls("search", "--workspace", str(tmp_path), "  ")
     assert empty.returncode == 2
     assert "the query is empty" in empty.stderr

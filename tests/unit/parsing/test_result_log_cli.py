@@ -51,7 +51,7 @@ def test_failure_prints_the_code_on_stderr(capsys: pytest.CaptureFixture[str]) -
     assert main(["parse-log", str(LOGS / "truncated_result.log")]) == 1
     out, err = capsys.readouterr()
     assert out == ""
-    assert err.startswith("parse_error: line 13:")
+    assert err.startswith("agent-ls: parse_error: line 13:")
 
 
 def test_strict_flag_and_lenient_warnings(capsys: pytest.CaptureFixture[str]) -> None:
@@ -61,7 +61,7 @@ def test_strict_flag_and_lenient_warnings(capsys: pytest.CaptureFixture[str]) ->
     assert json.loads(out)["subtype"] == "success"
     assert "warning: line 13: missing required field 'is_error'" in err
     assert main(["parse-log", path, "--strict"]) == 1
-    assert capsys.readouterr().err.startswith("validation_failed:")
+    assert capsys.readouterr().err.startswith("agent-ls: validation_failed:")
 
 
 def test_strict_from_the_environment(
@@ -69,7 +69,7 @@ def test_strict_from_the_environment(
 ) -> None:
     monkeypatch.setenv("AGENT_LS_PARSER_STRICT", "true")
     assert main(["parse-log", str(LOGS / "missing_fields.log")]) == 1
-    assert capsys.readouterr().err.startswith("validation_failed:")
+    assert capsys.readouterr().err.startswith("agent-ls: validation_failed:")
 
 
 def test_bad_environment_value_exits_2_naming_it(
@@ -89,4 +89,4 @@ def test_empty_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     empty = tmp_path / "empty.log"
     empty.write_text("")
     assert main(["parse-log", str(empty)]) == 1
-    assert capsys.readouterr().err.startswith("empty_logs:")
+    assert capsys.readouterr().err.startswith("agent-ls: empty_logs:")
