@@ -16,7 +16,7 @@ from server.commands import parse as parse_command
 from server.commands import parse_log as parse_log_command
 from server.commands import search as search_command
 from server.commands import sessions as sessions_command
-from server.commands.errors import CliParser, failure
+from server.commands.errors import INTERRUPTED, PIPE_CLOSED, CliParser, complain, failure
 from server.logs import setup_logging
 from server.stdio import protocol_stdout
 from server.wording import LOG_LEVELS
@@ -97,7 +97,14 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     setup_logging(args.log_level)
-    result: int = args.func(args)
+    try:
+        result: int = args.func(args)
+    except KeyboardInterrupt:  # commands with work to keep or undo catch it themselves
+        complain("interrupted")
+        return INTERRUPTED
+    except BrokenPipeError:  # the reader of stdout went away (`agent-ls doctor | head`)
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error at exit
+        return PIPE_CLOSED
     return result
 
 

@@ -11,6 +11,8 @@ Exit codes, the same for every command:
   2    a usage error: the command line, a file or folder it names, or a setting is unusable
        (or the index store cannot be opened); nothing was done
   130  interrupted (Ctrl-C)
+  141  the reader of its output went away (`agent-ls doctor | head`), as a shell reports a
+       program SIGPIPE ended; nothing is printed
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from server.wording import workspace_problem
 FAILED = 1
 USAGE = 2
 INTERRUPTED = 130
+PIPE_CLOSED = 141
 
 WORKSPACE_HINT = "give an existing folder with --workspace DIR (default: the current folder)"
 INPUT_HINT = "give a readable file, or - for standard input"

@@ -260,3 +260,26 @@ def test_help_still_prints_the_usage(command: str | None, tmp_path: Path) -> Non
     assert done.returncode == 0
     assert done.stdout.startswith(f"usage: agent-ls {command or ''}".rstrip())
     assert done.stderr == ""
+
+
+def test_a_reader_that_goes_away_ends_the_command_quietly(tmp_path: Path) -> None:
+    """`agent-ls parse big-reply | head -1`: the pipe closes under the command; it stops with
+    141 (as a shell reports SIGPIPE) and prints no BrokenPipeError traceback."""
+    reply = tmp_path / "reply.txt"
+    reply.write_text(
+        'Some text.\n```json\n{"action": "text_response", "text_response": "x"}\n```\n' * 20000
+    )
+    process = subprocess.Popen(
+        [AGENT_LS, "parse", str(reply)],
+        env=clean_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+    )
+    assert process.stdout is not None
+    assert process.stderr is not None
+    assert process.stdout.readline()  # the first block: the command is writing
+    process.stdout.close()  # what `head -1` does next
+    stderr = process.stderr.read().decode()
+    assert process.wait(timeout=120) == 141, stderr
+    assert stderr == ""
