@@ -47,7 +47,8 @@ install: $(STAMP)
 # System packages the end-to-end tests drive for real (Neovim as an LSP client).
 deps:
 	@command -v nvim >/dev/null 2>&1 || { \
-	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq neovim >/dev/null; \
+	  if [ "$$(id -u)" = 0 ]; then echo "installing Debian's neovim with apt-get (about a minute)"; \
+	    apt-get update -qq && apt-get install -y -qq neovim >/dev/null; \
 	  else echo "nvim missing: the Neovim tests will be skipped (apt-get install neovim)"; fi; }
 
 # The main job in a few minutes, offline: a recorded conversation replayed through the real

