@@ -28,7 +28,7 @@ _TOOL_CALLS = "\n".join(
 
 _ANSWER = """\
 1. text_response — answer the user; touches nothing and ends your turn:
-{"action": "text_response", "text_response": "Sure, I can refactor the Header component."}
+{"action": "text_response", "text_response": "(your answer to the user, in Markdown)"}
 
 2. tool_call — ask for context before editing; the result comes back as the next message.
 Several tool calls may share one reply: they run in order and all results come back together.

@@ -2,8 +2,10 @@
 # The demo behind `make demo-local`: agent-ls with no configuration at all. Nothing configured and
 # no local model server running, so it picks the embedded SmolLM2-135M (llama.cpp, in
 # process, offline); `agent-ls doctor` says so. The chat runs the task of
-# examples/demo-task.txt (one the 135M model does reliably: see README) on a copy of
-# examples/hello; progress shows on stderr while the model loads and writes.
+# examples/demo-task.txt on a copy of examples/hello; its grammar makes the first reply a
+# list_files call, so the answer is written after seeing the files (a 135M model's answer is
+# still often poor: it proves the offline path, not quality). Progress shows on stderr while the
+# model loads and writes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=${VENV:-.venv}/bin

@@ -5,7 +5,11 @@ A small model under a loose grammar sends documents the turn then refuses
 made-up path) or loops inside an unbounded string until max_tokens. So each reply's grammar
 is built from a `TurnState`:
 
-- no plan in progress: text_response | tool_call | start_multi_file;
+- no plan in progress: text_response | tool_call | start_multi_file — except the turn's first
+  reply in a workspace with files, which is list_files: a small model otherwise answers a
+  question about the files without looking (with the system prompt's example, or after a
+  search for a pattern copied from a tool's description), and the listing gives it the
+  names to answer with;
 - a plan with files left: continue_multi_file with one of them (a small model otherwise
   wanders off: re-reads files, starts over);
 - a plan complete: text_response (the turn's answer);
@@ -41,6 +45,10 @@ ARG_MAX = 256
 PATH_MAX = 128
 ITEMS_MAX = 8
 ABSENT_TAIL_MAX = 64
+FIRST_LOOK = "list_files"  # the tool of the turn's first reply, when the workspace has files
+# The tools a 135M model uses to some purpose: given search_files / search_docs it searches for
+# text copied from the previous tool result and answers with the search's own words.
+SMALL_MODEL_TOOLS = ("list_files", "read_file")
 # Paths a small model may write: no spaces, quotes or trailing commas ("buy.txt," would never
 # match its plan and the model would retry it until the turn limit).
 PATH_CHARS = "A-Za-z0-9_./-"
@@ -125,7 +133,16 @@ def document_schema(state: TurnState) -> dict[str, Any]:
         ["action", "text_response"],
     )
     if remaining is None or not state.can_edit:
-        fresh = [tool for tool in state.tools if tool.name not in state.tools_called]
+        fresh = [
+            tool
+            for tool in state.tools
+            if tool.name in SMALL_MODEL_TOOLS and tool.name not in state.tools_called
+        ]
+        first = [tool for tool in fresh if tool.name == FIRST_LOOK]
+        if first and not state.tools_called and state.files != ():
+            look = tool_call_branch(first, paths)  # the first step looks at the workspace
+            if look is not None:
+                return look
         branches = [answer, tool_call_branch(fresh, paths)]
         branches.append(start_branch(paths) if state.can_edit else None)
     elif remaining:

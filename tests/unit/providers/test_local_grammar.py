@@ -34,6 +34,9 @@ IN_PLAN = TurnState(TOOLS, FILES, ("notes.txt", "hello.py"))
 PLAN_DONE = TurnState(TOOLS, FILES, ())
 UNKNOWN_FILES = TurnState(TOOLS, None, None)
 READ_ONCE = TurnState(TOOLS, FILES, None, tools_called=("read_file",))
+LOOKED = TurnState(TOOLS, FILES, None, tools_called=("list_files",))  # after the first step
+UNKNOWN_LOOKED = TurnState(TOOLS, None, None, tools_called=("list_files",))
+EMPTY = TurnState(TOOLS, (), None)  # a workspace with no file: nothing to look at
 
 
 @pytest.fixture(scope="module")
@@ -86,39 +89,42 @@ def following(next_file: dict[str, Any]) -> dict[str, Any]:
 
 
 VALID = [
-    (NO_PLAN, text("hello.py defines greet(name).")),
+    (LOOKED, text("hello.py defines greet(name).")),
     (NO_PLAN, call("list_files", {})),
     (NO_PLAN, call("list_files", {"path": "/src"})),
-    (NO_PLAN, call("read_file", {"path": "/hello.py"})),
-    (NO_PLAN, call("read_file", {"paths": ["README.md", "src/app.py"]})),
-    (NO_PLAN, start(op("create_file", "notes.txt", "buy milk\n"))),
-    (NO_PLAN, start(op("create_file", "hello.py.bak"))),
-    (NO_PLAN, start(op("update_file", "/hello.py", "def sub(a, b):\n    return a - b\n"))),
+    (LOOKED, call("read_file", {"path": "/hello.py"})),
+    (LOOKED, call("read_file", {"paths": ["README.md", "src/app.py"]})),
+    (LOOKED, start(op("create_file", "notes.txt", "buy milk\n"))),
+    (LOOKED, start(op("create_file", "hello.py.bak"))),
+    (LOOKED, start(op("update_file", "/hello.py", "def sub(a, b):\n    return a - b\n"))),
     (IN_PLAN, following(op("create_file", "notes.txt"))),
     (IN_PLAN, following(op("update_file", "hello.py"))),
     (IN_PLAN, following(op("delete_file", "/hello.py", None))),
     (PLAN_DONE, text("Done.")),
-    (UNKNOWN_FILES, start(op("update_file", "any/path.py"))),
+    (UNKNOWN_LOOKED, start(op("update_file", "any/path.py"))),
     (READ_ONCE, call("list_files", {})),
+    (READ_ONCE, text("hello.py defines greet(name).")),
+    (EMPTY, text("The workspace is empty.")),
+    (EMPTY, start(op("create_file", "notes.txt"))),
 ]
 
 INVALID = [
-    (NO_PLAN, following(op("create_file", "notes.txt")), "continue without a plan"),
-    (NO_PLAN, start(op("update_file", "calc.py")), "update of a missing file"),
-    (NO_PLAN, start(op("create_file", "hello.py")), "create over an existing file"),
-    (NO_PLAN, start(op("create_file", "/src/app.py")), "create over an existing file"),
-    (NO_PLAN, start(op("delete_file", "hello.py", None)), "delete as a first file"),
-    (NO_PLAN, call("read_file", {"path": "/src/App.jsx"}), "read of a missing file"),
+    (LOOKED, following(op("create_file", "notes.txt")), "continue without a plan"),
+    (LOOKED, start(op("update_file", "calc.py")), "update of a missing file"),
+    (LOOKED, start(op("create_file", "hello.py")), "create over an existing file"),
+    (LOOKED, start(op("create_file", "/src/app.py")), "create over an existing file"),
+    (LOOKED, start(op("delete_file", "hello.py", None)), "delete as a first file"),
+    (LOOKED, call("read_file", {"path": "/src/App.jsx"}), "read of a missing file"),
     (NO_PLAN, call("list_files", {"path": "/nowhere"}), "list of a missing folder"),
     (NO_PLAN, call("write_file", {"path": "hello.py"}), "a tool that does not exist"),
-    (NO_PLAN, call("read_file", {"path": "hello.py", "paths": ["README.md"]}), "both args"),
+    (LOOKED, call("read_file", {"path": "hello.py", "paths": ["README.md"]}), "both args"),
     (NO_PLAN, call("list_files", {"recursive": "yes"}), "an argument name not declared"),
     (NO_PLAN, call("list_files", {"p" * 300: "x"}), "a long argument name"),
-    (NO_PLAN, text(""), "an empty answer"),
-    (NO_PLAN, text("x" * 1001), "an answer over its bound"),
-    (NO_PLAN, start(op("create_file", "a.py", "x" * 1001)), "content over its bound"),
-    (NO_PLAN, start(op("create_file", "my notes.txt")), "a path with a space"),
-    (NO_PLAN, {**text("hi"), "extra": "field"}, "an undeclared field"),
+    (LOOKED, text(""), "an empty answer"),
+    (LOOKED, text("x" * 1001), "an answer over its bound"),
+    (LOOKED, start(op("create_file", "a.py", "x" * 1001)), "content over its bound"),
+    (LOOKED, start(op("create_file", "my notes.txt")), "a path with a space"),
+    (LOOKED, {**text("hi"), "extra": "field"}, "an undeclared field"),
     (IN_PLAN, following(op("create_file", "other.txt")), "a file outside the plan"),
     (IN_PLAN, following(op("update_file", "notes.txt")), "update of a planned new file"),
     (IN_PLAN, following(op("delete_file", "notes.txt", None)), "delete of a missing file"),
@@ -126,6 +132,12 @@ INVALID = [
     (IN_PLAN, start(op("create_file", "b.py")), "a new plan with files left"),
     (PLAN_DONE, following(op("create_file", "more.txt")), "continue after the plan"),
     (READ_ONCE, call("read_file", {"path": "hello.py"}), "the same tool again"),
+    (NO_PLAN, text("Sure, I can refactor the Header component."), "an answer before looking"),
+    (NO_PLAN, start(op("create_file", "notes.txt")), "a plan before looking"),
+    (NO_PLAN, call("read_file", {"path": "hello.py"}), "another tool before the listing"),
+    (NO_PLAN, call("search_files", {"pattern": "path:line:"}), "a search before the listing"),
+    (LOOKED, call("search_files", {"pattern": "greet"}), "a search: not a small model's tool"),
+    (UNKNOWN_FILES, text("hello.py defines greet(name)."), "an answer before looking"),
 ]
 
 
@@ -145,13 +157,15 @@ def test_the_grammar_refuses_documents_invalid_in_the_state(
 
 
 def test_strings_admit_only_json_escapes(llama: Any) -> None:
-    grammar = state_grammar(NO_PLAN)
+    grammar = state_grammar(LOOKED)
     assert admits(llama, grammar, '{"action": "text_response", "text_response": "a\\nb"}')
     assert not admits(llama, grammar, '{"action": "text_response", "text_response": "a\nb"}')
     assert not admits(llama, grammar, '{"action": "text_response", "text_response": "a\tb"}')
 
 
-@pytest.mark.parametrize("state", [NO_PLAN, IN_PLAN, PLAN_DONE, UNKNOWN_FILES, READ_ONCE])
+@pytest.mark.parametrize(
+    "state", [NO_PLAN, LOOKED, IN_PLAN, PLAN_DONE, UNKNOWN_FILES, READ_ONCE, EMPTY]
+)
 def test_every_repetition_in_the_grammar_is_bounded(state: TurnState) -> None:
     grammar = state_grammar(state)
     outside_literals = re.sub(r'"(?:[^"\\]|\\.)*"|\[(?:[^\]\\]|\\.)*\]', "", grammar)
@@ -180,7 +194,7 @@ documents = st.one_of(
 def test_any_admitted_document_is_usable_in_its_state(
     llama: Any, document: dict[str, Any], in_plan: bool
 ) -> None:
-    state = IN_PLAN if in_plan else NO_PLAN
+    state = IN_PLAN if in_plan else LOOKED
     if not admits(llama, state_grammar(state), json.dumps(document)):
         return
     action = validate_action(document)
