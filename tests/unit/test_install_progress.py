@@ -12,6 +12,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 LOG = ROOT / "tests/fixtures/install/pip-v-llama-cpp.log.gz"
 
@@ -47,3 +49,30 @@ def test_a_900_line_log_is_a_screenful_ending_in_what_was_installed() -> None:
 
 def test_an_unknown_log_shows_nothing_it_does_not_understand() -> None:
     assert shown(b"random noise\n[not a step]\n  -- Installing: /x\n") == []
+
+
+@pytest.mark.parametrize(
+    ("stamp", "spec"),
+    [
+        (".installed-core", "'.'"),
+        (".installed-local", "'.[local]'"),
+        (".installed", "'.[test,local]'"),
+    ],
+)
+def test_each_install_asks_pip_for_its_extras(stamp: str, spec: str, tmp_path: Path) -> None:
+    """What `make demo`, `make demo-local` and `make test` would run, read with `make -n` for
+    a fresh virtualenv: one pip install of exactly their extras (a comma in an extras list
+    once split a make function's arguments and broke the shell line)."""
+    venv = tmp_path / "venv"
+    done = subprocess.run(
+        ["make", "-n", f"VENV={venv}", str(venv / stamp)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    installs = [line for line in done.stdout.splitlines() if " -m pip install -v -e " in line]
+    assert len(installs) == 1, done.stdout
+    assert f" -m pip install -v -e {spec} 2>&1 " in installs[0]
+    syntax = subprocess.run(["bash", "-n", "-c", installs[0]], capture_output=True, text=True)
+    assert syntax.returncode == 0, syntax.stderr
