@@ -326,6 +326,7 @@ def _look(text: str, state: ScanState, eof: bool, base: int) -> list[Block]:
     bodies: without one, the budget is not made active)."""
     if _REGION_CHAR.search(text) is None:
         return blocks_of(scan_items(text, state, eof), text, base=base)
+    state.repairs.base = base  # (its allowance depends on where a body ends in the reply)
     spending = spend_from(state.repairs)
     try:
         return blocks_of(scan_items(text, state, eof), text, base=base)
