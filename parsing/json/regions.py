@@ -74,7 +74,7 @@ def undecodable(
     if at < 0 and not eof:
         return PENDING
     body_end = at if at >= 0 else len(text)
-    reading = repair_last_resort(text[v:body_end])
+    reading = repair_last_resort(text[v:body_end], end=body_end)
     if reading is None:
         return Opaque(v, close, fence=fence, line=line)
     value, suspect = reading

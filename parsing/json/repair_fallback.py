@@ -13,12 +13,15 @@ json-repair 0.64.5 has no timeout and is quadratic on code inside strings (a 68 
   different moments) always agree (a 0.2 s clock let a loaded machine cut a repair that an
   idle one finished);
 - under one budget per reply (`ReplyRepairs`, `REPLY_BUDGET_CALLS`): the calls of all its
-  repairs together. A reply of many junk ```json bodies (each ~65 ms of json-repair at
-  15 KB) spends it once; the bodies after that are not repaired and stay text (nothing is
-  lost: an undecodable body is opaque text anyway), while a body our own passes decode (a
-  valid action after the junk) is read as ever. The budget counts calls and a body already
-  tried is answered from its reading (the stream may look at one region twice), so the
-  stream and the whole reply spend it alike, on the same bodies in the same order;
+  repairs together, and up to the end of a body only `REPLY_CALLS_PER_CHAR` per character
+  of the reply read so far (at least `REPLY_FLOOR_CALLS`), so a short reply spends in
+  proportion to its size. A reply of many junk ```json bodies (each ~65 ms of json-repair
+  at 15 KB) spends it once; the bodies after that are not repaired and stay text (nothing
+  is lost: an undecodable body is opaque text anyway), while a body our own passes decode
+  (a valid action after the junk) is read as ever. The budget counts calls, the allowance
+  depends only on where the body ends in the reply, and a body already tried is answered
+  from its reading (the stream may look at one region twice), so the stream and the whole
+  reply spend it alike, on the same bodies in the same order;
 - with ``stream_stable=True`` (keeps trailing newlines), every exception it raises contained:
   its own bugs included (0.64 raises ``AssertionError`` on ``{{'`` and similar), a failed
   repair is just no reading.
@@ -45,6 +48,14 @@ REPAIR_BUDGET_CALLS: Final = 100_000
 body of printable text takes ~76,000); the replies of the corpora take at most ~46,000."""
 REPLY_BUDGET_CALLS: Final = REPAIR_BUDGET_CALLS
 """All the repairs of one reply together: as much as one repair of the largest body."""
+REPLY_FLOOR_CALLS: Final = 33_000
+"""What the repairs of a reply may spend up to a body ending anywhere (~22 ms). The repairs
+that succeed in bench/parse_ab.py's ~15,500 inputs take at most 28,800 calls (a synthetic
+family, ``<tool_call>{`` x120, 1,440 characters); the real replies at most ~700."""
+REPLY_CALLS_PER_CHAR: Final = 1
+"""Past `REPLY_FLOOR_CALLS`, what they may spend per character up to the body's end: a
+reply of junk bodies costs in proportion to its size (~1 call per character: ~65 ms per
+100 KB), up to `REPLY_BUDGET_CALLS`."""
 
 _ALNUM = re.compile(r"[^\W_]")
 _ESCAPE = re.compile(r"\\(u[0-9a-fA-F]{4}|.)", re.S)
@@ -60,14 +71,26 @@ Reading = tuple[Any, bool] | None
 
 
 class ReplyRepairs:
-    """The json-repair budget of one reply (calls left) and the readings of the bodies
-    tried (a body tried again is answered from here, at no cost)."""
+    """The json-repair budget of one reply (calls spent, the allowance) and the readings of
+    the bodies tried (a body tried again is answered from here, at no cost)."""
 
-    __slots__ = ("left", "readings")
+    __slots__ = ("base", "calls", "readings", "spent")
 
     def __init__(self, calls: int = REPLY_BUDGET_CALLS) -> None:
-        self.left = calls
+        self.calls = calls
+        self.spent = 0
+        self.base = 0  # the reply's offset of the text being scanned (the stream's window)
         self.readings: dict[str, Reading] = {}
+
+    @property
+    def left(self) -> int:
+        """Calls left of the whole reply's budget."""
+        return self.calls - self.spent
+
+    def left_at(self, end: int) -> int:
+        """Calls the repair of a body ending at ``end`` (in the text scanned) may take."""
+        allowance = max(REPLY_FLOOR_CALLS, REPLY_CALLS_PER_CHAR * (self.base + end))
+        return min(self.calls, allowance) - self.spent
 
 
 _REPLY: ContextVar[ReplyRepairs | None] = ContextVar("agent_ls_reply_repairs", default=None)
@@ -83,9 +106,12 @@ def stop_spending(token: Token[ReplyRepairs | None]) -> None:
     _REPLY.reset(token)
 
 
-def repair_last_resort(body: str, budget_calls: int = REPAIR_BUDGET_CALLS) -> Reading:
+def repair_last_resort(
+    body: str, budget_calls: int = REPAIR_BUDGET_CALLS, *, end: int = 0
+) -> Reading:
     """json-repair's reading of ``body`` as ``(value, suspect)``, or None if refused/failed
-    (or the reply's budget, when one is active (`spend_from`), is spent).
+    (or the reply's budget, when one is active (`spend_from`), is spent up to ``end``: where
+    the body ends in the text scanned).
 
     Only a non-empty object or array counts as a reading.
     """
@@ -96,10 +122,11 @@ def repair_last_resort(body: str, budget_calls: int = REPAIR_BUDGET_CALLS) -> Re
         return _repair(body, budget_calls)[0]
     if body in reply.readings:
         return reply.readings[body]
-    if reply.left <= 0:
+    left = reply.left_at(end)
+    if left <= 0:
         return None
-    reading, calls = _repair(body, min(budget_calls, reply.left))
-    reply.left -= calls
+    reading, calls = _repair(body, min(budget_calls, left))
+    reply.spent += calls
     reply.readings[body] = reading
     return reading
 
@@ -121,12 +148,17 @@ def _repair(body: str, budget_calls: int) -> tuple[Reading, int]:
 
 
 def _bounded(call: Callable[[], Any], budget_calls: int, counter: list[int]) -> Any:
-    """``call()`` aborted after ``budget_calls`` calls; the calls made go to ``counter[0]``."""
+    """``call()`` aborted after ``budget_calls`` calls; the calls made go to ``counter[0]``.
+    (The hook runs at every call and return: a local count, not ``counter[0]``, is ~10%
+    less json-repair time under it.)"""
+    calls = 0
 
     def hook(_frame: FrameType, event: str, _arg: Any) -> None:
-        if event in ("call", "c_call"):
-            counter[0] += 1
-            if counter[0] > budget_calls:
+        nonlocal calls
+        if event == "call" or event == "c_call":
+            calls += 1
+            if calls > budget_calls:
+                counter[0] = calls
                 raise _OutOfBudget
 
     previous = sys.getprofile()
@@ -134,7 +166,8 @@ def _bounded(call: Callable[[], Any], budget_calls: int, counter: list[int]) -> 
     try:
         return call()
     finally:
-        sys.setprofile(previous)
+        sys.setprofile(previous)  # (a call the hook counts: it may raise, `counter` is set)
+        counter[0] = calls
 
 
 def _raw_char(match: re.Match[str]) -> str:

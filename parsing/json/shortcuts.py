@@ -113,6 +113,8 @@ _KEY_GAP = re.compile(r'[ \t\n\r]*+(?:"[^"\\\n`~<]*+"[ \t\n\r]*+:[ \t\n\r]*+)?+'
 """What may lie between an object's ``{`` and a closer cutting it (`_cut_at_once`): JSON
 whitespace, maybe a first key (no escape, newline or marker character in it) and its colon,
 whose value the closer cuts (the key is dropped: no value)."""
+_KEY_CUT = re.compile(r'[ \t\n\r]*+"[^"\\\n`~<]*+(?:"[ \t\n\r]*+)?\Z')
+"""A streamed text that ends in an object's first key of `_KEY_GAP` (or before its colon)."""
 
 
 def _cut_at_once(text: str, v: int, close: str, eof: bool = True) -> Decoded | _Pending | None:
@@ -133,6 +135,8 @@ def _cut_at_once(text: str, v: int, close: str, eof: bool = True) -> Decoded | _
     if not text.startswith(close, j):
         if not eof and len(text) - j < len(close) and close.startswith(text[j:]):
             return PENDING
+        if not eof and text[v] == "{" and _KEY_CUT.match(text, v + 1):
+            return PENDING  # (as every pass: the key's string or colon is still to come)
         return None
     return Decoded({} if text[v] == "{" else [], v, j, True, True, _TRUNCATED)
 

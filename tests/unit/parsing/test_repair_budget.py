@@ -1,6 +1,7 @@
-"""One json-repair budget per reply (issue 21 item 10): a reply of junk ```json bodies spends
-it once; the bodies after that are not repaired and stay text, nothing lost; a body our own
-passes decode (a valid action after the junk) is still read; the stream spends it alike.
+"""One json-repair budget per reply (issue 21 item 10), spent in proportion to the reply's
+size: a reply of junk ```json bodies spends it once; the bodies after that are not repaired
+and stay text, nothing lost; a body our own passes decode (a valid action after the junk) is
+still read; the stream spends it alike.
 
 (No timing here: bench/parse_shapes.py --only junk prints the figures.)"""
 
@@ -12,6 +13,8 @@ import string
 from parsing import ActionBlock, StreamParser, parse_reply
 from parsing.json.repair_fallback import (
     REPAIR_BUDGET_CALLS,
+    REPLY_BUDGET_CALLS,
+    REPLY_FLOOR_CALLS,
     ReplyRepairs,
     repair_last_resort,
     spend_from,
@@ -74,3 +77,18 @@ def test_a_body_tried_again_costs_nothing_more() -> None:
         stop_spending(token)
     assert first is not None
     assert repairs.left == left < REPAIR_BUDGET_CALLS
+
+
+def test_a_short_reply_spends_in_proportion_so_a_long_one_still_repairs_after_junk() -> None:
+    """Up to a body's end the reply's repairs may spend ~1 call per character read (at least
+    `REPLY_FLOOR_CALLS`): a junk body early in a reply does not take the whole budget, and a
+    repairable body 60 KB on is repaired (before, the junk spent all of it)."""
+    assert REPLY_FLOOR_CALLS < REPLY_BUDGET_CALLS
+    prose = "Some prose between the bodies.\n" * 1_500  # ~46 KB
+    reply = _junk() + prose + REPAIRABLE + VALID
+    expected = [
+        {"action": "text_response", "text_response": "x"},
+        {"action": "text_response", "text_response": "after"},
+    ]
+    assert _actions(reply) == expected
+    assert _streamed(reply, 16) == normalise(parse_reply(reply))
