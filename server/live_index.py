@@ -173,6 +173,11 @@ class LiveIndex:
                 )
             )
 
+    @property
+    def running(self) -> bool:
+        """Is the first build, the watcher or an embedder still at work?"""
+        return any(not task.done() for task in self._tasks)
+
     async def close(self) -> None:
         self._stop.set()
         for task in self._tasks:

@@ -29,7 +29,7 @@ from server.arguments import decode, decode_command, strict
 from server.config import ConfigProblem
 from server.protocol import AGENT_CHAT, AGENT_SEARCH, AGENT_SESSIONS, AGENT_STATUS, make_converter
 from server.redact import RedactingWriter, redact
-from server.session import ServerState
+from server.state import ServerState
 from server.wire.serve import run_stdio, run_tcp
 
 log = logging.getLogger(__name__)
@@ -147,7 +147,7 @@ class AgentLanguageServer(LanguageServer):
         """Serve TCP clients until a stop signal; prints "listening on" once bound; sets
         `exit_code`. This server answers the first client; every later or concurrent one
         gets its own server from `fresh` (`server.app.build_server`: every feature; its own
-        state: sessions, settings)."""
+        state: chat sessions, settings)."""
         first = [self.protocol]
 
         def protocol_for_client() -> Any:

@@ -1,12 +1,16 @@
-"""Per-folder state, opened once and shared by chat turns, undo/redo and code actions.
+"""Per-folder state, opened once and shared by chat turns, undo/redo, review and the index.
 
-A `FolderContext` holds what belongs to one workspace folder: path confinement, the
-checkpoint store (opening it takes its lock, initialises the shadow git directory and
-recovers an interrupted operation), the tool registry bound to the folder, and the slot of
-the retrieval index. `Folders` opens each one in a worker thread the first time it is
-needed, so the event loop never blocks on it, and hands the same context to every later
-request; concurrent first requests share the one opening. `build_agent` combines a context
-with what changes per turn: configuration, provider and the editor applier.
+A `FolderState` is the one home of what the server keeps for one workspace folder: its
+`FolderContext` (path confinement, the checkpoint store -- opening it takes its lock,
+initialises the shadow git directory and recovers an interrupted operation -- and the tool
+registry bound to the folder), its live index and its review board. `Folders` holds them by
+root; a context is opened in a worker thread the first time it is needed, so the event loop
+never blocks on it, and every later request gets the same one; concurrent first requests
+share the one opening. When a folder goes (it leaves the workspace, the server shuts down,
+the ACP connection ends) `Folders.close` is the one path: the index stops (watcher and
+background work), the staged plans are dropped, the contexts are forgotten, and a later
+request opens the folder afresh. `build_agent` combines a context with what changes per
+turn: configuration, provider and the editor applier.
 """
 
 from __future__ import annotations
@@ -21,12 +25,14 @@ from actions.checkpoints import CheckpointError, CheckpointStore
 from actions.checkpoints.group import StoreGroup
 from actions.paths import Workspace
 from actions.plans import PlanFiles
+from actions.review import ReviewBoard
 from actions.roots import Roots
 from actions.tool_adapters import tool_adapter
 from actions.tools import ToolRegistry, default_registry, lazy_index
 from actions.tools.multiroot import multiroot_registry
 from actions.tools.search_docs import IndexSource
 from server.config import Config
+from server.live_index import LiveIndex
 from server.providers.base import Provider
 from server.turns.turn import Agent, AgentError
 
@@ -39,7 +45,6 @@ class FolderContext:
     workspace: Workspace
     store: CheckpointStore
     registry: ToolRegistry
-    index: object | None = None  # the retrieval index, when one is open for the folder
 
 
 def open_store(root: Path, secret_allow: Sequence[str] = ()) -> CheckpointStore:
@@ -59,28 +64,72 @@ class FolderUnavailable(AgentError):
     """The folder's state cannot be opened (not a folder, its checkpoint store unusable)."""
 
 
-class Folders:
-    """The folder contexts of a server, each opened once off the event loop."""
+class FolderState:
+    """Everything the server keeps for one workspace folder, closed in one place (`close`):
+    its contexts (one per `allowSecretFiles` setting), its live index, its review board.
+    (The `cli` provider's working directory is the root itself: see `ServerState.provider`.)"""
 
-    def __init__(self) -> None:
-        self._opened: dict[tuple[Path, tuple[str, ...]], asyncio.Task[FolderContext]] = {}
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.board = ReviewBoard()  # the staged plans (review mode) of turns in this folder
+        self.index: LiveIndex | None = None  # the live index, when one runs
+        self.index_url = ""  # the indexUrl it was opened for
+        self._contexts: dict[tuple[str, ...], asyncio.Task[FolderContext]] = {}
 
-    async def get(self, root: Path, secret_allow: Sequence[str] = ()) -> FolderContext:
-        """The context of `root`, opened now if needed (FolderUnavailable when it cannot be:
+    async def context(self, secret_allow: Sequence[str] = ()) -> FolderContext:
+        """The folder's context, opened now if needed (FolderUnavailable when it cannot be:
         the next call tries again). A changed `secret_allow` setting opens a new context."""
-        key = (root, tuple(secret_allow))
-        task = self._opened.get(key)
+        key = tuple(secret_allow)
+        task = self._contexts.get(key)
         if task is None:
-            task = asyncio.ensure_future(asyncio.to_thread(open_folder, root, key[1]))
-            self._opened[key] = task
+            task = asyncio.ensure_future(asyncio.to_thread(open_folder, self.root, key))
+            self._contexts[key] = task
         try:
             return await asyncio.shield(task)
         except (CheckpointError, OSError) as exc:
-            if self._opened.get(key) is task:
-                del self._opened[key]
+            if self._contexts.get(key) is task:
+                del self._contexts[key]
             raise FolderUnavailable(
-                f"the checkpoint store of {root} cannot be opened: {exc}"
+                f"the checkpoint store of {self.root} cannot be opened: {exc}"
             ) from exc
+
+    def use_index(self, index: LiveIndex, url: str) -> None:
+        """`index` (opened for `url`) is the folder's live index from now on."""
+        self.index, self.index_url = index, url
+
+    async def close_index(self) -> None:
+        """Stop the live index (its watcher, build and embedder) and close its store."""
+        index, self.index, self.index_url = self.index, None, ""
+        if index is not None:
+            await index.close()
+
+    async def close(self) -> None:
+        """The folder went: its index stops, its staged plans and contexts are dropped
+        (the checkpoint store holds no lock between operations: nothing else to release)."""
+        self._contexts.clear()
+        self.board = ReviewBoard()
+        await self.close_index()
+
+
+class Folders:
+    """The state of every folder a server has used, by root."""
+
+    def __init__(self) -> None:
+        self._by_root: dict[Path, FolderState] = {}
+
+    def folder(self, root: Path) -> FolderState:
+        """The state of `root`, made (empty, nothing opened) on first use."""
+        state = self._by_root.get(root)
+        if state is None:
+            state = self._by_root[root] = FolderState(root)
+        return state
+
+    def opened(self) -> list[FolderState]:
+        return list(self._by_root.values())
+
+    async def get(self, root: Path, secret_allow: Sequence[str] = ()) -> FolderContext:
+        """The context of `root` (see `FolderState.context`)."""
+        return await self.folder(root).context(secret_allow)
 
     async def all(
         self, roots: Sequence[Path], secret_allow: Sequence[str] = ()
@@ -88,10 +137,17 @@ class Folders:
         """The context of every folder, in order (opened concurrently)."""
         return list(await asyncio.gather(*(self.get(root, secret_allow) for root in roots)))
 
-    def forget(self, root: Path) -> None:
-        """A folder left the workspace: its context is opened afresh if it comes back."""
-        for key in [key for key in self._opened if key[0] == root]:
-            del self._opened[key]
+    async def close(self, root: Path) -> None:
+        """The folder `root` went (left the workspace, its last user ended): close its state;
+        a later request for it opens it afresh."""
+        state = self._by_root.pop(root, None)
+        if state is not None:
+            await state.close()
+
+    async def close_all(self) -> None:
+        """Close every folder (server shutdown, end of an ACP connection)."""
+        for root in list(self._by_root):
+            await self.close(root)
 
 
 def roots_of(folders: Sequence[FolderContext]) -> Roots:

@@ -56,7 +56,7 @@ from server.arguments import camel_case, decode, strict
 from server.history import SessionStore, UnknownSession
 from server.protocol import ErrorProgress, make_converter
 from server.providers import ProviderError
-from server.session import ServerState
+from server.state import ServerState
 from server.turns.assembly import FrontEnd, run_front_end_turn
 from server.turns.turn import AgentError, ChatSession
 

@@ -33,7 +33,7 @@ from server.protocol import (
     to_wire,
 )
 from server.providers import PROVIDERS, ProviderError
-from server.session import ServerState
+from server.state import ServerState
 from server.turns.assembly import FrontEnd, run_front_end_turn
 from server.turns.turn import AgentError, ChatSession, TurnOutcome
 from server.wording import empty_message_problem, setting_message

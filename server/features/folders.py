@@ -3,8 +3,9 @@
 
 The folders come from `initialize` (`workspaceFolders`, `rootUri` when there are none) and
 pygls keeps `ls.workspace.folders` current; `AgentLanguageServer.roots()` lists them in the
-client's order. A folder that leaves the workspace has its index stopped and its context
-forgotten; a folder that joins gets its index built in the background.
+client's order. A folder that leaves the workspace has its state closed (its index stops,
+its staged plans and context are dropped); a folder that joins gets its index built in the
+background. At `shutdown` every folder's state is closed.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ _STARTING: set[asyncio.Task[None]] = set()
 
 def register(server: AgentLanguageServer) -> None:
     server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)(on_folders_changed)
+    server.feature(types.SHUTDOWN)(on_shutdown)
 
 
 @dataclass(frozen=True)
@@ -88,20 +90,23 @@ async def require_workspace(ls: AgentLanguageServer, what: str) -> OpenWorkspace
 async def on_folders_changed(
     ls: AgentLanguageServer, params: types.DidChangeWorkspaceFoldersParams
 ) -> None:
-    """pygls updated `ls.workspace.folders`; drop what belonged to the removed folders and
-    start indexing the added ones."""
+    """pygls updated `ls.workspace.folders`; close the removed folders' state (index, staged
+    plans, contexts) and start indexing the added ones."""
     for folder in params.event.removed:
         path = to_fs_path(folder.uri)
         if not path:
             continue
-        ls.state.folders.forget(Path(path))
-        for key in [key for key in ls.state.indexes if key[0] == Path(path)]:
-            await ls.state.indexes.pop(key).close()
+        await ls.state.folders.close(Path(path))
     added = [Path(p) for p in (to_fs_path(f.uri) for f in params.event.added) if p]
     if added:
         task = asyncio.ensure_future(_index(ls, added))
         _STARTING.add(task)
         task.add_done_callback(_STARTING.discard)
+
+
+async def on_shutdown(ls: AgentLanguageServer, *args: object) -> None:
+    """The client asked the server to shut down: every folder's index stops before the answer."""
+    await ls.state.folders.close_all()
 
 
 async def _index(ls: AgentLanguageServer, roots: list[Path]) -> None:

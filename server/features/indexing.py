@@ -138,22 +138,21 @@ async def live(ls: AgentLanguageServer, root: Path | None = None) -> LiveIndex:
         raise RequestFailed("no workspace folder is open: there is nothing to index")
     await settled(ls)
     config, problems = ls.state.config()
+    folder = ls.state.folder(root)
     if not config.index:
-        for old_key in [key for key in ls.state.indexes if key[0] == root]:
-            await ls.state.indexes.pop(old_key).close()  # turned off meanwhile
+        await folder.close_index()  # turned off meanwhile
         raise RequestFailed(INDEX_OFF)
     problem = blocking_problem(problems, frozenset({"indexUrl"}))
     if problem is not None:  # a malformed indexUrl: no other index stands in for it
         raise RequestFailed(problem.message())
-    key = (root, config.indexUrl)
-    existing = ls.state.indexes.get(key)
-    if existing is not None:
-        _follow_summaries(ls, root, existing, config)
-        return existing  # type: ignore[no-any-return]
+    if folder.index is not None and folder.index_url == config.indexUrl:
+        _follow_summaries(ls, root, folder.index, config)
+        return folder.index
+    await folder.close_index()  # opened for another indexUrl: stop it
     roots = ls.roots()
-    for old_key in list(ls.state.indexes):  # another indexUrl, or a folder gone: stop it
-        if old_key[0] == root or old_key[0] not in roots:
-            await ls.state.indexes.pop(old_key).close()
+    for other in ls.state.folders.opened():  # a folder gone: stop its index
+        if other.root not in roots:
+            await other.close_index()
 
     def notify(payload: IndexUpdated) -> None:
         name = ls.folder_name(root)
@@ -181,7 +180,7 @@ async def live(ls: AgentLanguageServer, root: Path | None = None) -> LiveIndex:
         )
     except StoreError as error:
         raise RequestFailed(f"the index cannot be opened: {error}") from None
-    ls.state.indexes[key] = index
+    folder.use_index(index, config.indexUrl)
     index.start()
     return index
 

@@ -25,7 +25,7 @@ from server.features.indexing import index_status
 from server.lsp import AgentLanguageServer, RequestFailed
 from server.protocol import AGENT_STATUS, FolderStatus, IndexReport, StatusReport, from_wire
 from server.resolve import explicit_keys, provider_status
-from server.session import PROVIDER_URL
+from server.state import PROVIDER_URL
 from server.workspace import FolderUnavailable
 
 log = logging.getLogger(__name__)

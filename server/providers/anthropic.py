@@ -22,9 +22,9 @@ from actions.tools import Tool
 from server.config import API_KEY_ENV, Config, clean_api_key
 from server.providers.base import ChatMessage, NativeToolCall, StreamChunk, tool_arguments
 from server.providers.defaults import provider_base_url, provider_model
+from server.providers.events import event_adapter, parse_event
 from server.providers.http import HttpStreamProvider
 from server.providers.retry import RetryableFailure
-from server.providers.wire import event_adapter, parse_event
 
 log = logging.getLogger(__name__)
 

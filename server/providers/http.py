@@ -29,6 +29,7 @@ import pydantic
 
 from server.config import ApiKeyError, Config
 from server.providers.base import ProviderError, StreamChunk
+from server.providers.events import malformed_event
 from server.providers.retry import (
     MAX_RETRY_AFTER,
     RETRYABLE_STATUS,
@@ -37,7 +38,6 @@ from server.providers.retry import (
     retry_after_seconds,
     with_retries,
 )
-from server.providers.wire import malformed_event
 from server.redact import display_url
 
 log = logging.getLogger(__name__)

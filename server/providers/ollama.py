@@ -21,8 +21,8 @@ from actions.tools import Tool
 from server.config import Config
 from server.providers.base import ChatMessage, NativeToolCall, ProviderError, StreamChunk
 from server.providers.defaults import DEFAULT_MODEL_NAME, provider_base_url
+from server.providers.events import event_adapter, parse_event
 from server.providers.http import HttpStreamProvider
-from server.providers.wire import event_adapter, parse_event
 
 log = logging.getLogger(__name__)
 

@@ -19,9 +19,9 @@ from typing_extensions import TypedDict
 from actions.tools import Tool
 from server.config import Config
 from server.providers.base import ChatMessage, NativeToolCall, StreamChunk, tool_arguments
+from server.providers.events import event_adapter, parse_event
 from server.providers.http import HttpStreamProvider
 from server.providers.retry import error_message
-from server.providers.wire import event_adapter, parse_event
 
 log = logging.getLogger(__name__)
 

@@ -20,7 +20,7 @@ from actions.review import StagedPlan, StagingApplier, new_plan
 from actions.tools.search_docs import IndexSource
 from server.protocol import ChatContext
 from server.providers import ProviderError
-from server.session import ServerState
+from server.state import ServerState
 from server.turns.external import run_turn_recorded
 from server.turns.turn import ChatSession, ProgressSink, TurnOutcome
 from server.workspace import FolderContext, build_agent

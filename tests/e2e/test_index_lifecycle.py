@@ -19,10 +19,12 @@ from pathlib import Path
 from typing import Any
 
 from lsprotocol import types
+from pytest_lsp import client_capabilities, make_test_lsp_client
 
 from server.index_summaries import SUMMARIES_OFF
+from server.protocol import AGENT_INDEX_UPDATED
 from tests.e2e.conftest import settings_for
-from tests.e2e.search_support import running_server, search, status
+from tests.e2e.search_support import IndexEvents, running_server, search, status
 from tests.e2e.test_search_summaries import (
     ASKED,
     DOC,
@@ -56,6 +58,43 @@ def provider_env(llm: FakeLLM, **extra: str) -> dict[str, str]:
         "AGENT_LS_MODEL": "fake",
         **extra,
     }
+
+
+async def test_shutdown_closes_the_index_before_the_server_answers(tmp_path: Path) -> None:
+    """`shutdown` closes every folder's state: the index stops and its store is closed (SQLite
+    folds its write-ahead log back and removes it) before the answer, not at some later exit."""
+    root = workspace(tmp_path)
+    cache = tmp_path / "cache"
+    client = make_test_lsp_client()
+    events = IndexEvents()
+
+    async def on_index_updated(params: Any) -> None:
+        await events.add(params)
+
+    client.feature(AGENT_INDEX_UPDATED)(on_index_updated)
+    env = {**os.environ, "XDG_CACHE_HOME": str(cache), "AGENT_LS_INDEX_SUMMARIES": "0"}
+    await client.start_io(sys.executable, "-m", "server", env=env)
+
+    def logs() -> list[str]:
+        return [path.name for path in cache.rglob("index.sqlite3-wal")]
+
+    try:
+        await client.initialize_session(
+            types.InitializeParams(
+                capabilities=client_capabilities("visual-studio-code"),
+                root_uri=root.as_uri(),
+                workspace_folders=[types.WorkspaceFolder(uri=root.as_uri(), name="ws")],
+            )
+        )
+        await events.wait_for(events.indexed("docs/ops.md"))
+        assert logs() == ["index.sqlite3-wal"]  # the index is open
+
+        await client.shutdown_async(None)
+
+        assert logs() == []
+    finally:
+        client.exit(None)
+        await client.stop()
 
 
 async def test_a_stalled_summary_never_holds_up_a_saved_file(tmp_path: Path) -> None:

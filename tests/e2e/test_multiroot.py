@@ -20,7 +20,7 @@ from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
 from server.protocol import AGENT_STATUS
 from tests.e2e.conftest import EDITORS, EditorModel, as_dict, chat, command, settings_for
-from tests.e2e.conversations import doc, fenced, tool, tree
+from tests.e2e.conversations import FULL_CONVERSATION, NEW_MODULE, doc, fenced, tool, tree
 from tests.fakellm import FakeLLM
 
 FRONT = {"src/app.ts": "export const app = 1;\n", "README.md": "front\n"}
@@ -270,6 +270,39 @@ async def test_folders_added_and_removed_are_followed(
     lines = (await listing()).splitlines()
     assert lines[-1] == "/two.py"
     assert "/one.py" not in lines
+
+
+async def test_a_removed_folder_is_closed_and_opens_afresh_when_it_comes_back(
+    client: LanguageClient, fakellm: FakeLLM, review_project: Path
+) -> None:
+    """A folder that leaves the workspace has its state closed in one place: its staged plans
+    go with it (they were computed against a workspace the user closed), its index stops;
+    added again, it is opened afresh and works as before."""
+    root = review_project
+    before = tree(root)
+    fakellm.set_script({"replies": FULL_CONVERSATION})
+    stale = (await chat(client, "Add a greeting module"))["plan"]
+    assert stale["state"] == "pending"
+    ws = types.WorkspaceFolder(uri=root.as_uri(), name="ws")
+    for event in (
+        types.WorkspaceFoldersChangeEvent(added=[], removed=[ws]),
+        types.WorkspaceFoldersChangeEvent(added=[ws], removed=[]),
+    ):
+        client.workspace_did_change_workspace_folders(types.DidChangeWorkspaceFoldersParams(event))
+
+    with pytest.raises(JsonRpcException, match="unknown plan"):
+        await command(client, "agent.accept", {"planId": stale["planId"]})
+    assert tree(root) == before
+    status = as_dict(await client.protocol.send_request_async(AGENT_STATUS, {"check": False}))
+    assert status["index"]["state"] not in ("off", "unavailable"), status["index"]
+    fakellm.reset()
+    fakellm.set_script({"replies": FULL_CONVERSATION})
+    plan = (await chat(client, "Add a greeting module"))["plan"]
+    accepted = await command(client, "agent.accept", {"planId": plan["planId"]})
+    assert accepted["checkpointId"]
+    assert (root / "src/new.py").read_text() == NEW_MODULE
+    await command(client, "agent.undo")
+    assert tree(root) == before
 
 
 async def test_the_server_advertises_workspace_folder_changes(multi: LanguageClient) -> None:

@@ -1,5 +1,5 @@
 """Everything agent-ls writes outside the workspace is private (issue 21 item 2): after a
-server session (index with its SQLite sidecars and vector graph, provider summaries cache,
+server run (index with its SQLite sidecars and vector graph, provider summaries cache,
 conversation, checkpoint store) and after `agent-ls index`, every folder under the data folder
 is 0700 and every file readable by its owner only; an index an older version left 0644 under
 0755 folders is tightened when it is opened. Real processes under umask 022."""

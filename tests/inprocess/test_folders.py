@@ -9,7 +9,9 @@ import pytest
 from lsprotocol import types
 from pytest_lsp import client_capabilities
 
+from actions.review import new_plan
 from server.capabilities import ResolvedClientCapabilities
+from server.live_index import open_live
 from server.workspace import Folders, FolderUnavailable
 
 
@@ -40,6 +42,32 @@ async def test_different_folders_get_different_contexts(tmp_path: Path) -> None:
     folders = Folders()
     a, b = await folders.get(tmp_path / "a"), await folders.get(tmp_path / "b")
     assert a.store.store_dir != b.store.store_dir
+
+
+async def test_closing_a_folder_stops_its_index_and_drops_its_plans(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text("A = 1\n")
+    folders = Folders()
+    context = await folders.get(tmp_path)
+    state = folders.folder(tmp_path)
+    state.board.add(new_plan("chat"))
+    live = open_live(tmp_path, "", lambda payload: None)
+    state.use_index(live, "")
+    live.start(watch_files=True)
+    await live.ready()
+    await asyncio.wait_for(live.watching.wait(), 30)
+    assert live.running  # the watcher
+
+    await folders.close(tmp_path)
+
+    assert not live.running
+    assert not state.board.plans
+    again = folders.folder(tmp_path)
+    assert again is not state
+    assert again.index is None
+    assert not again.board.plans
+    reopened = await folders.get(tmp_path)
+    assert reopened is not context
+    assert reopened.store.workspace == tmp_path.resolve()
 
 
 @pytest.mark.parametrize(

@@ -200,3 +200,19 @@ def test_every_front_end_assembles_its_turn_in_one_place() -> None:
     assert callers == {"server.turns.assembly"}
     users = {m for m, targets in graph.items() if "server.turns.assembly" in targets}
     assert {"server.features.chat", "server.acp.agent", "server.commands.chat"} <= users
+
+
+def test_the_providers_reach_neither_the_server_state_nor_the_agent_core() -> None:
+    """`server.providers` (and their stream `events`) sit below everything that holds state:
+    they reach no front end, no turn, no server or folder state."""
+    graph = import_graph()
+    providers = [module for module in graph if within(module, "server.providers")]
+    assert "server.providers.events" in providers
+    above = ("server.state", "server.workspace", "server.live_index", "server.history")
+    reached = {
+        (module, target)
+        for module in providers
+        for target in reachable(graph, module)
+        if target in above or within(target, "server.turns") or is_front_end(target)
+    }
+    assert reached == set()

@@ -9,9 +9,8 @@ from typing import Any
 from actions.tools import ToolRegistry
 from server.history import ELIDED, message_size, trim_history
 from server.providers.base import ChatMessage, StreamChunk
-from server.session import ChatSession
 from server.turns.loop import run_turn
-from server.turns.turn import Agent
+from server.turns.turn import Agent, ChatSession
 
 
 class RecordingProvider:

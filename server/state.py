@@ -1,12 +1,11 @@
 """The server's one state object: configuration, client capabilities, the chat sessions,
-the provider in use and the per-folder contexts."""
+the provider in use and the per-folder state (`folder(root)`: server/workspace.py)."""
 
 from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from actions.index.background import Yield
 from actions.review import ReviewBoard
@@ -17,7 +16,7 @@ from server.providers import make_provider
 from server.providers.base import Provider
 from server.resolve import Resolution, UnusableSetting, explicit_keys, resolve_provider
 from server.turns.turn import ChatSession
-from server.workspace import Folders
+from server.workspace import Folders, FolderState
 
 PROVIDER_URL = frozenset({"baseUrl"})
 
@@ -35,8 +34,8 @@ class ServerState:
     folders: Folders = field(default_factory=Folders)
     # The last provider resolution and the settings it was made for (probes are not free).
     resolution: tuple[tuple[Config, frozenset[str]], Resolution] | None = None
-    indexes: dict[tuple[Path, str], Any] = field(default_factory=dict)  # features/indexing
-    boards: dict[Path | None, ReviewBoard] = field(default_factory=dict)
+    # The staged plans of turns without a folder (the model only talks: it stages nothing).
+    loose_board: ReviewBoard = field(default_factory=ReviewBoard)
     foreground: Yield = field(default_factory=Yield)  # chat turns the index build yields to
 
     @classmethod
@@ -52,7 +51,11 @@ class ServerState:
 
     def provider(self, config: Config, root: Path | None = None) -> Provider:
         """The provider for this configuration, kept so its connection pool (or a loaded
-        local model) is reused; `root`: where a `cli` provider runs its command."""
+        local model) is reused; `root`: where a `cli` provider runs its command.
+
+        One provider is kept for the whole server, not one per folder (the key holds the
+        root only because the `cli` provider's command runs there): a connection pool or a
+        loaded model is not a folder's, and closing a folder does not touch it."""
         key = (config, root)
         if key not in self.providers:
             self.providers.clear()
@@ -78,9 +81,13 @@ class ServerState:
         """The provider failed: the next turn resolves again (a local server may be gone)."""
         self.resolution = None
 
+    def folder(self, root: Path) -> FolderState:
+        """Everything kept for the folder `root`: its context, live index and review board."""
+        return self.folders.folder(root)
+
     def board(self, root: Path | None) -> ReviewBoard:
         """The staged plans (review mode) of the workspace `root`."""
-        return self.boards.setdefault(root, ReviewBoard())
+        return self.loose_board if root is None else self.folder(root).board
 
     def chat(self, session_id: str | None, history: SessionStore | None = None) -> ChatSession:
         """The session with this id, or a new one when None. A session not in memory is
