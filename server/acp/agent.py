@@ -1,7 +1,7 @@
 """The ACP agent: `initialize`, `session/new|load|list`, `session/prompt`, `session/cancel`.
 
 The same agent core as the LSP server and the `chat` command: a turn is assembled by
-`server.turns.assembly.run_front_end_turn` (provider, review staging, tools, plans,
+`server.turn_assembly.run_front_end_turn` (provider, review staging, tools, plans,
 checkpoints, the `cli` provider's recording, the loop). Only the edges differ: progress
 goes out as `session/update` (server.acp.updates), plan files go through the client's file
 system when it has one (server.acp.files), a staged plan is reviewed file by file.
@@ -57,7 +57,7 @@ from server.history import SessionStore, UnknownSession
 from server.protocol import ErrorProgress, make_converter
 from server.providers import ProviderError
 from server.state import ServerState
-from server.turns.assembly import FrontEnd, run_front_end_turn
+from server.turn_assembly import FrontEnd, run_front_end_turn
 from server.turns.turn import AgentError, ChatSession
 
 log = logging.getLogger(__name__)
@@ -242,7 +242,7 @@ class AgentLsAcp:
         return PromptResponse(stop_reason="end_turn")
 
     async def _run(self, session: AcpSession, text: str, sink: UpdateSink) -> None:
-        """One turn (server.turns.assembly): plan files through the client's file system
+        """One turn (server.turn_assembly): plan files through the client's file system
         when it has one, a staged plan reviewed file by file (session/request_permission)."""
         config, _ = self.state.config()
         writes = self.client if self._client_writes() else None

@@ -34,7 +34,7 @@ from server.protocol import (
 )
 from server.providers import PROVIDERS, ProviderError
 from server.state import ServerState
-from server.turns.assembly import FrontEnd, run_front_end_turn
+from server.turn_assembly import FrontEnd, run_front_end_turn
 from server.turns.turn import AgentError, ChatSession, TurnOutcome
 from server.wording import empty_message_problem, setting_message
 
@@ -98,7 +98,7 @@ def cli_config(args: argparse.Namespace) -> tuple[Config, set[str], list[ConfigP
 async def chat_once(
     config: Config, explicit: set[str], root: Path, message: str, sink: StdoutSink
 ) -> tuple[ChatSession, TurnOutcome]:
-    """One turn (server.turns.assembly): plan files written to disk, progress on the
+    """One turn (server.turn_assembly): plan files written to disk, progress on the
     terminal, no review (a plan is applied at once)."""
     progress = Progress()
     sink.progress = progress

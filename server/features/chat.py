@@ -39,7 +39,7 @@ from server.protocol import (
     TextDelta,
 )
 from server.providers import ProviderError
-from server.turns.assembly import FrontEnd, run_front_end_turn
+from server.turn_assembly import FrontEnd, run_front_end_turn
 from server.turns.turn import AgentError, ChatSession, TurnOutcome
 from server.wording import empty_message_problem
 
@@ -138,7 +138,7 @@ async def editor_turn(
     sink: LspSink,
     on_failure: Callable[[Exception], None] | None = None,
 ) -> TurnOutcome:
-    """One agent turn for an editor (server.turns.assembly): edits through the editor
+    """One agent turn for an editor (server.turn_assembly): edits through the editor
     (workspace/applyEdit), progress as agent/chatProgress and $/progress, a staged plan in
     the result.
 

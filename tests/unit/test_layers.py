@@ -12,75 +12,29 @@ untangle).
 
 from __future__ import annotations
 
-import ast
-from pathlib import Path
-
-ROOT = Path(__file__).resolve().parents[2]
-PACKAGES = ("parsing", "actions", "server")
-
-
-def module_name(path: Path) -> str:
-    parts = list(path.relative_to(ROOT).with_suffix("").parts)
-    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
-
-
-def imports_of(path: Path, modules: set[str]) -> set[str]:
-    """The project modules `path` imports (`from a.b import c` counts a.b.c when it is one)."""
-    found: set[str] = set()
-    package = module_name(path) if path.name == "__init__.py" else module_name(path.parent)
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Import):
-            found.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
-                base = ".".join([*anchor, base] if base else anchor)
-            found.add(base)
-            found.update(f"{base}.{alias.name}" for alias in node.names)
-    return {name for name in found if name in modules}
-
-
-def import_graph() -> dict[str, set[str]]:
-    files = [p for package in PACKAGES for p in (ROOT / package).rglob("*.py")]
-    modules = {module_name(p) for p in files}
-    return {module_name(p): imports_of(p, modules) - {module_name(p)} for p in files}
-
-
-def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
-    """The strongly connected components with more than one module (Tarjan)."""
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    stack: list[str] = []
-    found: list[list[str]] = []
-
-    def visit(node: str) -> None:
-        index[node] = low[node] = len(index)
-        stack.append(node)
-        for target in sorted(graph[node]):
-            if target not in index:
-                visit(target)
-                low[node] = min(low[node], low[target])
-            elif target in stack:
-                low[node] = min(low[node], index[target])
-        if low[node] == index[node]:
-            component = []
-            while True:
-                member = stack.pop()
-                component.append(member)
-                if member == node:
-                    break
-            if len(component) > 1:
-                found.append(sorted(component))
-
-    for node in sorted(graph):
-        if node not in index:
-            visit(node)
-    return found
+from scripts.import_graph import (
+    DRAWING,
+    cycles,
+    drawing,
+    import_graph,
+    package_knots,
+    reachable,
+)
 
 
 def test_the_packages_have_no_import_cycle() -> None:
     assert cycles(import_graph()) == []
+
+
+def test_no_two_drawn_packages_import_each_other() -> None:
+    """Folded into the packages of docs/import-graph.md, every arrow still points down."""
+    assert package_knots(import_graph()) == []
+
+
+def test_the_import_graph_drawing_is_current() -> None:
+    assert DRAWING.read_text(encoding="utf-8") == drawing(import_graph()), (
+        "docs/import-graph.md is stale: run scripts/import_graph.py"
+    )
 
 
 def test_parsing_and_actions_do_not_import_the_layers_above_them() -> None:
@@ -166,17 +120,6 @@ FRONT_ENDS = ("server.acp", "server.features", "server.commands", "server.lsp", 
 FRONT_END_MODULES = ("server.app", "server.stdio", "server.__main__")
 
 
-def reachable(graph: dict[str, set[str]], start: str) -> set[str]:
-    """Every module `start` imports, directly or through others."""
-    seen: set[str] = set()
-    todo = [start]
-    while todo:
-        for target in graph[todo.pop()] - seen:
-            seen.add(target)
-            todo.append(target)
-    return seen
-
-
 def is_front_end(module: str) -> bool:
     return module in FRONT_END_MODULES or any(
         module == front or module.startswith(front + ".") for front in FRONT_ENDS
@@ -185,10 +128,10 @@ def is_front_end(module: str) -> bool:
 
 def test_the_agent_core_imports_no_front_end() -> None:
     """`server.turns` is shared by LSP, ACP and the `chat` command: it reaches none of them,
-    not even through the modules it uses."""
+    not even through the modules it uses; nor does the assembly above it."""
     graph = import_graph()
-    core = [module for module in graph if module.startswith("server.turns")]
-    assert "server.turns.assembly" in core
+    core = [m for m in graph if m.startswith("server.turns.") or m == "server.turn_assembly"]
+    assert {"server.turns.loop", "server.turn_assembly"} <= set(core)
     reached = {(m, t) for m in core for t in reachable(graph, m) if is_front_end(t)}
     assert reached == set()
 
@@ -197,8 +140,8 @@ def test_every_front_end_assembles_its_turn_in_one_place() -> None:
     """The loop is started by the assembly only: a front end calls `run_front_end_turn`."""
     graph = import_graph()
     callers = {m for m, targets in graph.items() if "server.turns.external" in targets}
-    assert callers == {"server.turns.assembly"}
-    users = {m for m, targets in graph.items() if "server.turns.assembly" in targets}
+    assert callers == {"server.turn_assembly"}
+    users = {m for m, targets in graph.items() if "server.turn_assembly" in targets}
     assert {"server.features.chat", "server.acp.agent", "server.commands.chat"} <= users
 
 
