@@ -1,7 +1,8 @@
 """A multi-file plan in progress: confined paths, checkpoint recording, applying files.
 
 One plan = one checkpoint. Every file is recorded (pre-image) before it is written; when the
-plan aborts, the recorder restores every pre-image and the applier re-syncs open buffers.
+plan aborts, the recorder restores the pre-images of the files it wrote (only those: a planned
+file not written yet is left alone, on disk and in the editor) and the applier re-syncs them.
 """
 
 from __future__ import annotations
@@ -30,6 +31,9 @@ class PlanRun:
     files: list[str]
     recorder: PlanRecorder | GroupRecorder
     applied: list[str] = field(default_factory=list)
+    written: list[str] = field(default_factory=list)
+    """The paths the plan wrote (or was writing when it was cancelled): the ones a rollback
+    restores. A planned file not written yet is never touched by the rollback."""
     unplanned: list[str] = field(default_factory=list)
     kept: dict[str, tuple[EditBlock, ...]] = field(default_factory=dict)
     """Search/replace blocks that matched in a failed update, by path: they apply with the
@@ -102,12 +106,25 @@ class PlanFiles:
             plan.recorder.check_content(key, len(content.encode("utf-8")))
         plan.kept.pop(key, None)
         await asyncio.to_thread(self._storing, lambda: plan.recorder.touch(key))
-        await self.applier.apply([FileWrite(target, content)])
+        await self._write(plan, key, FileWrite(target, content))
         if key not in plan.files and key not in plan.unplanned:
             plan.unplanned.append(key)
         if key not in plan.applied:
             plan.applied.append(key)
         return key
+
+    async def _write(self, plan: PlanRun, key: str, write: FileWrite) -> None:
+        """Write one file, remembering it for a rollback from before the write starts (a
+        cancelled write may have landed); a refused write wrote nothing."""
+        first = key not in plan.written
+        if first:
+            plan.written.append(key)
+        try:
+            await self.applier.apply([write])
+        except Exception:
+            if first:
+                plan.written.remove(key)
+            raise
 
     async def _edited(self, plan: PlanRun, target: ResolvedPath, op: UpdateFileOp) -> str:
         """The file's new text: its search/replace blocks (and the kept ones) applied to what
@@ -147,10 +164,13 @@ class PlanFiles:
         info = await asyncio.to_thread(self._storing, plan.recorder.commit)
         return info.id if info is not None else None
 
-    async def rollback(self, plan: PlanRun) -> None:
-        """Put every file the plan touched back as it was, on disk and in open buffers."""
-        transition = await asyncio.to_thread(plan.recorder.rollback)
+    async def rollback(self, plan: PlanRun) -> list[str]:
+        """Put every file the plan wrote back as it was, on disk and in open buffers (a
+        planned file not written yet is left alone); the restored paths."""
+        written = set(plan.written)
+        transition = await asyncio.to_thread(plan.recorder.rollback, written)
         await self.applier.sync(transition.changes)
+        return [state.path for state in transition.changes]
 
 
 def _key(target: ResolvedPath) -> str:

@@ -239,12 +239,14 @@ async def apply_staged(
             description=plan.description, session_id=plan.session_id, paths=paths
         )
     )
+    written: set[str] = set()  # what a rollback restores: never a file not written yet
     try:
         for staged in files:
             await asyncio.to_thread(recorder.touch, staged.path)
+            written.add(staged.path)
             await applier.apply([FileWrite(staged.target, staged.content)])
     except BaseException:
-        transition = await asyncio.to_thread(recorder.rollback)
+        transition = await asyncio.to_thread(recorder.rollback, written)
         await applier.sync(transition.changes)
         raise
     info = await asyncio.to_thread(recorder.commit)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import builtins
 import secrets
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import replace
 
 from actions.checkpoints.recorder import PlanRecorder
@@ -200,8 +200,19 @@ class GroupRecorder:
         files = tuple(qualify(name, path) for name, info in found for path in info.files)
         return replace(found[0][1], files=files)
 
-    def rollback(self) -> Transition:
-        moved = [(name, rec.rollback()) for name, rec in self.recorders.items() if not rec.closed]
+    def rollback(self, only: Collection[str] | None = None) -> Transition:
+        """Every folder's part rolled back (only the qualified paths in `only` when given)."""
+        by_folder: dict[str, set[str]] | None = None
+        if only is not None:
+            by_folder = {name: set() for name in self.recorders}
+            for path in only:
+                name, rest = split(path, self.group.stores)
+                by_folder.setdefault(name, set()).add(rest)
+        moved = [
+            (name, rec.rollback(None if by_folder is None else by_folder[name]))
+            for name, rec in self.recorders.items()
+            if not rec.closed
+        ]
         self._closed = True
         return _joined("rollback", moved) if moved else Transition(self.id, (), "rollback")
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from types import TracebackType
 
 from actions.checkpoints.journal import (
@@ -215,14 +215,18 @@ class PlanRecorder:
             state="applied",
         )
 
-    def rollback(self) -> Transition:
-        """Restore every touched path's pre-image on disk; the plan leaves no undo entry."""
+    def rollback(self, only: Collection[str] | None = None) -> Transition:
+        """Restore the touched paths' pre-images on disk (only the paths in `only` when given:
+        the ones the plan wrote; a planned file not written yet is left alone); the plan
+        leaves no undo entry."""
         self._check_open()
         store = self._store
         changes: list[FileState] = []
         targets: list[Target] = []
         with store.lock():
             for pre in self._plan.files:
+                if only is not None and pre.path not in only:
+                    continue
                 content, executable = read_workspace_file(store.workspace, pre.path)
                 before = None if content is None else blob_sha(content)
                 data = store.read_pre(pre)

@@ -53,7 +53,7 @@ from server.acp.prompt_text import prompt_text
 from server.acp.review import review_plan
 from server.acp.updates import UpdateSink
 from server.arguments import camel_case, decode, strict
-from server.history import SessionStore, UnknownSession
+from server.history import CorruptSession, SessionStore, UnknownSession
 from server.protocol import ErrorProgress, make_converter
 from server.providers import ProviderError
 from server.state import ServerState
@@ -84,6 +84,13 @@ camel_case(EXT_PARAMS, HistoryParams)
 def invalid_params(field: str, problem: str) -> RequestError:
     """InvalidParams whose message says what is wrong (clients show the message)."""
     return RequestError(-32602, f"invalid params: {field}: {problem}", {field: problem})
+
+
+def unknown_session(session_id: str, hint: str) -> RequestError:
+    """ACP's resource-not-found (-32002, `RequestError.resource_not_found`'s code; clients fall
+    back on it, e.g. to session/new), with a message that names the id and what to do."""
+    message = f"unknown session {session_id!r}: {hint}"
+    return RequestError(-32002, message, {"sessionId": session_id})
 
 
 @dataclass
@@ -139,7 +146,16 @@ class AgentLsAcp:
         return session
 
     async def new_session(self, cwd: str, **kwargs: Any) -> NewSessionResponse:
+        """A session exists from here on: it is stored (empty), so another agent process can
+        session/load it before its first prompt (acpx runs each prompt in a new process)."""
         session = self._open(cwd, uuid.uuid4().hex[:12])
+        try:
+            await asyncio.to_thread(session.history.save, session.id, [])
+        except OSError as error:  # disk full...: the session works here, as after a turn
+            where = session.history.directory
+            log.warning(
+                "the new session %s could not be stored in %s: %s", session.id, where, error
+            )
         self._announce_commands(session.id)
         return NewSessionResponse(session_id=session.id)
 
@@ -147,9 +163,13 @@ class AgentLsAcp:
         session = self._open(cwd, session_id)
         try:
             messages = await asyncio.to_thread(session.history.load, session_id)
-        except UnknownSession as exc:
+        except CorruptSession as exc:  # the id is known; its file names what is wrong
             del self.sessions[session_id]
             raise invalid_params("sessionId", str(exc)) from None
+        except UnknownSession:
+            del self.sessions[session_id]
+            hint = "no such conversation in this workspace; use session/new"
+            raise unknown_session(session_id, hint) from None
         session.chat.messages = messages
         sink = UpdateSink(self.client, session_id)
         for message in messages:  # the client replays the conversation from these
@@ -190,9 +210,7 @@ class AgentLsAcp:
     def _session(self, session_id: str) -> AcpSession:
         session = self.sessions.get(session_id)
         if session is None:
-            raise invalid_params(
-                "sessionId", f"unknown session {session_id!r}: use session/new or session/load"
-            )
+            raise unknown_session(session_id, "use session/new or session/load first")
         return session
 
     # -- prompts ---------------------------------------------------------------------------

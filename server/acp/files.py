@@ -7,7 +7,8 @@ no delete: deletions go to the disk. Each written file is also shown to the user
 `edit` tool call with its diff (old text from the disk before the write).
 
 After a rollback or undo the disk already holds the restored content; a client with a file
-system gets it through `fs/write_text_file` too, so its buffers follow.
+system gets it through `fs/write_text_file` too, so its buffers follow. A rollback restores
+only the files the plan wrote: a planned file not written yet gets no write at all.
 """
 
 from __future__ import annotations

@@ -60,13 +60,12 @@ async def abandon_plan(turn: Turn, failure: BaseException) -> None:
     plan = turn.plan
     if plan is None or turn.agent.plans is None or plan.recorder.closed:
         return
-    await turn.agent.plans.rollback(plan)
+    restored = await turn.agent.plans.rollback(plan)
     why = "cancelled" if isinstance(failure, asyncio.CancelledError) else "failed"
     turn.sink.emit(
         ErrorProgress(
-            message=f"the turn {why}: the plan was rolled back "
-            f"({len(plan.recorder.paths)} file(s) restored)",
-            rolled_back=list(plan.recorder.paths),
+            message=f"the turn {why}: the plan was rolled back ({len(restored)} file(s) restored)",
+            rolled_back=restored,
         )
     )
 

@@ -29,6 +29,7 @@ from tests.e2e.conversations import (
     NEW_MODULE,
     SEED_FILES,
     doc,
+    fenced,
     seed_project,
     tool,
     tree,
@@ -163,6 +164,79 @@ async def test_cancel_mid_plan_rolls_back(tmp_path: Path) -> None:
             response = await asyncio.wait_for(turn, 20)
     assert response.stop_reason == "cancelled"
     assert tree(root) == before
+
+
+async def test_a_new_session_loads_in_a_new_agent_process(tmp_path: Path) -> None:
+    """acpx's `sessions new` then a prompt in a new agent process: the session exists from
+    session/new on, so the second process loads it (before any prompt) and prompts in it."""
+    root = seed_project(tmp_path / "ws")
+    script = {"replies": [doc(action="text_response", text_response="Hello there.")]}
+    with FakeLLM(script) as llm:
+        async with acp_agent(llm, RecordingClient()) as conn:
+            session = await conn.new_session(cwd=str(root))
+        second = RecordingClient()
+        async with acp_agent(llm, second) as conn:
+            await conn.load_session(cwd=str(root), session_id=session.session_id)
+            response = await conn.prompt(session_id=session.session_id, prompt=[text_block("hi")])
+    assert response.stop_reason == "end_turn"
+    assert "Hello there." in second.text()
+    assert last_user_message(llm.requests[-1]) == "hi"
+
+
+async def test_an_unknown_session_is_resource_not_found(tmp_path: Path) -> None:
+    """ACP's -32002 for an id no session has, wherever a session id is taken: clients fall
+    back on it (e.g. to session/new)."""
+    root = seed_project(tmp_path / "ws")
+    with FakeLLM({"replies": []}) as llm:
+        async with acp_agent(llm, RecordingClient()) as conn:
+            calls = [
+                conn.load_session(cwd=str(root), session_id="nosuchsession"),
+                conn.prompt(session_id="nosuchsession", prompt=[text_block("hi")]),
+                conn.ext_method("agentls/undo", {"sessionId": "nosuchsession"}),
+            ]
+            for call in calls:
+                with pytest.raises(RequestError) as failure:
+                    await call
+                assert failure.value.code == -32002
+                assert "unknown session 'nosuchsession'" in str(failure.value)
+        assert llm.requests == []
+
+
+async def test_a_cancelled_plan_writes_back_only_the_file_it_wrote(tmp_path: Path) -> None:
+    """A plan of 3 files cancelled after its first: through the client's file system only
+    that file is written (then restored); the two planned files not written yet get no
+    fs/write_text_file at all (an unsaved buffer of theirs stays as it is)."""
+    root = seed_project(tmp_path / "ws")
+    before = tree(root)
+    plan = fenced(
+        action="start_multi_file",
+        plan={"description": "Touch three files", "files_to_modify": list(SEED_FILES)},
+        first_file={"action": "update_file", "file": {"path": "/src/app.py", "content": NEW_APP}},
+        message="First app.py",
+    )
+    second = doc(
+        action="continue_multi_file",
+        next_file={"action": "update_file", "file": {"path": "/src/util.py", "content": "x\n"}},
+        message="Then util.py",
+    )
+    stalled = {"content": second, "first_byte_delay_ms": 30000}
+    client = RecordingClient()
+    with FakeLLM({"replies": [plan, stalled]}) as llm:
+        async with acp_agent(llm, client, fs=True) as conn:
+            session = await conn.new_session(cwd=str(root))
+            turn = asyncio.ensure_future(
+                conn.prompt(session_id=session.session_id, prompt=[text_block("go")])
+            )
+            while not client.writes:
+                await client.wait_for("tool_call")
+                await asyncio.sleep(0.05)
+            await conn.cancel(session_id=session.session_id)
+            response = await asyncio.wait_for(turn, 20)
+    assert response.stop_reason == "cancelled"
+    assert tree(root) == before
+    app = str(root / "src/app.py")
+    assert client.writes == [app, app]  # the write, then its restore; nothing else
+    assert "(1 file(s) restored)" in client.text()
 
 
 async def test_undo_command_and_session_load_after_restart(tmp_path: Path) -> None:

@@ -272,6 +272,31 @@ async def test_cancelling_mid_plan_rolls_the_plan_back(
     assert tree_hash(project) == before
 
 
+async def test_a_cancelled_plan_leaves_the_planned_files_it_did_not_write_alone(
+    client: LanguageClient, fakellm: FakeLLM, project: Path
+) -> None:
+    """Only what the plan wrote is rolled back: old.txt, planned but not written yet and
+    saved by the user meanwhile, keeps the user's text; one file is reported restored."""
+    slow_text = {"content": "x" * 2000, "chunk_size": 2, "delay_ms": 10}
+    fakellm.set_script({"replies": [FULL_CONVERSATION[2], slow_text]})
+    request = start_chat(client, "Add a greeting module", "plan-to-cancel")
+    await client.chat.wait_for(lambda items: any(p["kind"] == "file_applied" for p in items))  # type: ignore[attr-defined]
+    assert (project / "src" / "new.py").exists()
+    (project / "old.txt").write_text("the user's own text\n")
+    await client.chat.wait_for(lambda items: items[-1]["kind"] == "text")  # type: ignore[attr-defined]
+    cancel(client, "plan-to-cancel")
+    with pytest.raises(JsonRpcException):
+        await request
+    await client.chat.wait_for(
+        lambda items: any("rolledBack" in (p.get("data") or {}) for p in items)
+    )  # type: ignore[attr-defined]
+    [rolled] = [p for p in client.chat.items if "rolledBack" in (p.get("data") or {})]  # type: ignore[attr-defined]
+    assert rolled["data"]["rolledBack"] == ["src/new.py"]
+    assert "(1 file(s) restored)" in rolled["data"]["message"]
+    assert not (project / "src" / "new.py").exists()
+    assert (project / "old.txt").read_text() == "the user's own text\n"
+
+
 async def test_turn_limit_ends_the_turn_with_a_clear_error(
     client: LanguageClient, fakellm: FakeLLM, project: Path
 ) -> None:

@@ -125,10 +125,11 @@ async def test_an_edit_the_editor_refuses_rolls_the_plan_back(harness: Harness) 
     assert not (harness.root / "src" / "new.py").exists()
     assert app.read_text() == "print('v1')\n"
     assert harness.folder.store.list() == []
-    assert harness.sink.of(ErrorProgress)[-1].rolled_back == ["src/new.py", "src/app.py", "old.txt"]
+    # only what was written is restored: the refused app.py and old.txt were never written
+    assert harness.sink.of(ErrorProgress)[-1].rolled_back == ["src/new.py"]
 
 
-async def test_cancelling_mid_plan_restores_every_file(harness: Harness) -> None:
+async def test_cancelling_mid_plan_restores_every_written_file(harness: Harness) -> None:
     held = Reply(step("update_file", "/src/app.py", APP), hold_after=1)
     provider = ScriptedProvider([start(), held])
     turn = asyncio.ensure_future(harness.run(provider))
@@ -142,7 +143,8 @@ async def test_cancelling_mid_plan_restores_every_file(harness: Harness) -> None
     assert harness.folder.store.list() == []
     [rolled] = [e for e in harness.sink.of(ErrorProgress) if e.rolled_back]
     assert "cancelled" in rolled.message
-    assert rolled.rolled_back == ["src/new.py", "src/app.py", "old.txt"]
+    assert rolled.rolled_back == ["src/new.py"]  # app.py and old.txt were not written yet
+    assert "(1 file(s) restored)" in rolled.message
     assert harness.session.messages == []
 
 
