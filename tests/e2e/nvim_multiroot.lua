@@ -3,18 +3,8 @@
 -- edits the same relative path in both, then :AgentCheckpoints. Inputs: environment variables
 -- set by test_nvim_plugin.py (SECOND_FOLDER: the folder to add).
 local env = vim.env
-vim.opt.runtimepath:prepend(env.PLUGIN_DIR)
-vim.cmd("runtime! plugin/agent_ls.lua")
-require("agent_ls").setup({
-  cmd = { env.AGENT_LS_PYTHON, "-m", "server" },
-  init_options = { agentLs = { baseUrl = env.LLM_URL, model = "fake" } },
-})
-local out = { notes = {} }
-vim.notify = function(msg) table.insert(out.notes, msg) end
-
-local function clients()
-  return vim.lsp.get_clients and vim.lsp.get_clients() or vim.lsp.get_active_clients()
-end
+local setup = dofile(debug.getinfo(1, "S").source:sub(2):match("(.*/)") .. "nvim_setup.lua")
+local out, clients = setup.out, setup.clients
 
 vim.cmd("edit " .. vim.fn.fnameescape(env.OPEN_FILE))
 vim.wait(10000, function() return #clients() > 0 and clients()[1].initialized end, 20)

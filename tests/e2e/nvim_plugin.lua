@@ -2,14 +2,8 @@
 -- open a file, :AgentChat, type a message at the prompt, watch the answer stream in, then
 -- :AgentCheckpoints and :AgentUndo. Inputs: environment variables set by test_nvim_plugin.py.
 local env = vim.env
-vim.opt.runtimepath:prepend(env.PLUGIN_DIR)
-vim.cmd("runtime! plugin/agent_ls.lua")
-require("agent_ls").setup({
-  cmd = { env.AGENT_LS_PYTHON, "-m", "server" },
-  init_options = { agentLs = { baseUrl = env.LLM_URL, model = "fake" } },
-})
-local out = { notes = {} }
-vim.notify = function(msg, level) table.insert(out.notes, msg) end
+local setup = dofile(debug.getinfo(1, "S").source:sub(2):match("(.*/)") .. "nvim_setup.lua")
+local out = setup.out
 
 vim.cmd("edit " .. vim.fn.fnameescape(env.OPEN_FILE))
 local file_buf = vim.api.nvim_get_current_buf()

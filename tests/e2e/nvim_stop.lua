@@ -2,18 +2,8 @@
 -- stalls after a tool call; :AgentStop ends it; `:AgentChat SECOND` then gets its answer.
 -- Records the chat buffer's lines. Inputs: environment variables set by test_nvim_plugin.py.
 local env = vim.env
-vim.opt.runtimepath:prepend(env.PLUGIN_DIR)
-vim.cmd("runtime! plugin/agent_ls.lua")
-require("agent_ls").setup({
-  cmd = { env.AGENT_LS_PYTHON, "-m", "server" },
-  init_options = { agentLs = { baseUrl = env.LLM_URL, model = "fake" } },
-})
-local out = { notes = {} }
-vim.notify = function(msg) table.insert(out.notes, msg) end
-
-local function clients()
-  return vim.lsp.get_clients and vim.lsp.get_clients() or vim.lsp.get_active_clients()
-end
+local setup = dofile(debug.getinfo(1, "S").source:sub(2):match("(.*/)") .. "nvim_setup.lua")
+local out, clients = setup.out, setup.clients
 
 local function lines(buf)
   return vim.api.nvim_buf_get_lines(buf, 0, -1, false)

@@ -3,18 +3,9 @@
 -- then :AgentUndo in the chat window. Records the chat transcript, the plan's file and the
 -- root of every agent-ls client. Inputs: environment variables set by test_nvim_plugin.py.
 local env = vim.env
-vim.opt.runtimepath:prepend(env.PLUGIN_DIR)
-vim.cmd("runtime! plugin/agent_ls.lua")
-require("agent_ls").setup({
-  cmd = { env.AGENT_LS_PYTHON, "-m", "server" },
-  init_options = { agentLs = { baseUrl = env.LLM_URL, model = "fake" } },
-})
-local out = { notes = {}, cwd = vim.fn.getcwd() }
-vim.notify = function(msg) table.insert(out.notes, msg) end
-
-local function clients()
-  return vim.lsp.get_clients and vim.lsp.get_clients() or vim.lsp.get_active_clients()
-end
+local setup = dofile(debug.getinfo(1, "S").source:sub(2):match("(.*/)") .. "nvim_setup.lua")
+local out, clients = setup.out, setup.clients
+out.cwd = vim.fn.getcwd()
 
 if (env.OPEN_FILE or "") ~= "" then -- vim.env gives nil for an empty variable
   vim.cmd("edit " .. vim.fn.fnameescape(env.OPEN_FILE))
