@@ -47,7 +47,8 @@ def test_without_a_terminal_a_command_is_denied_and_the_flag_named(
     assert not (root / "made.txt").exists()
     assert "--allow-commands" in done.stderr
     seen = fakellm.requests[-1].user_message
-    assert "not run" in seen and "do not run the same command again" in seen
+    assert "not run" in seen
+    assert "do not run the same command again" in seen
 
 
 def test_the_provider_key_is_not_in_the_command_environment(
@@ -67,7 +68,8 @@ def test_the_provider_key_is_not_in_the_command_environment(
     assert done.returncode == 0, done.stderr
     seen = fakellm.requests[-1].user_message
     assert "MY_OWN_SETTING=kept-value" in seen
-    assert "AGENT_LS_API_KEY" not in seen and key not in seen
+    assert "AGENT_LS_API_KEY" not in seen
+    assert key not in seen
 
 
 def test_commands_off_refuses_the_call(fakellm: FakeLLM, tmp_path: Path) -> None:

@@ -1,0 +1,162 @@
+"""`run_command` over LSP with a scripted model: the consent prompt (window/showMessageRequest
+with Run / Always allow / Deny) answered as an editor would, the output and exit code reaching
+the model, a denied line never run, `agent.undo` taking back what a command wrote, a timed-out
+command's children gone, a 1 MB output capped, `commands: off`. Both editor profiles."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+from pytest_lsp import LanguageClient
+
+from tests.e2e.conftest import chat, command
+from tests.e2e.conversations import doc, tool
+from tests.fakellm import FakeLLM, last_user_message
+
+
+def answer(text: str) -> str:
+    return doc(action="text_response", text_response=text)
+
+
+class Prompts:
+    """The editor's side of window/showMessageRequest: records each prompt, answers in turn."""
+
+    def __init__(self, client: LanguageClient, answers: list[str | None]) -> None:
+        self.answers = list(answers)
+        self.seen: list[types.ShowMessageRequestParams] = []
+
+        def on_request(params: types.ShowMessageRequestParams) -> Any:
+            self.seen.append(params)
+            title = self.answers.pop(0)
+            return None if title is None else types.MessageActionItem(title=title)
+
+        client.feature(types.WINDOW_SHOW_MESSAGE_REQUEST)(on_request)
+
+
+def workspace(client: LanguageClient) -> Path:
+    root: Path = client.workspace_path  # type: ignore[attr-defined]
+    (root / "app.py").write_text("print('hi')\n")
+    return root
+
+
+async def test_deny_runs_nothing_and_tells_the_model(
+    client: LanguageClient, fakellm: FakeLLM
+) -> None:
+    root = workspace(client)
+    prompts = Prompts(client, ["Deny"])
+    fakellm.set_script({"replies": [tool("run_command", command="touch made.txt"), answer("ok")]})
+    await chat(client, "make a file")
+    assert not (root / "made.txt").exists()
+    (prompt,) = prompts.seen
+    assert prompt.type == types.MessageType.Warning
+    assert "touch made.txt" in prompt.message
+    assert str(root) in prompt.message
+    assert [a.title for a in prompt.actions or []] == ["Run", "Always allow", "Deny"]
+    sent = last_user_message(fakellm.requests[-1])
+    assert "not run" in sent
+    assert "do not run the same command again" in sent
+
+
+async def test_a_dismissed_prompt_is_deny(client: LanguageClient, fakellm: FakeLLM) -> None:
+    root = workspace(client)
+    Prompts(client, [None])
+    fakellm.set_script({"replies": [tool("run_command", command="touch made.txt"), answer("ok")]})
+    await chat(client, "make a file")
+    assert not (root / "made.txt").exists()
+
+
+async def test_run_gives_the_model_output_and_exit_code_and_undo_takes_it_back(
+    client: LanguageClient, fakellm: FakeLLM
+) -> None:
+    root = workspace(client)
+    Prompts(client, ["Run"])
+    line = "echo changed > app.py; echo new > made.txt; echo to-err >&2; exit 4"
+    fakellm.set_script({"replies": [tool("run_command", command=line), answer("ok")]})
+    result = await chat(client, "change things")
+    sent = last_user_message(fakellm.requests[-1])
+    assert "exit code 4" in sent
+    assert "to-err" in sent
+    assert (root / "app.py").read_text() == "changed\n"
+    streamed = [p for p in client.chat.items if p["kind"] == "command_output"]  # type: ignore[attr-defined]
+    assert "to-err" in "".join(p["data"]["text"] for p in streamed)
+    await command(client, "agent.undo", {"sessionId": result["sessionId"]})
+    assert (root / "app.py").read_text() == "print('hi')\n"
+    assert not (root / "made.txt").exists()
+
+
+async def test_always_allow_does_not_ask_again_in_the_session(
+    client: LanguageClient, fakellm: FakeLLM
+) -> None:
+    root = workspace(client)
+    prompts = Prompts(client, ["Always allow"])
+    line = "echo x >> log.txt"
+    fakellm.set_script(
+        {
+            "replies": [
+                tool("run_command", command=line),
+                answer("one"),
+                tool("run_command", command=line),
+                answer("two"),
+            ]
+        }
+    )
+    first = await chat(client, "once")
+    await chat(client, "again", sessionId=first["sessionId"])
+    assert len(prompts.seen) == 1
+    assert (root / "log.txt").read_text() == "x\nx\n"
+
+
+async def test_a_timed_out_command_and_its_children_are_gone(
+    client: LanguageClient, fakellm: FakeLLM
+) -> None:
+    root = workspace(client)
+    client.set_configuration({"commandAllowList": ["sh *"], "commandTimeout": 1}, section="agentLs")
+    client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
+    line = "sh -c 'trap \"\" TERM; sleep 300 & echo $! > child.pid; wait'"
+    fakellm.set_script({"replies": [tool("run_command", command=line), answer("ok")]})
+    await chat(client, "hang")
+    sent = last_user_message(fakellm.requests[-1])
+    assert "timed out after 1 s" in sent
+    child = int((root / "child.pid").read_text())
+    deadline = time.monotonic() + 5
+    while _alive(child) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _alive(child), "the command's child survived the time limit"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            return stat.read().rsplit(b")", 1)[1].split()[0] != b"Z"
+    except FileNotFoundError:
+        return False
+
+
+async def test_a_megabyte_of_output_reaches_the_model_as_head_and_tail(
+    client: LanguageClient, fakellm: FakeLLM
+) -> None:
+    workspace(client)
+    client.set_configuration({"commands": "allow"}, section="agentLs")
+    client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
+    line = "echo FIRST; yes filler-line | head -n 80000; echo LAST"
+    fakellm.set_script({"replies": [tool("run_command", command=line), answer("ok")]})
+    await chat(client, "loud")
+    sent = last_user_message(fakellm.requests[-1])
+    assert "FIRST" in sent
+    assert "LAST" in sent
+    assert "line(s)" in sent
+    assert "left out" in sent
+    assert len(sent) < 20_000
+
+
+async def test_commands_off_offers_no_tool(client: LanguageClient, fakellm: FakeLLM) -> None:
+    root = workspace(client)
+    client.set_configuration({"commands": "off"}, section="agentLs")
+    client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
+    fakellm.set_script({"replies": [tool("run_command", command="touch made.txt"), answer("ok")]})
+    await chat(client, "make a file")
+    assert not (root / "made.txt").exists()
+    assert "run_command" not in str(fakellm.requests[0].body)
