@@ -19,7 +19,7 @@ from actions.apply import Applier
 from actions.checkpoints import CheckpointStore
 from actions.paths import Workspace
 from actions.review import StagedPlan, StagingApplier, new_plan
-from actions.tools.run_command import CommandGate, CommandRequest
+from actions.tools.run_command import CommandGate, CommandRequest, Runner
 from actions.tools.search_docs import IndexSource
 from server.config import Config
 from server.protocol import ChatContext
@@ -43,6 +43,7 @@ class FrontEnd:
     index_source: IndexSource | None = None  # the editor's live index (single folder)
     index_sources: Mapping[str, IndexSource] | None = None  # each folder's, by folder name
     commands: CommandGate | None = None  # its consent prompt for run_command (None: denied)
+    command_runner: Runner | None = None  # where a command runs (None: here; ACP: a terminal)
 
 
 @dataclass(frozen=True)
@@ -121,6 +122,7 @@ def with_commands(agent: Agent, config: Config, front: FrontEnd, session: ChatSe
         session.allowed_commands,
         front.sink,
         recorder_for(locate, session.id, front.sink),
+        front.command_runner,
     )
     if built is None:
         return agent

@@ -111,6 +111,9 @@ class CommandGate(Protocol):
     async def ask(self, request: CommandRequest) -> Consent: ...
 
 
+Runner = Callable[[CommandRequest, Mapping[str, str], Callable[[str], None]], Awaitable[CommandRun]]
+
+
 @dataclass
 class CommandHooks:
     """What the front end adds around a run: the output as it comes (``on_output``), and the
@@ -118,6 +121,7 @@ class CommandHooks:
     the note returned added to the model's result)."""
 
     on_output: Callable[[CommandRequest, str], None] | None = None
+    run: Runner | None = None  # how the line runs (None: here, `run_shell`; ACP: a terminal)
     around: (
         Callable[
             [CommandRequest, Callable[[], Awaitable[CommandRun]]], Awaitable[tuple[CommandRun, str]]
@@ -181,6 +185,8 @@ class RunCommand:
                 on_output(request, text)
 
         async def run() -> CommandRun:
+            if self._hooks.run is not None:
+                return await self._hooks.run(request, self._env, forward)
             return await run_shell(
                 request.command, request.cwd, self._env, request.timeout, forward
             )

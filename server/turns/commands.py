@@ -25,6 +25,7 @@ from actions.tools.run_command import (
     CommandRequest,
     Consent,
     RunCommand,
+    Runner,
     manifest,
 )
 from server.config import API_KEY_ENV, Config
@@ -80,6 +81,7 @@ def command_tool(
     allowed: set[str],
     sink: ProgressSink,
     record: Record | None,
+    runner: Runner | None = None,
 ) -> tuple[Tool, RunCommand] | None:
     """The tool for this turn, or None when commands are off (not offered)."""
     if config.commands == "off":
@@ -89,7 +91,7 @@ def command_tool(
     def on_output(request: CommandRequest, text: str) -> None:
         sink.emit(CommandOutput(command=request.command, text=text))
 
-    hooks = CommandHooks(on_output=on_output, around=record)
+    hooks = CommandHooks(on_output=on_output, run=runner, around=record)
     tool = RunCommand(
         resolver,
         default_cwd,
