@@ -5,6 +5,8 @@ command's children gone, a 1 MB output capped, `commands: off`. Both editor prof
 
 from __future__ import annotations
 
+import shlex
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -160,3 +162,57 @@ async def test_commands_off_offers_no_tool(client: LanguageClient, fakellm: Fake
     await chat(client, "make a file")
     assert not (root / "made.txt").exists()
     assert "run_command" not in str(fakellm.requests[0].body)
+
+
+def one_file_plan(description: str, path: str, content: str) -> str:
+    return doc(
+        action="start_multi_file",
+        plan={"description": description, "files_to_modify": [path]},
+        first_file={"action": "update_file", "file": {"path": path, "content": content}},
+        message=description,
+    )
+
+
+CALC = "def add(a, b):\n    return a + b\n"
+BROKEN = "def add(a, b):\n    return a - b\n"
+FIXED = "def add(a, b):\n    return b + a\n"
+
+
+async def test_the_edit_run_fix_loop_with_real_pytest_and_two_undos(
+    client: LanguageClient, fakellm: FakeLLM
+) -> None:
+    """The model edits calc.py so a real pytest run fails, reads the failure, fixes it, runs
+    it green; one undo takes back the fix, another the first edit."""
+    root: Path = client.workspace_path  # type: ignore[attr-defined]
+    (root / "calc.py").write_text(CALC)
+    (root / "test_calc.py").write_text(
+        "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n"
+    )
+    (root / ".gitignore").write_text("__pycache__/\n.pytest_cache/\n")
+    prompts = Prompts(client, ["Always allow"])
+    line = f"{shlex.quote(sys.executable)} -m pytest -q test_calc.py"
+    fakellm.set_script(
+        {
+            "replies": [
+                one_file_plan("Refactor add", "/calc.py", BROKEN),
+                tool("run_command", command=line),
+                one_file_plan("Fix add", "/calc.py", FIXED),
+                tool("run_command", command=line),
+                answer("Fixed: the tests pass."),
+            ]
+        }
+    )
+    result = await chat(client, "refactor add and make sure the tests pass")
+    after_first_run = last_user_message(fakellm.requests[2])
+    after_second_run = last_user_message(fakellm.requests[4])
+    assert "exit code 1" in after_first_run
+    assert "1 failed" in after_first_run
+    assert "assert -1 == 5" in after_first_run
+    assert "exit code 0" in after_second_run
+    assert "1 passed" in after_second_run
+    assert len(prompts.seen) == 1  # "Always allow": the second run did not ask
+    assert (root / "calc.py").read_text() == FIXED
+    await command(client, "agent.undo", {"sessionId": result["sessionId"]})
+    assert (root / "calc.py").read_text() == BROKEN
+    await command(client, "agent.undo", {"sessionId": result["sessionId"]})
+    assert (root / "calc.py").read_text() == CALC
