@@ -1,0 +1,50 @@
+"""agent-ls driven by acpx (npm), a real third-party ACP client, as its users run it:
+`sessions new` then prompts (each in a new agent process), `cancel` mid-plan, a one-shot `exec`
+(issue #24). The fake LLM is a real HTTP server on 127.0.0.1; real git, real files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.e2e.acpx import acpx_client, git_workspace
+from tests.e2e.conversations import doc, seed_project
+from tests.fakellm import FakeLLM
+
+
+def workspace(tmp_path: Path) -> Path:
+    return git_workspace(seed_project(tmp_path / "ws"))
+
+
+def test_sessions_new_then_two_prompts_keep_the_history(tmp_path: Path) -> None:
+    """acpx's daily workflow: `sessions new`, then a prompt, then another, each in a new
+    agent process that loads the session; the second prompt's request to the model carries
+    the first exchange."""
+    root = workspace(tmp_path)
+    replies = [
+        doc(action="text_response", text_response="Paris is the capital."),
+        doc(action="text_response", text_response="About 2.1 million people."),
+    ]
+    with FakeLLM({"replies": replies}) as llm, acpx_client(root, tmp_path / "home", llm) as acpx:
+        session = acpx.sessions_new()
+        first = acpx.prompt("What is the capital of France?")
+        first_agent = acpx.agent_pid()
+        acpx.wait_idle()
+        second = acpx.prompt("How many people live there?")
+        second_agent = acpx.agent_pid()
+        acpx.wait_idle()
+        assert not acpx.leftover_pids()
+    assert (first.returncode, first.stop_reason) == (0, "end_turn")
+    assert (second.returncode, second.stop_reason) == (0, "end_turn")
+    assert first.text() == "Paris is the capital."
+    assert second.text() == "About 2.1 million people."
+    # Each prompt's new agent process loads the session `sessions new` created (acpx silently
+    # replaces a session that fails to load by a new one: the user's id would be lost).
+    assert first_agent != second_agent
+    for run in (first, second):
+        assert "result" in run.response("session/load")
+        assert not run.requests("session/new")
+        assert [r["params"]["sessionId"] for r in run.requests("session/prompt")] == [session]
+    history = [(m["role"], m["content"]) for m in llm.requests[-1].body["messages"][1:]]
+    assert history[0] == ("user", "What is the capital of France?")
+    assert "Paris is the capital." in history[1][1]
+    assert history[-1] == ("user", "How many people live there?")
