@@ -6,9 +6,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.e2e.acpx import acpx_client, git_workspace
-from tests.e2e.conversations import doc, seed_project
+from tests.e2e.acpx import TIMEOUT, acpx_client, git_workspace
+from tests.e2e.conversations import FULL_CONVERSATION, NEW_MODULE, doc, seed_project, tree
 from tests.fakellm import FakeLLM
+
+# A planned file the cancel happens before: odd bytes (CRLF, no final newline) a rewrite with
+# "the same" text would change.
+UNTOUCHED = b"print('v1')\r\n# keep\r\n\tno final newline"
 
 
 def workspace(tmp_path: Path) -> Path:
@@ -48,3 +52,34 @@ def test_sessions_new_then_two_prompts_keep_the_history(tmp_path: Path) -> None:
     assert history[0] == ("user", "What is the capital of France?")
     assert "Paris is the capital." in history[1][1]
     assert history[-1] == ("user", "How many people live there?")
+
+
+def test_cancel_mid_plan_restores_only_what_was_written(tmp_path: Path) -> None:
+    """`acpx cancel` from a second command while a three-file plan waits on the model after its
+    first file: the prompt ends cancelled, the written file is rolled back, and the planned
+    file never written is left byte for byte (not rewritten with its old content)."""
+    root = seed_project(tmp_path / "ws")
+    (root / "src/app.py").write_bytes(UNTOUCHED)
+    git_workspace(root)
+    before = tree(root)
+    untouched = (root / "src/app.py").stat().st_mtime_ns
+    stalled = {"content": FULL_CONVERSATION[3], "hold": "never"}
+    script = {"replies": [*FULL_CONVERSATION[:3], stalled]}
+    with FakeLLM(script) as llm, acpx_client(root, tmp_path / "home", llm) as acpx:
+        acpx.sessions_new()
+        turn = acpx.start("prompt", "Add a greeting module")
+        llm.wait_for_requests(4, timeout=TIMEOUT)  # src/new.py is written, the model stalls
+        assert (root / "src/new.py").read_text() == NEW_MODULE
+        cancel = acpx.cancel()
+        prompt = acpx.finish(turn)
+        acpx.wait_idle()
+    assert cancel.returncode == 0, cancel.stderr
+    assert [m["cancelled"] for m in cancel.messages if m.get("action") == "cancel_result"] == [True]
+    assert prompt.stop_reason == "cancelled"
+    assert prompt.returncode == 0, prompt.stderr
+    assert tree(root) == before
+    assert (root / "src/app.py").stat().st_mtime_ns == untouched
+    # The client is asked to write the planned file and its rollback, never the untouched one.
+    writes = [m["params"]["path"] for m in prompt.requests("fs/write_text_file")]
+    assert str(root / "src/app.py") not in writes
+    assert "1 file(s) restored" in prompt.text()
