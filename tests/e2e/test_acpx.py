@@ -7,7 +7,15 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.e2e.acpx import TIMEOUT, acpx_client, git_workspace
-from tests.e2e.conversations import FULL_CONVERSATION, NEW_MODULE, doc, seed_project, tree
+from tests.e2e.conversations import (
+    FULL_CONVERSATION,
+    NEW_APP,
+    NEW_MODULE,
+    SEED_FILES,
+    doc,
+    seed_project,
+    tree,
+)
 from tests.fakellm import FakeLLM
 
 # A planned file the cancel happens before: odd bytes (CRLF, no final newline) a rewrite with
@@ -83,3 +91,31 @@ def test_cancel_mid_plan_restores_only_what_was_written(tmp_path: Path) -> None:
     writes = [m["params"]["path"] for m in prompt.requests("fs/write_text_file")]
     assert str(root / "src/app.py") not in writes
     assert "1 file(s) restored" in prompt.text()
+
+
+def test_exec_runs_tools_and_a_plan_through_the_clients_files(tmp_path: Path) -> None:
+    """`acpx exec` (one-shot, no saved session): the model lists and reads files, then a plan
+    creates, edits and deletes; acpx writes the files (ACP fs/write_text_file) and they change
+    on disk; the user sees the tool calls, the plan and the answer."""
+    root = workspace(tmp_path)
+    with (
+        FakeLLM({"replies": FULL_CONVERSATION}) as llm,
+        acpx_client(root, tmp_path / "home", llm) as acpx,
+    ):
+        run = acpx.exec("Add a greeting module")
+        acpx.wait_idle()
+    assert (run.returncode, run.stop_reason) == (0, "end_turn"), run.stderr
+    assert tree(root) == {
+        "src/new.py": NEW_MODULE,
+        "src/app.py": NEW_APP,
+        "src/util.py": SEED_FILES["src/util.py"],
+    }
+    writes = [m["params"]["path"] for m in run.requests("fs/write_text_file")]
+    assert writes == [str(root / "src/new.py"), str(root / "src/app.py")]
+    titles = [u["title"] for u in run.updates("tool_call")]
+    assert titles[0].startswith("list_files")
+    assert titles[1].startswith("read_file")
+    assert titles[2:] == ["Create src/new.py", "Edit src/app.py", "Delete old.txt"]
+    plan = run.updates("plan")[-1]
+    assert [e["status"] for e in plan["entries"]] == ["completed"] * 3
+    assert "Done: greet() lives in src/new.py." in run.text()
