@@ -84,6 +84,22 @@ class AcpxRun:
         assert answers, f"no response to {method} in {self.messages!r}\n{self.stderr}"
         return answers[-1]
 
+    def writes(self) -> list[str]:
+        """The paths the agent asked acpx to write (fs/write_text_file), in order."""
+        return [m["params"]["path"] for m in self.requests("fs/write_text_file")]
+
+    def replay(self) -> list[dict[str, Any]]:
+        """The session/update payloads the agent sent while answering session/load (the
+        history it replays to the client), in order."""
+        (load,) = self.requests("session/load")
+        start = self.messages.index(load)
+        end = self.messages.index(self.response("session/load"))
+        return [
+            m["params"]["update"]
+            for m in self.messages[start:end]
+            if m.get("method") == "session/update"
+        ]
+
     @property
     def stop_reason(self) -> str | None:
         result = self.response("session/prompt").get("result")

@@ -88,8 +88,7 @@ def test_cancel_mid_plan_restores_only_what_was_written(tmp_path: Path) -> None:
     assert tree(root) == before
     assert (root / "src/app.py").stat().st_mtime_ns == untouched
     # The client is asked to write the planned file and its rollback, never the untouched one.
-    writes = [m["params"]["path"] for m in prompt.requests("fs/write_text_file")]
-    assert str(root / "src/app.py") not in writes
+    assert str(root / "src/app.py") not in prompt.writes()
     assert "1 file(s) restored" in prompt.text()
 
 
@@ -110,8 +109,7 @@ def test_exec_runs_tools_and_a_plan_through_the_clients_files(tmp_path: Path) ->
         "src/app.py": NEW_APP,
         "src/util.py": SEED_FILES["src/util.py"],
     }
-    writes = [m["params"]["path"] for m in run.requests("fs/write_text_file")]
-    assert writes == [str(root / "src/new.py"), str(root / "src/app.py")]
+    assert run.writes() == [str(root / "src/new.py"), str(root / "src/app.py")]
     titles = [u["title"] for u in run.updates("tool_call")]
     assert titles[0].startswith("list_files")
     assert titles[1].startswith("read_file")
