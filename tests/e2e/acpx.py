@@ -218,7 +218,7 @@ class Acpx:
         for pattern in ("queues/*.lock", "sessions/*.json"):
             for path in (self.home / ".acpx").glob(pattern):
                 pid = _read_json(path).get("pid")
-                if isinstance(pid, int) and _ours(pid):
+                if isinstance(pid, int) and _ours(pid, self.home):
                     pids.add(pid)
         return pids
 
@@ -231,13 +231,16 @@ def _read_json(path: Path) -> dict[str, Any]:
     return {}
 
 
-def _ours(pid: int) -> bool:
-    """`pid` is alive and an acpx queue owner or an agent-ls agent (never a reused pid)."""
+def _ours(pid: int, home: Path) -> bool:
+    """`pid` is alive and an acpx queue owner or agent-ls agent run with our HOME (never a
+    reused pid, nor another test's process)."""
     try:
         cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+        environ = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
     except OSError:
         return False
-    return b"__queue-owner" in cmdline or cmdline[-3:-1] == [b"server", b"acp"]
+    mine = f"HOME={home}".encode() in environ
+    return mine and (b"__queue-owner" in cmdline or cmdline[-3:-1] == [b"server", b"acp"])
 
 
 def _kill_group(pid: int) -> None:
