@@ -13,10 +13,13 @@ session), and `Acpx.close()` stops any owner and agent left by process group.
 
 Usage (the other #24 tests can build on it)::
 
-    with acpx_client(tmp_path, llm) as acpx:
-        acpx.sessions_new()
+    with FakeLLM(script) as llm, acpx_client(root, tmp_path / "home", llm) as acpx:
+        session = acpx.sessions_new()
         run = acpx.prompt("Add a greeting module", permissions=None)  # acpx's default mode
-        run.updates("tool_call_update"), run.stop_reason, run.returncode, acpx.loads()
+        run.returncode, run.stop_reason, run.response("session/prompt"), run.writes()
+        acpx.wait_idle()  # the agent exited: the next prompt starts one that loads the session
+        again = acpx.prompt("and now?")
+        again.replay()  # the session/update payloads session/load sent, in order
 """
 
 from __future__ import annotations
