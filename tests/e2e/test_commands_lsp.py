@@ -5,6 +5,7 @@ command's children gone, a 1 MB output capped, `commands: off`. Both editor prof
 
 from __future__ import annotations
 
+import os
 import shlex
 import sys
 import time
@@ -12,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from lsprotocol import types
-from pytest_lsp import LanguageClient
+from pytest_lsp import LanguageClient, client_capabilities, make_test_lsp_client
 
 from tests.e2e.conftest import chat, command
 from tests.e2e.conversations import doc, tool
@@ -216,3 +217,48 @@ async def test_the_edit_run_fix_loop_with_real_pytest_and_two_undos(
     assert (root / "calc.py").read_text() == BROKEN
     await command(client, "agent.undo", {"sessionId": result["sessionId"]})
     assert (root / "calc.py").read_text() == CALC
+
+
+async def test_the_provider_key_and_url_password_stay_out_of_the_command_environment(
+    fakellm: FakeLLM, tmp_path: Path
+) -> None:
+    """The server started with the user's key variables: the command sees the user's own
+    variables, not the key agent-ls reads (its variable, nor a copy of its value) nor a
+    password in the baseUrl."""
+    key = "sk-lsp-cmd-4f5e6d7c8b9a"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("AGENT_LS_")}
+    env |= {
+        "MY_PROVIDER_KEY": key,
+        "COPY_OF_KEY": key,
+        "USERS_OWN_TOKEN": "kept-token-value",
+    }
+    env["AGENT_LS_BASE_URL"] = fakellm.base_url_openai.replace(
+        "http://", "http://user:pw-in-url-77aa99@"
+    )
+    client = make_test_lsp_client()
+    await client.start_io(sys.executable, "-m", "server", env=env)
+    prompts = Prompts(client, ["Run"])
+    root = tmp_path / "ws"
+    root.mkdir()
+    try:
+        await client.initialize_session(
+            types.InitializeParams(
+                capabilities=client_capabilities("visual-studio-code"),
+                root_uri=root.as_uri(),
+                workspace_folders=[types.WorkspaceFolder(uri=root.as_uri(), name="ws")],
+                initialization_options={
+                    "agentLs": {"model": "fake", "apiKeyEnv": "MY_PROVIDER_KEY"}
+                },
+            )
+        )
+        fakellm.set_script({"replies": [tool("run_command", command="env"), answer("ok")]})
+        await chat(client, "show env")
+    finally:
+        await client.shutdown_session()
+    assert len(prompts.seen) == 1
+    sent = last_user_message(fakellm.requests[-1])
+    assert "USERS_OWN_TOKEN=kept-token-value" in sent
+    assert "MY_PROVIDER_KEY" not in sent
+    assert "COPY_OF_KEY" not in sent
+    assert key not in sent
+    assert "pw-in-url-77aa99" not in sent
