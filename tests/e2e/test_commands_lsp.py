@@ -262,3 +262,26 @@ async def test_the_provider_key_and_url_password_stay_out_of_the_command_environ
     assert "COPY_OF_KEY" not in sent
     assert key not in sent
     assert "pw-in-url-77aa99" not in sent
+
+
+async def test_run_command_in_the_xml_and_native_tool_protocols(
+    client: LanguageClient, fakellm: FakeLLM
+) -> None:
+    workspace(client)
+    client.set_configuration({"commands": "allow", "toolProtocol": "xml"}, section="agentLs")
+    client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
+    xml_call = (
+        '<tool_call>{"name": "run_command", "arguments": {"command": "echo via-xml"}}</tool_call>'
+    )
+    fakellm.set_script({"replies": [xml_call, answer("ok")]})
+    await chat(client, "x")
+    assert "via-xml" in last_user_message(fakellm.requests[-1])
+    assert "run_command" in str(fakellm.requests[-1].body["messages"][0])  # described
+    client.set_configuration({"commands": "allow", "toolProtocol": "native"}, section="agentLs")
+    client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
+    native = {"name": "run_command", "arguments": {"command": "echo via-native"}}
+    fakellm.set_script({"replies": [{"tool_calls": [native]}, "ok"]})
+    await chat(client, "n")
+    offered = [t["function"]["name"] for t in fakellm.requests[-2].body["tools"]]
+    assert "run_command" in offered
+    assert "via-native" in str(fakellm.requests[-1].body["messages"])
