@@ -5,8 +5,10 @@ command's children gone, a 1 MB output capped, `commands: off`. Both editor prof
 
 from __future__ import annotations
 
+import asyncio
 import os
 import shlex
+import signal
 import sys
 import time
 from pathlib import Path
@@ -17,6 +19,7 @@ from pytest_lsp import LanguageClient, client_capabilities, make_test_lsp_client
 
 from tests.e2e.conftest import chat, command
 from tests.e2e.conversations import doc, tool
+from tests.e2e.rawclient import RawClient
 from tests.fakellm import FakeLLM, last_user_message
 
 
@@ -285,3 +288,30 @@ async def test_run_command_in_the_xml_and_native_tool_protocols(
     offered = [t["function"]["name"] for t in fakellm.requests[-2].body["tools"]]
     assert "run_command" in offered
     assert "via-native" in str(fakellm.requests[-1].body["messages"])
+
+
+async def test_a_server_stopped_mid_command_leaves_no_process_behind(
+    fakellm: FakeLLM, tmp_path: Path
+) -> None:
+    root = tmp_path / "ws"
+    root.mkdir()
+    line = "sleep 300 & echo $! > child.pid; wait"
+    fakellm.set_script({"replies": [tool("run_command", command=line), answer("ok")]})
+    client = await RawClient.start(cwd=root)
+    settings = {"baseUrl": fakellm.base_url_openai, "model": "fake", "commands": "allow"}
+    await client.initialize(root, settings)
+    await client.send(
+        {"jsonrpc": "2.0", "id": "c", "method": "agent/chat", "params": {"message": "go"}}
+    )
+    deadline = time.monotonic() + 30
+    while not (root / "child.pid").exists() or not (root / "child.pid").read_text():
+        assert time.monotonic() < deadline, "the command did not start"
+        await asyncio.sleep(0.05)
+    child = int((root / "child.pid").read_text())
+    assert _alive(child)
+    client.process.send_signal(signal.SIGTERM)
+    await asyncio.wait_for(client.process.wait(), 30)
+    deadline = time.monotonic() + 5
+    while _alive(child) and time.monotonic() < deadline:
+        await asyncio.sleep(0.05)
+    assert not _alive(child), "the command outlived the server"
