@@ -42,14 +42,25 @@ class CappedOutput:
             del self._tail[:over]
 
     def text(self) -> str:
-        """The output as text (invalid UTF-8 replaced), the cut said in its own line."""
-        head = _decode(bytes(self._head))
-        tail = _decode(bytes(self._tail))
+        """The output as text (invalid UTF-8 replaced), the cut said in its own line; the
+        head and the tail shown as whole lines where they hold a line break."""
         if not self._dropped_bytes:
-            return head + tail
-        lines = self._dropped_newlines
-        gap = f"[... {lines} line(s), {self._dropped_bytes} bytes left out ...]"
-        return f"{head}{'' if head.endswith(chr(10)) else chr(10)}{gap}\n{tail}"
+            return _decode(bytes(self._head + self._tail))
+        head, tail = bytes(self._head), bytes(self._tail)
+        dropped, lines = self._dropped_bytes, self._dropped_newlines
+        end = head.rfind(b"\n") + 1
+        if end:  # the head's last partial line joins the gap
+            dropped += len(head) - end
+            head = head[:end]
+        start = tail.find(b"\n") + 1
+        if 0 < start < len(tail):  # and so does the tail's first partial line
+            dropped += start
+            lines += 1
+            tail = tail[start:]
+        gap = f"[... {lines} line(s), {dropped} bytes left out ...]"
+        shown_head = _decode(head)
+        joint = "" if shown_head.endswith("\n") else "\n"
+        return f"{shown_head}{joint}{gap}\n{_decode(tail)}"
 
     @property
     def cut(self) -> bool:
