@@ -2,34 +2,25 @@
 --
 -- The server changes an open file twice: the buffer through workspace/applyEdit, then the file
 -- on disk (atomically). Neovim's own handler leaves the buffer modified, so the next
--- :checktime (or focus) finds a modified buffer whose file changed on disk and asks "W12:
--- File has changed and the buffer was changed in Vim as well". The server edits only a buffer
--- whose text equals the disk (it refuses one with unsaved changes), so the buffer holds
--- nothing of the user's but the server's text, which it writes to disk too: the buffer is
--- marked unmodified at once. When Neovim notices the new file, 'autoread' reloads it
--- silently; without 'autoread', a FileChangedShell autocommand of that buffer reloads it
--- instead of asking (W11), as long as nobody typed in it since (else Neovim asks as usual).
+-- :checktime (the plugin's after a turn or a command, or focus) finds a modified buffer whose
+-- file changed on disk and asks "W12: File has changed and the buffer was changed in Vim as
+-- well". The server edits only a buffer whose text equals the disk (it refuses one with unsaved
+-- changes) and writes the text it sent to disk: the buffer holds nothing of the user's, and is
+-- marked unmodified at once. When Neovim then finds the new file, 'autoread' reloads it
+-- silently, and without 'autoread' Neovim sees the same text and says nothing (only the time
+-- changed). Not saved with :write: the server already wrote the file, and BufWrite autocommands
+-- (formatters) would make it differ from what the checkpoint recorded.
 local M = {}
 
-local group = nil
-
-local function augroup()
-  group = group or vim.api.nvim_create_augroup("agent_ls_edits", { clear = true })
-  return group
-end
-
--- The loaded buffer of `uri`, or nil (without creating one).
+-- The loaded buffer of `uri` (the one Neovim's handler edits: bufadd's, which also knows a
+-- file by another name of it), or nil; never creates one.
 local function loaded_buffer(uri)
   local ok, name = pcall(vim.uri_to_fname, uri)
-  if not ok then
+  if not ok or vim.fn.bufexists(name) == 0 then
     return nil
   end
-  for _, buf in ipairs(vim.api.nvim_list_bufs()) do
-    if vim.api.nvim_buf_is_loaded(buf) and vim.api.nvim_buf_get_name(buf) == name then
-      return buf
-    end
-  end
-  return nil
+  local buf = vim.uri_to_bufnr(uri)
+  return vim.api.nvim_buf_is_loaded(buf) and buf or nil
 end
 
 -- The documents whose text `edit` changes (TextDocumentEdits and `changes`; file creations,
@@ -47,31 +38,7 @@ local function edited_uris(edit)
   return uris
 end
 
--- `buf` holds the server's text at changedtick `tick`: unmodified, and reloaded without asking
--- when Neovim next finds its file changed, unless it was changed since (then Neovim asks).
-local function adopt(buf, tick)
-  vim.bo[buf].modified = false
-  local g = augroup()
-  vim.api.nvim_clear_autocmds({ group = g, buffer = buf })
-  vim.api.nvim_create_autocmd("FileChangedShell", {
-    group = g,
-    buffer = buf,
-    callback = function()
-      local ours = vim.api.nvim_buf_get_changedtick(buf) == tick
-      vim.v.fcs_choice = (ours and vim.v.fcs_reason ~= "deleted") and "reload" or "ask"
-    end,
-  })
-  -- After the change was handled (by the autocommand above or by 'autoread'): done.
-  vim.api.nvim_create_autocmd("FileChangedShellPost", {
-    group = g,
-    buffer = buf,
-    callback = function()
-      vim.api.nvim_clear_autocmds({ group = g, buffer = buf })
-    end,
-  })
-end
-
---- Neovim's workspace/applyEdit handler, then every buffer it changed adopted (see above).
+--- Neovim's workspace/applyEdit handler, then every buffer it changed marked unmodified.
 function M.apply_edit(err, params, ctx, config)
   local uris = edited_uris(params and params.edit)
   local before = {}
@@ -85,7 +52,7 @@ function M.apply_edit(err, params, ctx, config)
       local buf = loaded_buffer(uri)
       local tick = buf and vim.api.nvim_buf_get_changedtick(buf)
       if tick and tick ~= before[uri] then -- not a stale edit Neovim skipped
-        adopt(buf, tick)
+        vim.bo[buf].modified = false
       end
     end
   end
