@@ -49,12 +49,17 @@ $(STAMP): pyproject.toml | $(PY)
 
 install: $(STAMP)
 
-# System packages the end-to-end tests drive for real (Neovim as an LSP client).
+# System packages the end-to-end tests drive for real (Neovim as an LSP client; tmux, the
+# terminal Neovim runs in when a test reads its screen).
 deps:
 	@command -v nvim >/dev/null 2>&1 || { \
 	  if [ "$$(id -u)" = 0 ]; then echo "installing Debian's neovim with apt-get (about a minute)"; \
 	    apt-get update -qq && apt-get install -y -qq neovim >/dev/null; \
 	  else echo "nvim missing: the Neovim tests will be skipped (apt-get install neovim)"; fi; }
+	@command -v tmux >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ]; then echo "installing tmux with apt-get"; \
+	    apt-get update -qq && apt-get install -y -qq tmux >/dev/null; \
+	  else echo "tmux missing: the Neovim screen tests will be skipped (apt-get install tmux)"; fi; }
 
 # Third-party ACP clients the tests drive (tests/clients/package.json: exact versions, and its
 # lock file) into tests/clients/node_modules, again only when either changes. `npm install
