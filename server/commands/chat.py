@@ -23,6 +23,7 @@ from server.config import Config, ConfigProblem, blocking_problem, from_environm
 from server.protocol import (
     ErrorProgress,
     FileApplied,
+    FileStaged,
     PlanProgress,
     ProgressEvent,
     ReviewPlan,
@@ -68,6 +69,8 @@ def step_line(event: ProgressEvent) -> str:
             return f"plan: {description} ({', '.join(files)})"
         case FileApplied(action=action, path=path):
             return f"{action} {path}"
+        case FileStaged(action=action, path=path):
+            return f"staged for review: {action} {path}"
         case ErrorProgress(message=message):
             return f"error: {message}"
         case ReviewProgress(state=state, files=files):

@@ -43,7 +43,7 @@ export interface ChatParams {
   workDoneToken?: number | string;
 }
 
-export type ProgressKind = "text" | "tool_call" | "tool_result" | "plan" | "file_applied" | "error" | "review";
+export type ProgressKind = "text" | "tool_call" | "tool_result" | "plan" | "file_applied" | "file_staged" | "error" | "review";
 
 /** Text for the user, as it streams. */
 export interface TextDelta {
@@ -86,6 +86,17 @@ export interface FileApplied {
 }
 
 /**
+ * Review mode: one file of a plan was staged for review; nothing was written (the
+ * `review` event at the end of the turn lists the plan, `agent.accept` writes it).
+ */
+export interface FileStaged {
+  path: string;
+  action: FileActionName;
+  message: string;
+  planned: boolean;
+}
+
+/**
  * Something went wrong: an invalid document sent back to the model (`retry`: how many
  * so far), a refused file (`path`), a rolled-back plan (`rolled_back`), a failed turn.
  */
@@ -119,6 +130,7 @@ export interface ProgressPayloads {
   tool_result: ToolCallResult;
   plan: PlanProgress;
   file_applied: FileApplied;
+  file_staged: FileStaged;
   error: ErrorProgress;
   review: ReviewProgress;
 }
@@ -133,6 +145,7 @@ export type ChatProgress =
   | { sessionId: string; kind: "tool_result"; data: ToolCallResult }
   | { sessionId: string; kind: "plan"; data: PlanProgress }
   | { sessionId: string; kind: "file_applied"; data: FileApplied }
+  | { sessionId: string; kind: "file_staged"; data: FileStaged }
   | { sessionId: string; kind: "error"; data: ErrorProgress }
   | { sessionId: string; kind: "review"; data: ReviewProgress };
 
