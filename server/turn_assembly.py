@@ -12,7 +12,7 @@ recording of its own edits, the loop. Cancelling the task that awaits the turn c
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from actions.apply import Applier
@@ -102,6 +102,8 @@ async def run_front_end_turn(
             folders=front.folders,
             index_sources=front.index_sources,
         )
+        if staged is not None:
+            agent = replace(agent, staging=True)
         with state.foreground.turn():  # the index build yields meanwhile
             outcome = await run_turn_recorded(agent, session, message, context, sink)
     except ProviderError:
