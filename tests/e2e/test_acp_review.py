@@ -18,6 +18,7 @@ from acp.schema import (
     RequestPermissionResponse,
     ToolCallProgress,
     ToolCallStart,
+    WriteTextFileResponse,
 )
 
 from tests.e2e.conversations import (
@@ -258,3 +259,35 @@ async def test_a_cancelled_request_rejects_the_undecided_files(tmp_path: Path) -
         sent = last_user_message(llm.requests[-1])
     assert tree(root) == {**before, "src/new.py": NEW_MODULE}
     assert "rejected your change to src/app.py, old.txt" in sent
+
+
+class RefusingClient(ReviewingClient):
+    """Allows every file, then refuses to write it (fs/write_text_file fails)."""
+
+    async def write_text_file(
+        self, session_id: str, path: str, content: str, **kwargs: Any
+    ) -> WriteTextFileResponse:
+        raise RequestError(-32000, "Permission denied")
+
+
+async def test_an_allowed_file_the_editor_refuses_ends_not_applied(tmp_path: Path) -> None:
+    root = seed_project(tmp_path / "ws")
+    before = tree(root)
+    client = RefusingClient(["allow_once", "allow_once", "allow_once"])
+    with FakeLLM({"replies": FULL_CONVERSATION}) as llm:
+        async with acp_agent(llm, client, fs=True, AGENT_LS_REVIEW="on") as conn:
+            session = await conn.new_session(cwd=str(root))
+            response = await conn.prompt(
+                session_id=session.session_id, prompt=[text_block("Add a greeting module")]
+            )
+    assert response.stop_reason == "end_turn"
+    assert tree(root) == before  # rolled back whole: one checkpoint or nothing
+    assert client.plans()[-1] == [
+        ("src/new.py (not applied)", "completed"),
+        ("src/app.py (not applied)", "completed"),
+        ("old.txt (not applied)", "completed"),
+    ]
+    statuses = client.tool_statuses()
+    assert [statuses[p.tool_call_id][-1] for p in client.permissions] == ["failed"] * 3
+    assert "agent-ls: nothing was applied:" in client.text()
+    assert "Permission denied" in client.text()
