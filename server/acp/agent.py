@@ -1,4 +1,5 @@
-"""The ACP agent: `initialize`, `session/new|load|list`, `session/prompt`, `session/cancel`.
+"""The ACP agent: `initialize`, `session/new|load|list`, `session/set_config_option` (review
+on/off per session: server.acp.session_config), `session/prompt`, `session/cancel`.
 
 The same agent core as the LSP server and the `chat` command: a turn is assembled by
 `server.turn_assembly.run_front_end_turn` (provider, review staging, tools, plans,

@@ -2,7 +2,9 @@
 plan entries stay pending until the user decides and end applied or rejected, update by
 update; every permission request refers to a tool call announced before it; the model's
 closing answer is read after the decisions; the `review` session config option switches
-review on and off within one session; `allow_always` applies the rest and turns review off."""
+review on and off within one session; `allow_always` applies the rest and turns review off;
+a cancelled request rejects the undecided files; an allowed file the editor refuses to write
+ends "not applied"."""
 
 from __future__ import annotations
 
