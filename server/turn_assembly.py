@@ -18,6 +18,7 @@ from pathlib import Path
 from actions.apply import Applier
 from actions.review import StagedPlan, StagingApplier, new_plan
 from actions.tools.search_docs import IndexSource
+from server.conversation import Recorder
 from server.protocol import ChatContext
 from server.providers import ProviderError
 from server.state import ServerState
@@ -37,6 +38,8 @@ class FrontEnd:
     reviews: bool = False  # it shows staged plans: with `review: on` plans are staged
     index_source: IndexSource | None = None  # the editor's live index (single folder)
     index_sources: Mapping[str, IndexSource] | None = None  # each folder's, by folder name
+    # records what the user sees, around `sink` (None: the message as typed, around `sink`)
+    recorder: Recorder | None = None
 
 
 @dataclass(frozen=True)
@@ -58,6 +61,7 @@ async def run_front_end_turn(
     """Run one turn of `session` for `front`. A ProviderError makes the next turn resolve the
     provider again; it and AgentError propagate for the front end to report."""
     config, _ = state.config()
+    recorder = front.recorder if front.recorder is not None else Recorder(message, front.sink)
     applier = front.applier
     staged = None
     if applier is not None and front.reviews and config.review == "on":
@@ -79,10 +83,11 @@ async def run_front_end_turn(
             index_sources=front.index_sources,
         )
         with state.foreground.turn():  # the index build yields meanwhile
-            outcome = await run_turn_recorded(agent, session, message, context, front.sink)
+            outcome = await run_turn_recorded(agent, session, message, context, recorder)
     except ProviderError:
         state.forget_resolution()  # a local server may be gone: resolve again next turn
         raise
+    recorder.commit(session.shown)  # kept with the session's messages (server.conversation)
     if staged is None or not staged.files:
         return FrontEndTurn(outcome)
     staged.description = outcome.plan.description if outcome.plan is not None else ""

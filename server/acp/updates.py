@@ -68,6 +68,7 @@ class UpdateSink:
         self.counter = 0
         self.pending_tools: deque[tuple[str, str]] = deque()
         self.plan: list[PlanEntry] = []
+        self.recorder: Any = None  # a turn's server.conversation.Recorder (the diffs it keeps)
 
     async def _pump(self) -> None:
         while True:
@@ -167,6 +168,8 @@ class UpdateSink:
     def file_written(self, path: str, absolute: str, old: str | None, new: str | None) -> None:
         """A file of a plan reached the workspace: an `edit` tool call with its diff."""
         verb = "Create" if old is None else ("Delete" if new is None else "Edit")
+        if self.recorder is not None:
+            self.recorder.file_written(path, absolute, old, new)
         self.send(
             start_tool_call(
                 self.next_id("edit"),
