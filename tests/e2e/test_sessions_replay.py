@@ -51,17 +51,21 @@ def assert_nothing_internal(conversation: list[dict[str, Any]]) -> None:
                 assert not any(mark in text for mark in INTERNAL), (entry, text)
 
 
+def strip_conversation(path: Path) -> None:
+    """The stored file as an older agent-ls wrote it: the model's transcript only."""
+    record = json.loads(path.read_text())
+    record.pop("conversation", None)
+    path.write_text(json.dumps(record))
+
+
 async def chat_then_show(root: Path, strip: bool = False) -> tuple[str, list[dict[str, Any]]]:
     """A plan turn in one server, the conversation shown by a second one (`strip`: the stored
     file first loses its conversation, as an older agent-ls wrote it)."""
     with FakeLLM({"replies": FULL_CONVERSATION}) as llm:
         async with server(root, llm) as client:
             result = await request(client, "agent/chat", {"message": PROMPT})
-        path = SessionStore(root).directory / f"{result.sessionId}.json"
         if strip:
-            record = json.loads(path.read_text())
-            record.pop("conversation", None)
-            path.write_text(json.dumps(record))
+            strip_conversation(SessionStore(root).directory / f"{result.sessionId}.json")
         async with server(root, llm) as client:
             listed = await request(client, "agent/sessions", {"show": result.sessionId})
             with pytest.raises(JsonRpcInvalidParams, match="nosuchsession"):
@@ -118,7 +122,11 @@ async def test_an_older_session_is_shown_from_its_transcript(tmp_path: Path) -> 
 @pytest.mark.parametrize("strip", [False, True], ids=["stored", "older-file"])
 async def test_the_cli_counts_the_turns_the_user_typed(tmp_path: Path, strip: bool) -> None:
     root = seed_project(tmp_path / "ws")
-    session_id, _ = await chat_then_show(root, strip)
+    with FakeLLM({"replies": FULL_CONVERSATION}) as llm:
+        async with server(root, llm) as client:
+            session_id = (await request(client, "agent/chat", {"message": PROMPT})).sessionId
+    if strip:
+        strip_conversation(SessionStore(root).directory / f"{session_id}.json")
     listed = subprocess.run(
         [AGENT_LS, "sessions", "--workspace", str(root)],
         capture_output=True,
