@@ -46,6 +46,7 @@ from acp.schema import (
 from pygls.exceptions import JsonRpcInvalidParams
 
 from server import __version__
+from server.acp.commands import AcpCommandGate, terminal_runner
 from server.acp.files import AcpApplier
 from server.acp.history_commands import checkpoint_command
 from server.acp.prompt_text import prompt_text, typed_text
@@ -270,7 +271,17 @@ class AgentLsAcp:
         reads = self.client if self._client_reads() else None
         real = AcpApplier(session.root, session.id, writes, sink, reads)
         folder = await self.state.folders.get(session.root, config.allowSecretFiles)
-        front = FrontEnd(session.root, [folder], real, sink, reviews=True, recorder=recorder)
+        terminal = self.capabilities.terminal
+        front = FrontEnd(
+            session.root,
+            [folder],
+            real,
+            sink,
+            reviews=True,
+            commands=AcpCommandGate(self.client, session.id, sink),
+            command_runner=terminal_runner(self.client, session.id, sink) if terminal else None,
+            recorder=recorder,
+        )
         turn = await run_front_end_turn(self.state, front, session.chat, text)
         if turn.staged is not None:
             await sink.drain()

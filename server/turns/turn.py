@@ -40,6 +40,7 @@ class ChatSession:
     messages: list[ChatMessage] = field(default_factory=list)  # the model's transcript
     shown: list[ShownEntry] = field(default_factory=list)  # what the user saw (server.conversation)
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    allowed_commands: set[str] = field(default_factory=set)  # "Always allow" answers
 
 
 class AgentError(Exception):
