@@ -2,7 +2,10 @@
 their message, the tool calls with their final status and output, the plan with its final
 statuses, each written file with its diff, the answer — update by update, in a second agent
 process — and never an action document or agent-ls' instructions to the model. A session
-stored by an older agent-ls (a transcript only) is shown the same way, best effort."""
+stored by an older agent-ls (a transcript only) is shown the same way, best effort.
+
+Not through acpx: its prompts load the session with the replay suppressed (acpx 0.x,
+`loadSessionWithOptions(..., {suppressReplayUpdates: true})`), so no acpx command prints it."""
 
 from __future__ import annotations
 
