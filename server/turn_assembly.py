@@ -22,6 +22,7 @@ from actions.review import StagedPlan, StagingApplier, new_plan
 from actions.tools.run_command import CommandGate, CommandRequest, Runner
 from actions.tools.search_docs import IndexSource
 from server.config import Config
+from server.conversation import Recorder
 from server.protocol import ChatContext, FileApplied, FileStaged, PlanProgress, ProgressEvent
 from server.providers import ProviderError
 from server.state import ServerState
@@ -45,6 +46,8 @@ class FrontEnd:
     index_sources: Mapping[str, IndexSource] | None = None  # each folder's, by folder name
     commands: CommandGate | None = None  # its consent prompt for run_command (None: denied)
     command_runner: Runner | None = None  # where a command runs (None: here; ACP: a terminal)
+    # records what the user sees, around `sink` (None: the message as typed, around `sink`)
+    recorder: Recorder | None = None
 
 
 @dataclass(frozen=True)
@@ -86,9 +89,10 @@ async def run_front_end_turn(
     """Run one turn of `session` for `front`. A ProviderError makes the next turn resolve the
     provider again; it and AgentError propagate for the front end to report."""
     config, _ = state.config()
+    recorder = front.recorder if front.recorder is not None else Recorder(message, front.sink)
     applier = front.applier
     staged = None
-    sink = front.sink
+    sink: ProgressSink = recorder  # what the user is shown is kept (server.conversation)
     review = front.review if front.review is not None else config.review == "on"
     if applier is not None and front.reviews and review:
         staged = new_plan(session.id)
@@ -117,6 +121,7 @@ async def run_front_end_turn(
     except ProviderError:
         state.forget_resolution()  # a local server may be gone: resolve again next turn
         raise
+    recorder.commit(session.shown)  # kept with the session's messages (server.conversation)
     if staged is None or not staged.files:
         return FrontEndTurn(outcome)
     staged.description = outcome.plan.description if outcome.plan is not None else ""

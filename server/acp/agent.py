@@ -31,7 +31,6 @@ from acp import (
     PromptResponse,
     RequestError,
     update_agent_message_text,
-    update_user_message_text,
 )
 from acp.schema import (
     AgentCapabilities,
@@ -52,11 +51,13 @@ from server import __version__
 from server.acp.commands import AcpCommandGate, terminal_runner
 from server.acp.files import AcpApplier
 from server.acp.history_commands import checkpoint_command
-from server.acp.prompt_text import prompt_text
+from server.acp.prompt_text import prompt_text, typed_text
+from server.acp.replay import replay
 from server.acp.review import review_plan
 from server.acp.session_config import config_options, config_update, review_value
 from server.acp.updates import UpdateSink
 from server.arguments import camel_case, decode, strict
+from server.conversation import Recorder
 from server.history import CorruptSession, SessionStore, UnknownSession
 from server.protocol import ErrorProgress, make_converter
 from server.providers import ProviderError
@@ -174,7 +175,7 @@ class AgentLsAcp:
     async def load_session(self, cwd: str, session_id: str, **kwargs: Any) -> LoadSessionResponse:
         session = self._open(cwd, session_id)
         try:
-            messages = await asyncio.to_thread(session.history.load, session_id)
+            stored = await asyncio.to_thread(session.history.load_chat, session_id)
         except CorruptSession as exc:  # the id is known; its file names what is wrong
             del self.sessions[session_id]
             raise invalid_params("sessionId", str(exc)) from None
@@ -182,15 +183,11 @@ class AgentLsAcp:
             del self.sessions[session_id]
             hint = "no such conversation in this workspace; use session/new"
             raise unknown_session(session_id, hint) from None
-        session.chat.messages = messages
+        session.chat.messages = stored.messages
+        session.chat.shown = stored.shown
         sink = UpdateSink(self.client, session_id)
-        for message in messages:  # the client replays the conversation from these
-            if message.role == "user" and not message.content.startswith(
-                ("Result of ", "Error from ")
-            ):
-                sink.send(update_user_message_text(message.content))
-            elif message.role == "assistant" and message.content:
-                sink.send(update_agent_message_text(message.content))
+        for update in replay(stored.shown, session.root):  # what the user saw (server.acp.replay)
+            sink.send(update)
         await sink.close()
         self._announce_commands(session_id)
         return LoadSessionResponse(config_options=list(config_options(session.review)))
@@ -248,13 +245,15 @@ class AgentLsAcp:
                 reply = await self._checkpoints(session, command[0][1:], command[1:])
                 sink.send(update_agent_message_text(reply))
                 return PromptResponse(stop_reason="end_turn")
-            return await self._turn(session, text, sink)
+            recorder = Recorder(typed_text(prompt) or text, sink)
+            return await self._turn(session, text, recorder)
         finally:
             await sink.close()
 
-    async def _turn(self, session: AcpSession, text: str, sink: UpdateSink) -> PromptResponse:
+    async def _turn(self, session: AcpSession, text: str, recorder: Recorder) -> PromptResponse:
         session.cancelled = False
-        session.turn = asyncio.create_task(self._run(session, text, sink))
+        sink: UpdateSink = recorder.sink
+        session.turn = asyncio.create_task(self._run(session, text, recorder))
         try:
             await asyncio.shield(session.turn)
         except asyncio.CancelledError:
@@ -271,7 +270,8 @@ class AgentLsAcp:
         if session.cancelled:
             return PromptResponse(stop_reason="cancelled")
         try:
-            await asyncio.to_thread(session.history.save, session.id, session.chat.messages)
+            chat = session.chat
+            await asyncio.to_thread(session.history.save, session.id, chat.messages, chat.shown)
         except OSError as error:  # disk full...: the answer stands; as the LSP server, say so
             where = session.history.directory
             log.warning(
@@ -279,9 +279,12 @@ class AgentLsAcp:
             )
         return PromptResponse(stop_reason="end_turn")
 
-    async def _run(self, session: AcpSession, text: str, sink: UpdateSink) -> None:
+    async def _run(self, session: AcpSession, text: str, recorder: Recorder) -> None:
         """One turn (server.turn_assembly): plan files through the client's file system
-        when it has one, a staged plan reviewed file by file (session/request_permission)."""
+        when it has one, a staged plan reviewed file by file (session/request_permission).
+        `recorder` keeps what the user is shown (the files' diffs too) for session/load."""
+        sink: UpdateSink = recorder.sink
+        sink.recorder = recorder
         config, _ = self.state.config()
         writes = self.client if self._client_writes() else None
         reads = self.client if self._client_reads() else None
@@ -297,6 +300,7 @@ class AgentLsAcp:
             review=session.review,
             commands=AcpCommandGate(self.client, session.id, sink),
             command_runner=terminal_runner(self.client, session.id, sink) if terminal else None,
+            recorder=recorder,
         )
         try:
             turn = await run_front_end_turn(self.state, front, session.chat, text)

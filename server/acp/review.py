@@ -148,7 +148,10 @@ async def review_plan(
         reason = failure or "rejected in the editor's review"
         board.reject(plan, [f for f in refused if f.state == "pending"], reason)
     sink.release()
-    sink.send(update_agent_message_text(outcome_line(decisions, checkpoint, failure)))
+    line = outcome_line(decisions, checkpoint, failure)
+    sink.send(update_agent_message_text(line))
+    if sink.recorder is not None:  # shown again by session/load (server.conversation)
+        sink.recorder.answer(line)
     return decisions
 
 

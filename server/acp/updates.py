@@ -85,6 +85,7 @@ class UpdateSink:
         self.plan: list[PlanEntry] = []
         self.held: list[str] | None = None  # review mode: the answer, held after staging
         self.reviewed: dict[str, str] = {}  # review mode: staged path -> its tool call id
+        self.recorder: Any = None  # a turn's server.conversation.Recorder (the diffs it keeps)
 
     async def _pump(self) -> None:
         while True:
@@ -227,6 +228,8 @@ class UpdateSink:
     def file_written(self, path: str, absolute: str, old: str | None, new: str | None) -> None:
         """A file of a plan reached the workspace: an `edit` tool call with its diff (a file
         under review already has its tool call, which `decided` completes)."""
+        if self.recorder is not None:
+            self.recorder.file_written(path, absolute, old, new)
         if path in self.reviewed:
             return
         self.send(

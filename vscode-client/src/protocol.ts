@@ -395,9 +395,69 @@ export interface IndexUpdated {
   summarized?: string[];
 }
 
-/** Params of `agent/sessions`: `delete` removes that stored conversation first. */
+/** What the user typed (never the context or the instructions agent-ls added for the model). */
+export interface ShownUser {
+  kind: "user";
+  text: string;
+}
+
+/** Answer text of the model, as it streamed to the user. */
+export interface ShownAnswer {
+  kind: "answer";
+  text: string;
+}
+
+/** A tool the model called, with its final status and what it answered (cut to 4000). */
+export interface ShownTool {
+  kind: "tool";
+  name: string;
+  args: JsonObject;
+  status: "in_progress" | "completed" | "failed";
+  output?: string;
+}
+
+/** A written file's text before (None: created) and after (None: deleted). */
+export interface FileDiff {
+  path: string;
+  oldText: string | null;
+  newText: string | null;
+}
+
+/** A file a plan wrote; `diff` when the front end showed one (ACP). */
+export interface ShownFile {
+  kind: "file";
+  path: string;
+  action: FileActionName;
+  diff?: FileDiff;
+}
+
+export interface ShownPlanEntry {
+  path: string;
+  status: "pending" | "completed";
+}
+
+/** A plan and the final status of each of its files. */
+export interface ShownPlan {
+  kind: "plan";
+  description: string;
+  entries: ShownPlanEntry[];
+}
+
+/** An error the user was shown (a rolled-back plan, a refused file, a failed turn). */
+export interface ShownError {
+  kind: "error";
+  message: string;
+}
+
+export type ShownEntry = ShownUser | ShownAnswer | ShownTool | ShownFile | ShownPlan | ShownError;
+
+/**
+ * Params of `agent/sessions`: `delete` removes that stored conversation first; `show`
+ * names the one whose entry carries its `conversation` (what the user saw).
+ */
 export interface SessionsParams {
   delete?: string;
+  show?: string;
 }
 
 /** One stored conversation of the workspace (`agent/sessions`, `agent-ls sessions`). */
@@ -407,6 +467,7 @@ export interface SessionEntry {
   updated: string;
   turns: number;
   corrupt?: string;
+  conversation?: ShownEntry[];
 }
 
 /**

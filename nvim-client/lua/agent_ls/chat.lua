@@ -214,6 +214,78 @@ function M.reviewed(plan)
   end
 end
 
+-- A stored conversation as it was shown (agent/sessions {show}): each entry as the progress
+-- notification that showed it, each message the user typed opening a turn.
+local function replay(conversation)
+  local t = chat.transcript
+  for _, e in ipairs(conversation) do
+    if e.kind == "user" then
+      t:finish()
+      t:echo(e.text)
+      t:begin()
+    elseif e.kind == "answer" then
+      t:text(e.text)
+    elseif e.kind == "tool" then
+      on_progress({ kind = "tool_call", data = { name = e.name, args = e.args } })
+      on_progress({ kind = "tool_result", data = { name = e.name, ok = e.status ~= "failed" } })
+    elseif e.kind == "plan" then
+      local files = vim.tbl_map(function(entry) return entry.path end, e.entries or {})
+      on_progress({ kind = "plan", data = { description = e.description, files = files } })
+    elseif e.kind == "file" then
+      on_progress({ kind = "file_applied", data = { action = e.action, path = e.path } })
+    elseif e.kind == "error" then
+      on_progress({ kind = "error", data = { message = e.message } })
+    end
+  end
+  t:finish()
+end
+
+--- :AgentResume [id] — the stored conversation `id` of the workspace (the newest when none is
+--- given) shown in the chat buffer as the user saw it; the next message continues it.
+function M.resume(id)
+  M.open()
+  if chat.busy then
+    vim.notify("agent-ls: a request is still running (:AgentStop cancels it)", vim.log.levels.WARN)
+    return
+  end
+  local c, err = client.current(chat.root)
+  if not c then
+    chat.transcript:note({ "  ! " .. err })
+    return
+  end
+  local function failed(e)
+    chat.transcript:note({ "  ! " .. (e.message or tostring(e)) })
+  end
+  local function show(session_id)
+    c.request("agent/sessions", { show = session_id }, function(e, entries)
+      if e then
+        return failed(e)
+      end
+      for _, entry in ipairs(entries or {}) do
+        if entry.id == session_id then
+          chat.session_id = session_id
+          progress.listen(session_id, on_progress)
+          replay(entry.conversation or {})
+        end
+      end
+    end, chat.buf)
+  end
+  if id and id ~= "" then
+    return show(id)
+  end
+  c.request("agent/sessions", {}, function(e, entries)
+    if e then
+      return failed(e)
+    end
+    for _, entry in ipairs(entries or {}) do
+      if entry.corrupt == nil or entry.corrupt == vim.NIL then
+        return show(entry.id)
+      end
+    end
+    chat.transcript:note({ "  ! no stored conversation in this workspace" })
+  end, chat.buf)
+end
+
 --- The chat state (for tests and statuslines): buf, session_id, busy, last_result.
 function M.state()
   return chat
