@@ -4,7 +4,9 @@ A front end brings what is its own: the folders it opened, how edits reach the f
 applier), how progress reaches the user (its sink), whether it can show a staged plan, and
 the editor's live index when it has one. Everything else is here: the configuration and the
 provider (resolved by the server state, forgotten when it fails), review staging, the review
-notes the model hears first, the tools and plans (`build_agent`), the `cli` provider's
+notes the model hears first, the project's rules files (read again every turn: `server/rules.py`;
+nearest the editor context, else the front end's `context_path`), the tools and plans
+(`build_agent`), the `cli` provider's
 recording of its own edits, the loop. Cancelling the task that awaits the turn cancels it
 (the plan in progress is rolled back before the cancellation propagates).
 """
@@ -12,7 +14,7 @@ recording of its own edits, the loop. Cancelling the task that awaits the turn c
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from actions.apply import Applier
@@ -20,10 +22,11 @@ from actions.review import StagedPlan, StagingApplier, new_plan
 from actions.tools.search_docs import IndexSource
 from server.protocol import ChatContext
 from server.providers import ProviderError
+from server.rules import context_path, read_rules
 from server.state import ServerState
 from server.turns.external import run_turn_recorded
 from server.turns.turn import ChatSession, ProgressSink, TurnOutcome
-from server.workspace import FolderContext, build_agent
+from server.workspace import FolderContext, build_agent, roots_of
 
 
 @dataclass(frozen=True)
@@ -37,6 +40,9 @@ class FrontEnd:
     reviews: bool = False  # it shows staged plans: with `review: on` plans are staged
     index_source: IndexSource | None = None  # the editor's live index (single folder)
     index_sources: Mapping[str, IndexSource] | None = None  # each folder's, by folder name
+    # Where the user is when the chat has no editor context (ACP: the first file the prompt
+    # attached; CLI: the current directory): the rules files of the folders down to it count.
+    context_path: Path | None = None
 
 
 @dataclass(frozen=True)
@@ -78,6 +84,10 @@ async def run_front_end_turn(
             folders=front.folders,
             index_sources=front.index_sources,
         )
+        where = context_path(context) or front.context_path
+        roots = roots_of(front.folders).roots if front.folders else ()
+        rules = await read_rules([root.workspace for root in roots], where, provider.name)
+        agent = replace(agent, rules=rules.prompt_section())
         with state.foreground.turn():  # the index build yields meanwhile
             outcome = await run_turn_recorded(agent, session, message, context, front.sink)
     except ProviderError:

@@ -49,7 +49,7 @@ from pygls.exceptions import JsonRpcInvalidParams
 from server import __version__
 from server.acp.files import AcpApplier
 from server.acp.history_commands import checkpoint_command
-from server.acp.prompt_text import prompt_text
+from server.acp.prompt_text import attached_file, prompt_text
 from server.acp.review import review_plan
 from server.acp.updates import UpdateSink
 from server.arguments import camel_case, decode, strict
@@ -228,13 +228,15 @@ class AgentLsAcp:
                 reply = await self._checkpoints(session, command[0][1:], command[1:])
                 sink.send(update_agent_message_text(reply))
                 return PromptResponse(stop_reason="end_turn")
-            return await self._turn(session, text, sink)
+            return await self._turn(session, text, sink, attached_file(prompt))
         finally:
             await sink.close()
 
-    async def _turn(self, session: AcpSession, text: str, sink: UpdateSink) -> PromptResponse:
+    async def _turn(
+        self, session: AcpSession, text: str, sink: UpdateSink, where: Path | None = None
+    ) -> PromptResponse:
         session.cancelled = False
-        session.turn = asyncio.create_task(self._run(session, text, sink))
+        session.turn = asyncio.create_task(self._run(session, text, sink, where))
         try:
             await asyncio.shield(session.turn)
         except asyncio.CancelledError:
@@ -259,15 +261,18 @@ class AgentLsAcp:
             )
         return PromptResponse(stop_reason="end_turn")
 
-    async def _run(self, session: AcpSession, text: str, sink: UpdateSink) -> None:
+    async def _run(
+        self, session: AcpSession, text: str, sink: UpdateSink, where: Path | None = None
+    ) -> None:
         """One turn (server.turn_assembly): plan files through the client's file system
-        when it has one, a staged plan reviewed file by file (session/request_permission)."""
+        when it has one, a staged plan reviewed file by file (session/request_permission);
+        `where`: the first file the prompt attached (its folders' rules files count)."""
         config, _ = self.state.config()
         writes = self.client if self._client_writes() else None
         reads = self.client if self._client_reads() else None
         real = AcpApplier(session.root, session.id, writes, sink, reads)
         folder = await self.state.folders.get(session.root, config.allowSecretFiles)
-        front = FrontEnd(session.root, [folder], real, sink, reviews=True)
+        front = FrontEnd(session.root, [folder], real, sink, reviews=True, context_path=where)
         turn = await run_front_end_turn(self.state, front, session.chat, text)
         if turn.staged is not None:
             await sink.drain()

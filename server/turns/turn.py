@@ -57,6 +57,7 @@ class Agent:
     max_retries: int = 3
     history_chars: int | None = None  # earlier turns are trimmed to this (None: kept whole)
     folders: tuple[str, ...] = ()  # the folder names of a multi-root workspace
+    rules: str = ""  # the project's rules files, the system prompt's section (actions.rules)
 
 
 @dataclass(frozen=True)
