@@ -169,20 +169,32 @@ def _read(path: Path, shown: str, budget: int) -> RulesFile:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     except OSError as exc:
         return RulesFile(path, shown, 0, refused=f"cannot be read ({exc.strerror})")
-    with os.fdopen(fd, "rb") as handle:
-        info = os.fstat(handle.fileno())
+    try:
+        info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
             return RulesFile(path, shown, 0, refused="not a regular file")
-        try:
-            data = handle.read(max(budget, 0))
-        except OSError as exc:
-            return RulesFile(path, shown, info.st_size, refused=f"cannot be read ({exc.strerror})")
+        data = _read_at_most(fd, max(budget, 0))
+    except OSError as exc:
+        return RulesFile(path, shown, 0, refused=f"cannot be read ({exc.strerror})")
+    finally:
+        os.close(fd)
     whole = len(data) >= info.st_size
     # An incremental decoder holds back a character the cut splits, instead of a U+FFFD.
     decoder = codecs.getincrementaldecoder("utf-8")("replace")
     text = decoder.decode(data, final=whole)
     included = len(data) - len(decoder.getstate()[0])
     return RulesFile(path, shown, max(info.st_size, len(data)), text, included)
+
+
+def _read_at_most(fd: int, size: int) -> bytes:
+    chunks: list[bytes] = []
+    while size > 0:
+        chunk = os.read(fd, min(size, 65536))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size -= len(chunk)
+    return b"".join(chunks)
 
 
 def _kb(limit: int) -> str:

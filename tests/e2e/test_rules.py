@@ -108,7 +108,8 @@ async def test_root_then_nested_rules_of_the_file_in_context(
     nested = await ask(client, fakellm, context=source)
     assert "OTHER-RULE" not in nested
     assert "## /pkg/AGENTS.md\nPKG-RULE: no print." in nested
-    assert "## /pkg/deep/AGENTS.md\nDEEP-RULE \ufffd\ufffd bytes" in nested  # replaced, not an error
+    # invalid UTF-8 is replaced, not an error
+    assert "## /pkg/deep/AGENTS.md\nDEEP-RULE \ufffd\ufffd bytes" in nested
     assert nested.index("ROOT-RULE") < nested.index("PKG-RULE") < nested.index("DEEP-RULE")
 
 
