@@ -6,6 +6,9 @@ Which files, in this order (the later, more specific ones last):
   context (the editor's active file, a file the chat attached, the CLI's current directory),
   the `AGENTS.md` of each folder between the root and that file, root first;
 - `CLAUDE.md` wherever a folder has no `AGENTS.md`.
+The way down stops at a noise folder (`node_modules`, `.venv`...: `SKIP_DIRS`) or one the
+`.gitignore` files ignore: a dependency's or a build's AGENTS.md is not the project's rules,
+and its text must not become the model's instructions because its file is open.
 
 Workspace files are read through the folder's confinement (`Workspace.resolve_listed`: a
 symlink out of the workspace, into `.git` or to a secret is refused, and the refusal is
@@ -25,6 +28,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from actions.errors import PathRefused
+from actions.files.ignore import IgnoreTree
+from actions.files.listing import in_skipped_dir
 from actions.paths import Workspace
 
 RULES_LIMIT = 32 * 1024
@@ -138,7 +143,7 @@ def _rules_files(workspace: Workspace, context: Path | None) -> list[str]:
 
 def _folder_chain(workspace: Workspace, context: Path | None) -> list[str]:
     """The root (""), then each folder from the root down to `context` (a file: its folder)
-    when it is inside the workspace."""
+    when it is inside the workspace, up to the first noise or git-ignored folder."""
     chain = [""]
     if context is None:
         return chain
@@ -148,7 +153,12 @@ def _folder_chain(workspace: Workspace, context: Path | None) -> list[str]:
             parts = absolute.relative_to(base).parts
             if parts and not absolute.is_dir():
                 parts = parts[:-1]
-            chain += ["/".join(parts[: depth + 1]) for depth in range(len(parts))]
+            ignore = IgnoreTree(workspace.root)
+            for depth in range(len(parts)):
+                folder = "/".join(parts[: depth + 1])
+                if in_skipped_dir(folder) or ignore.excluded(folder, is_dir=True):
+                    break  # a walk never enters it: neither does the way down
+                chain.append(folder)
             break
     return chain
 

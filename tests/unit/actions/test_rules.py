@@ -93,3 +93,14 @@ def test_the_user_file_follows_xdg_config_home(
     monkeypatch.delenv("XDG_CONFIG_HOME")
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     assert user_rules_path() == tmp_path / "home/.config/agent-ls/AGENTS.md"
+
+
+@pytest.mark.parametrize("folder", ["node_modules/dep", "build/gen", ".venv/lib"])
+def test_the_way_down_stops_at_noise_and_ignored_folders(tmp_path: Path, folder: str) -> None:
+    write(tmp_path / ".gitignore", "build/\n")
+    write(tmp_path / "AGENTS.md", "ROOT")
+    top = folder.split("/")[0]
+    write(tmp_path / top / "AGENTS.md", "NOT OURS")
+    write(tmp_path / folder / "AGENTS.md", "NOT OURS EITHER")
+    rules = load_rules([Workspace(tmp_path)], tmp_path / folder / "index.js")
+    assert [f.shown for f in rules.files] == ["/AGENTS.md"]
