@@ -19,7 +19,7 @@ from server.protocol import AGENT_CHAT, AGENT_STATUS
 from tests.e2e.conftest import EDITORS, as_dict, settings_for
 from tests.fakellm import FakeLLM, RecordedRequest
 
-Start = Callable[[], Any]
+Start = Callable[..., Any]
 
 
 def rules_env(config_home: Path) -> dict[str, str]:
@@ -48,13 +48,16 @@ def write(path: Path, text: str | bytes) -> Path:
 async def start(
     tmp_path: Path, fakellm: FakeLLM, request: pytest.FixtureRequest
 ) -> AsyncIterator[Start]:
-    """Starts the server on tmp_path/ws (one client per call, all shut down at the end)."""
+    """Starts the server on tmp_path/ws, or on `folders` (one client per call, all shut down
+    at the end)."""
     clients: list[LanguageClient] = []
     editor = getattr(request, "param", EDITORS[0])
 
-    async def launch() -> LanguageClient:
-        root = tmp_path / "ws"
-        root.mkdir(exist_ok=True)
+    async def launch(folders: list[Path] | None = None) -> LanguageClient:
+        folders = folders or [tmp_path / "ws"]
+        for folder in folders:
+            folder.mkdir(exist_ok=True)
+        root = folders[0]
         client = make_test_lsp_client()
         await client.start_io(sys.executable, "-m", "server", env=rules_env(tmp_path / "config"))
         clients.append(client)
@@ -62,7 +65,10 @@ async def start(
             types.InitializeParams(
                 capabilities=client_capabilities(editor),
                 root_uri=root.as_uri(),
-                workspace_folders=[types.WorkspaceFolder(uri=root.as_uri(), name="ws")],
+                workspace_folders=[
+                    types.WorkspaceFolder(uri=folder.as_uri(), name=folder.name)
+                    for folder in folders
+                ],
                 initialization_options={"agentLs": settings_for(fakellm)},
             )
         )
@@ -234,3 +240,19 @@ async def test_a_dependencys_rules_never_become_instructions(
         assert "ROOT-RULE" in prompt
         assert "DEPENDENCY-RULE" not in prompt
         assert "VENDORED-RULE" not in prompt
+
+
+async def test_each_folder_of_a_multi_root_workspace_brings_its_rules(
+    start: Start, fakellm: FakeLLM, tmp_path: Path
+) -> None:
+    front, back = tmp_path / "front", tmp_path / "back"
+    write(front / "AGENTS.md", "FRONT-RULE\n")
+    write(back / "AGENTS.md", "BACK-RULE\n")
+    write(back / "api/AGENTS.md", "API-RULE\n")
+    client = await start([front, back])
+    prompt = await ask(client, fakellm, context=write(back / "api/handler.py", ""))
+    assert "## /front/AGENTS.md\nFRONT-RULE" in prompt
+    assert "## /back/AGENTS.md\nBACK-RULE" in prompt
+    assert "## /back/api/AGENTS.md\nAPI-RULE" in prompt
+    listed = await status(client)
+    assert [f["shown"] for f in listed["files"]] == ["/front/AGENTS.md", "/back/AGENTS.md"]
