@@ -46,8 +46,9 @@ _INTRO = (
 @dataclass(frozen=True)
 class RulesFile:
     """One rules file: `shown` names it in the prompt (a model path for a workspace file,
-    the path on disk for the user's), `size` its bytes on disk, `text` what was included
-    (`included` bytes of it); `refused`: why it was not read ("" when it was)."""
+    the path on disk for the user's, `~/` for the home folder), `size` its bytes on disk,
+    `text` what was included (`included` bytes of it); `refused`: why it was not read ("" when
+    it was)."""
 
     path: Path
     shown: str
@@ -118,7 +119,7 @@ def load_rules(
     budget = limit
     found: list[RulesFile] = []
     if user_file is not None and os.path.lexists(user_file):
-        file = _read(user_file, str(user_file), budget)
+        file = _read(user_file, _home_shortened(user_file), budget)
         found.append(file)
         budget -= file.included
     for workspace in workspaces:
@@ -194,6 +195,14 @@ def _read(path: Path, shown: str, budget: int) -> RulesFile:
     text = decoder.decode(data, final=whole)
     included = len(data) - len(decoder.getstate()[0])
     return RulesFile(path, shown, max(info.st_size, len(data)), text, included)
+
+
+def _home_shortened(path: Path) -> str:
+    """`~/...` for a path in the home folder: the prompt need not carry the user's name."""
+    home = Path(os.path.expanduser("~"))
+    if home != Path("/") and path.is_relative_to(home):
+        return "~/" + path.relative_to(home).as_posix()
+    return str(path)
 
 
 def _read_at_most(fd: int, size: int) -> bytes:

@@ -104,3 +104,13 @@ def test_the_way_down_stops_at_noise_and_ignored_folders(tmp_path: Path, folder:
     write(tmp_path / folder / "AGENTS.md", "NOT OURS EITHER")
     rules = load_rules([Workspace(tmp_path)], tmp_path / folder / "index.js")
     assert [f.shown for f in rules.files] == ["/AGENTS.md"]
+
+
+def test_the_users_file_is_named_from_the_home_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path))  # the environment, not a component
+    user = write(tmp_path / ".config/agent-ls/AGENTS.md", "MINE")
+    rules = load_rules([], user_file=user)
+    assert "## ~/.config/agent-ls/AGENTS.md\nMINE" in rules.prompt_section()
+    assert rules.files[0].path == user  # agent/status and doctor give the full path
