@@ -22,10 +22,16 @@ from tests.fakellm import FakeLLM, RecordedRequest
 Start = Callable[..., Any]
 
 
-def rules_env(config_home: Path) -> dict[str, str]:
-    """The server's environment: no AGENT_LS_* of the test run, its own config folder."""
+def user_folders(tmp_path: Path) -> dict[str, str]:
+    """The user's own config folder (tmp_path/config) outside a home folder of its own
+    (tmp_path/home): the user's file is named by its full path in the prompt."""
+    return {"XDG_CONFIG_HOME": str(tmp_path / "config"), "HOME": str(tmp_path / "home")}
+
+
+def rules_env(tmp_path: Path) -> dict[str, str]:
+    """The server's environment: no AGENT_LS_* of the test run, its own user folders."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("AGENT_LS_")}
-    return env | {"XDG_CONFIG_HOME": str(config_home)}
+    return env | user_folders(tmp_path)
 
 
 def system_prompt(request: RecordedRequest) -> str:
@@ -59,7 +65,7 @@ async def start(
             folder.mkdir(exist_ok=True)
         root = folders[0]
         client = make_test_lsp_client()
-        await client.start_io(sys.executable, "-m", "server", env=rules_env(tmp_path / "config"))
+        await client.start_io(sys.executable, "-m", "server", env=rules_env(tmp_path))
         clients.append(client)
         await client.initialize_session(
             types.InitializeParams(

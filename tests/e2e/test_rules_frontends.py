@@ -12,7 +12,7 @@ from acp import resource_link_block, text_block
 
 from tests.e2e.test_acp import RecordingClient, acp_agent
 from tests.e2e.test_cli_chat import AGENT_LS, cli_env
-from tests.e2e.test_rules import system_prompt, write
+from tests.e2e.test_rules import system_prompt, user_folders, write
 from tests.fakellm import FakeLLM
 
 
@@ -28,9 +28,8 @@ def project(tmp_path: Path) -> Path:
 
 async def test_acp_rules_of_the_attached_files_folders(tmp_path: Path) -> None:
     root = project(tmp_path)
-    config = str(tmp_path / "config")
     with FakeLLM({"replies": ["one", "two"]}) as llm:
-        async with acp_agent(llm, RecordingClient(), XDG_CONFIG_HOME=config) as conn:
+        async with acp_agent(llm, RecordingClient(), **user_folders(tmp_path)) as conn:
             session = await conn.new_session(cwd=str(root))
             await conn.prompt(session_id=session.session_id, prompt=[text_block("hi")])
             plain = system_prompt(llm.requests[-1])
@@ -46,10 +45,11 @@ async def test_acp_rules_of_the_attached_files_folders(tmp_path: Path) -> None:
     assert nested.index("USER-RULE") < nested.index("ROOT-RULE") < nested.index("PKG-RULE")
 
 
-def run_cli(llm: FakeLLM, cwd: Path, config: Path, *args: str) -> subprocess.CompletedProcess[str]:
+def run_cli(llm: FakeLLM, cwd: Path, home: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """`agent-ls ARGS` in `cwd`, the user's folders in `home` (see user_folders)."""
     return subprocess.run(
         [AGENT_LS, *args],
-        env=cli_env(llm, XDG_CONFIG_HOME=str(config)),
+        env=cli_env(llm, **user_folders(home)),
         cwd=cwd,
         capture_output=True,
         text=True,
@@ -62,14 +62,13 @@ def test_cli_chat_reads_the_rules_down_to_the_current_directory(
     fakellm: FakeLLM, tmp_path: Path
 ) -> None:
     root = project(tmp_path)
-    config = tmp_path / "config"
-    at_root = run_cli(fakellm, root, config, "chat", "hi")
+    at_root = run_cli(fakellm, root, tmp_path, "chat", "hi")
     assert at_root.returncode == 0, at_root.stderr
     plain = system_prompt(fakellm.requests[-1])
     assert "ROOT-RULE" in plain
     assert "USER-RULE" in plain
     assert "PKG-RULE" not in plain
-    inside = run_cli(fakellm, root / "pkg", config, "chat", "--workspace", str(root), "hi")
+    inside = run_cli(fakellm, root / "pkg", tmp_path, "chat", "--workspace", str(root), "hi")
     assert inside.returncode == 0, inside.stderr
     assert "## /pkg/CLAUDE.md\nPKG-RULE" in system_prompt(fakellm.requests[-1])
 
@@ -79,13 +78,13 @@ def test_doctor_lists_the_rules_files_and_a_cut(fakellm: FakeLLM, tmp_path: Path
     write(root / "pkg/AGENTS.md", "P" * 40_000)
     config = tmp_path / "config"
     args = ("doctor", "--no-check", "--workspace", str(root))
-    done = run_cli(fakellm, root / "pkg", config, *args)
+    done = run_cli(fakellm, root / "pkg", tmp_path, *args)
     assert done.returncode == 0, done.stderr
     assert "rules:     3 file(s), capped at 32768 bytes in all" in done.stdout
     assert f"  - {config / 'agent-ls/AGENTS.md'} (10 bytes)" in done.stdout
     assert f"  - {root / 'AGENTS.md'} (10 bytes)" in done.stdout
     assert f"  - {root / 'pkg/AGENTS.md'} (CUT: 32748 of 40000 bytes included)" in done.stdout
-    listed = json.loads(run_cli(fakellm, root / "pkg", config, *args, "--json").stdout)["rules"]
+    listed = json.loads(run_cli(fakellm, root / "pkg", tmp_path, *args, "--json").stdout)["rules"]
     assert listed["cut"] is True
     assert [f["shown"] for f in listed["files"]][1:] == ["/AGENTS.md", "/pkg/AGENTS.md"]
 
@@ -96,7 +95,7 @@ def test_doctor_caps_the_rules_lower_for_the_embedded_model(
     root = project(tmp_path)
     write(root / "AGENTS.md", "R" * 10_000)
     args = ("doctor", "--provider", "local", "--no-check", "--json", "--workspace", str(root))
-    done = run_cli(fakellm, root, tmp_path / "config", *args)
+    done = run_cli(fakellm, root, tmp_path, *args)
     listed = json.loads(done.stdout)["rules"]
     assert listed["limit"] == 4096
     assert [(f["bytes"], f["included"]) for f in listed["files"]] == [(10, 10), (10_000, 4086)]
