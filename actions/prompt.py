@@ -131,12 +131,14 @@ def render_system_prompt(
     instructions: str = "",
     fenced_bodies: bool = True,
     folders: Sequence[str] = (),
+    rules: str = "",
 ) -> str:
     """The system prompt of the JSON action protocol for ``tools`` in ``workspace_name``.
 
     ``fenced_bodies``: teach file bodies as fenced code blocks referenced from the document
     (the default); False for models whose output is constrained to one JSON document.
     ``folders``: the folder names of a multi-root workspace (paths are qualified by them).
+    ``rules``: the project's rules files, as one section (``actions.rules``), after the tools.
     """
     plans = _FENCED_PLANS if fenced_bodies else _STRING_PLANS
     bodies = _FENCED_BODIES_RULE if fenced_bodies else _STRING_BODIES_RULE
@@ -148,6 +150,8 @@ def render_system_prompt(
         _RULES.replace("{bodies}", bodies),
         render_tools(tools),
     ]
+    if rules:
+        sections.append(rules)
     if instructions.strip():
         sections.append("Additional instructions from the user:\n" + instructions.strip())
     return "\n\n".join(sections)

@@ -51,6 +51,7 @@ class ToolAdapter:
         workspace_name: str,
         instructions: str = "",
         folders: Sequence[str] = (),
+        rules: str = "",
     ) -> str:
         """The system prompt: the action protocol plus how this style calls tools."""
         base = render_system_prompt(
@@ -59,6 +60,7 @@ class ToolAdapter:
             instructions=instructions,
             fenced_bodies=self.fenced_bodies,
             folders=folders,
+            rules=rules,
         )
         if self.style == "xml":
             example = json.dumps({"name": "read_file", "arguments": {"path": "/src/App.jsx"}})

@@ -388,6 +388,32 @@ class StatusReport:
     candidates: tuple[Candidate, ...] = ()
     index: IndexReport | None = None  # the retrieval index (server/features/indexing.py)
     folders: list[FolderStatus] | None = None  # the workspace folders (None: none open)
+    rules: RulesReport | None = None  # the project's rules files in use (server/rules.py)
+
+
+@attrs.frozen(kw_only=True)
+class RulesFileReport:
+    """One rules file (AGENTS.md, CLAUDE.md, the user's own): `path` on disk, `shown` as the
+    system prompt's heading names it, its `bytes` on disk and how many were `included`;
+    `cut`: not included whole (the cap was reached); `refused`: why it was not read (a
+    symlink out of the workspace, to a secret...), None when it was."""
+
+    path: str
+    shown: str
+    bytes: int
+    included: int
+    cut: bool
+    refused: str | None = None
+
+
+@attrs.frozen(kw_only=True)
+class RulesReport:
+    """The rules files a turn without editor context reads, in prompt order; `limit`: the
+    cap in bytes of all of them together; `cut`: some file was cut by it."""
+
+    limit: int
+    cut: bool
+    files: list[RulesFileReport]
 
 
 @attrs.frozen(kw_only=True)

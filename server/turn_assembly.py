@@ -4,7 +4,9 @@ A front end brings what is its own: the folders it opened, how edits reach the f
 applier), how progress reaches the user (its sink), whether it can show a staged plan, and
 the editor's live index when it has one. Everything else is here: the configuration and the
 provider (resolved by the server state, forgotten when it fails), review staging, the review
-notes the model hears first, the tools and plans (`build_agent`), the `cli` provider's
+notes the model hears first, the project's rules files (read again every turn: `server/rules.py`;
+nearest the editor context, else the front end's `context_path`), the tools and plans
+(`build_agent`), the `cli` provider's
 recording of its own edits, the loop. Cancelling the task that awaits the turn cancels it
 (the plan in progress is rolled back before the cancellation propagates).
 """
@@ -25,11 +27,12 @@ from server.config import Config
 from server.conversation import Recorder
 from server.protocol import ChatContext, FileApplied, FileStaged, PlanProgress, ProgressEvent
 from server.providers import ProviderError
+from server.rules import context_path, read_rules
 from server.state import ServerState
 from server.turns.commands import DenyAll, command_tool, recorder_for
 from server.turns.external import run_turn_recorded
 from server.turns.turn import Agent, ChatSession, ProgressSink, TurnOutcome
-from server.workspace import FolderContext, build_agent
+from server.workspace import FolderContext, build_agent, roots_of
 
 
 @dataclass(frozen=True)
@@ -48,6 +51,9 @@ class FrontEnd:
     command_runner: Runner | None = None  # where a command runs (None: here; ACP: a terminal)
     # records what the user sees, around `sink` (None: the message as typed, around `sink`)
     recorder: Recorder | None = None
+    # Where the user is when the chat has no editor context (ACP: the first file the prompt
+    # attached; CLI: the current directory): the rules files of the folders down to it count.
+    context_path: Path | None = None
 
 
 @dataclass(frozen=True)
@@ -113,6 +119,10 @@ async def run_front_end_turn(
             folders=front.folders,
             index_sources=front.index_sources,
         )
+        where = context_path(context) or front.context_path
+        roots = roots_of(front.folders).roots if front.folders else ()
+        rules = await read_rules([root.workspace for root in roots], where, provider.name)
+        agent = replace(agent, rules=rules.prompt_section())
         agent = with_commands(agent, config, front, session)
         if staged is not None:
             agent = replace(agent, staging=True)

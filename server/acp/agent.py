@@ -51,7 +51,7 @@ from server import __version__
 from server.acp.commands import AcpCommandGate, terminal_runner
 from server.acp.files import AcpApplier
 from server.acp.history_commands import checkpoint_command
-from server.acp.prompt_text import prompt_text, typed_text
+from server.acp.prompt_text import attached_file, prompt_text, typed_text
 from server.acp.replay import replay
 from server.acp.review import review_plan
 from server.acp.session_config import config_options, config_update, review_value
@@ -246,14 +246,16 @@ class AgentLsAcp:
                 sink.send(update_agent_message_text(reply))
                 return PromptResponse(stop_reason="end_turn")
             recorder = Recorder(typed_text(prompt) or text, sink)
-            return await self._turn(session, text, recorder)
+            return await self._turn(session, text, recorder, attached_file(prompt))
         finally:
             await sink.close()
 
-    async def _turn(self, session: AcpSession, text: str, recorder: Recorder) -> PromptResponse:
+    async def _turn(
+        self, session: AcpSession, text: str, recorder: Recorder, where: Path | None = None
+    ) -> PromptResponse:
         session.cancelled = False
         sink: UpdateSink = recorder.sink
-        session.turn = asyncio.create_task(self._run(session, text, recorder))
+        session.turn = asyncio.create_task(self._run(session, text, recorder, where))
         try:
             await asyncio.shield(session.turn)
         except asyncio.CancelledError:
@@ -279,10 +281,13 @@ class AgentLsAcp:
             )
         return PromptResponse(stop_reason="end_turn")
 
-    async def _run(self, session: AcpSession, text: str, recorder: Recorder) -> None:
+    async def _run(
+        self, session: AcpSession, text: str, recorder: Recorder, where: Path | None = None
+    ) -> None:
         """One turn (server.turn_assembly): plan files through the client's file system
         when it has one, a staged plan reviewed file by file (session/request_permission).
-        `recorder` keeps what the user is shown (the files' diffs too) for session/load."""
+        `recorder` keeps what the user is shown (the files' diffs too) for session/load;
+        `where`: the first file the prompt attached (its folders' rules files count)."""
         sink: UpdateSink = recorder.sink
         sink.recorder = recorder
         config, _ = self.state.config()
@@ -301,6 +306,7 @@ class AgentLsAcp:
             commands=AcpCommandGate(self.client, session.id, sink),
             command_runner=terminal_runner(self.client, session.id, sink) if terminal else None,
             recorder=recorder,
+            context_path=where,
         )
         try:
             turn = await run_front_end_turn(self.state, front, session.chat, text)

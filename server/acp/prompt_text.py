@@ -3,11 +3,15 @@
 Text blocks are the message; resources the client attached (`@file` mentions: embedded text
 resources or resource links) are appended as context the model can read, with their URI.
 Images and audio are not understood by the agent loop: they are named, not dropped silently.
+The first attached file is where the user is: the rules files of its folders count.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
+
+from pygls.uris import to_fs_path
 
 
 def prompt_text(blocks: list[Any]) -> str:
@@ -33,3 +37,15 @@ def prompt_text(blocks: list[Any]) -> str:
 def typed_text(blocks: list[Any]) -> str:
     """What the user typed: the text blocks (a resumed session shows this, not the context)."""
     return "\n".join(b.text for b in blocks if getattr(b, "type", None) == "text" and b.text)
+
+
+def attached_file(blocks: list[Any]) -> Path | None:
+    """The first file (`file:` URI) the prompt attached, embedded or linked; None: none."""
+    for block in blocks:
+        kind = getattr(block, "type", None)
+        uri = block.resource.uri if kind == "resource" else getattr(block, "uri", None)
+        if kind in ("resource", "resource_link") and str(uri).startswith("file:"):
+            path = to_fs_path(str(uri))
+            if path:
+                return Path(path)
+    return None

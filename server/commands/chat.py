@@ -133,11 +133,22 @@ async def chat_once(
         folder = await state.folders.get(root, config.allowSecretFiles)
         session = ChatSession("cli")
         gate = TerminalGate(progress)
-        front = FrontEnd(root, [folder], DiskApplier(root), sink, commands=gate)
+        # The current directory is where the user is: its folders' AGENTS.md count.
+        front = FrontEnd(
+            root, [folder], DiskApplier(root), sink, commands=gate, context_path=current_dir()
+        )
         turn = await run_front_end_turn(state, front, session, message)
         return session, turn.outcome
     finally:
         await progress.stop()
+
+
+def current_dir() -> Path | None:
+    """The current directory (None when it was deleted under us)."""
+    try:
+        return Path.cwd()
+    except OSError:
+        return None
 
 
 EMBEDDED_NOTE = (

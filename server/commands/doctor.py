@@ -1,7 +1,8 @@
 """`agent-ls doctor`: which provider would answer, why, and whether it does.
 
 Reads the same environment and flags as `agent-ls chat`, resolves the provider (settings >
-environment > detected local servers > embedded model) and sends it a tiny request.
+environment > detected local servers > embedded model) and sends it a tiny request; lists
+the rules files `agent-ls chat` would read from here (the current directory counts).
 Exit status 0 when the provider answers, 1 otherwise, 2 for a usage error
 (server/commands/errors.py).
 """
@@ -15,7 +16,8 @@ from typing import Any
 
 import attrs
 
-from server.commands.chat import cli_setup
+from actions.paths import Workspace
+from server.commands.chat import cli_setup, current_dir
 from server.commands.errors import FAILED, USAGE
 from server.commands.index import index_report, render_index
 from server.config import Config
@@ -24,6 +26,7 @@ from server.protocol import IndexReport, StatusReport, SummaryReport, from_wire,
 from server.providers import PROVIDERS, make_provider
 from server.providers.base import Provider
 from server.resolve import provider_status
+from server.rules import read_rules, render_rules, rules_report
 
 
 def register(sub: Any) -> None:
@@ -81,9 +84,14 @@ def run(args: argparse.Namespace) -> int:
     )
     index = from_wire(index_report(root, config.indexUrl, config.index), IndexReport)
     report = attrs.evolve(report, index=attrs.evolve(index, summaries=summaries(config, report)))
+    workspace = Workspace(root, secret_allow=config.allowSecretFiles)
+    rules = asyncio.run(read_rules([workspace], current_dir(), report.provider))
+    listed = rules_report(rules)
+    report = attrs.evolve(report, rules=listed)
     if args.json:
         print(json.dumps(to_wire(report), ensure_ascii=False))
     else:
         print(render(report))
         print(render_index(to_wire(report.index)))
+        print(render_rules(listed))
     return 0 if report.reachable or (args.no_check and report.provider) else FAILED

@@ -5,7 +5,9 @@ Result: `{provider, model, reason, reachable, detail, baseUrl, candidates, index
 facts `agent-ls doctor` prints; `index` is the retrieval index: `{state, backend, location,
 documents: {pending, chunked, ready, failed}, chunks, failures: [{path, reason}], watching}`
 (of the first folder); `folders`: every workspace folder `{name, path, applied, undone,
-index}` (`name`: what paths are qualified by in a multi-root workspace, "" for one folder).
+index}` (`name`: what paths are qualified by in a multi-root workspace, "" for one folder);
+`rules`: the rules files a turn reads (`{limit, cut, files: [{path, shown, bytes, included,
+cut, refused}]}`: the user's AGENTS.md and each folder's root one; server/rules.py).
 The test request goes through the server's cached provider, so a local model loaded for it
 stays loaded for the chat that follows.
 """
@@ -18,6 +20,7 @@ from typing import Any
 
 import attrs
 
+from actions.paths import Workspace
 from server.config import blocking_problem
 from server.features.configuration import settled
 from server.features.folders import open_workspace
@@ -25,6 +28,7 @@ from server.features.indexing import index_status
 from server.lsp import AgentLanguageServer, RequestFailed
 from server.protocol import AGENT_STATUS, FolderStatus, IndexReport, StatusReport, from_wire
 from server.resolve import explicit_keys, provider_status
+from server.rules import read_rules, rules_report
 from server.state import PROVIDER_URL
 from server.workspace import FolderUnavailable
 
@@ -45,7 +49,18 @@ async def status(ls: AgentLanguageServer, params: Any) -> StatusReport:
     check = not (isinstance(params, dict) and params.get("check") is False)
     report = await provider_status(config, explicit, provider_for=ls.state.provider, check=check)
     index = from_wire(await index_status(ls), IndexReport)
-    return attrs.evolve(report, index=index, folders=await folder_statuses(ls))
+    folders = await folder_statuses(ls)
+    rules = rules_report(await read_rules(await workspaces(ls), None, report.provider))
+    return attrs.evolve(report, index=index, folders=folders, rules=rules)
+
+
+async def workspaces(ls: AgentLanguageServer) -> list[Workspace]:
+    """The workspace folders as a turn confines them (none when they cannot be opened)."""
+    try:
+        opened = await open_workspace(ls)
+    except FolderUnavailable:
+        return []  # folder_statuses logged why
+    return [root.workspace for root in opened.roots.roots] if opened is not None else []
 
 
 async def folder_statuses(ls: AgentLanguageServer) -> list[FolderStatus] | None:

@@ -86,7 +86,9 @@ async def run_turn(
     """Run one turn; the session keeps the exchange only when the turn completes."""
     async with chat.lock:
         manifests = agent.registry.manifests()
-        prompt = system_prompt(agent.adapter, tuple(manifests), agent.workspace_name, agent.folders)
+        prompt = system_prompt(
+            agent.adapter, tuple(manifests), agent.workspace_name, agent.folders, agent.rules
+        )
         system = ChatMessage("system", prompt)
         past = chat.messages
         if agent.history_chars is not None:
@@ -124,10 +126,13 @@ def system_prompt(
     manifests: tuple[Tool, ...],
     workspace_name: str,
     folders: tuple[str, ...] = (),
+    rules: str = "",
 ) -> str:
-    """The system prompt, rendered once per set of tools, workspace and folders (manifests
-    and the adapter are immutable; every turn of a session sends the same prompt)."""
-    return adapter.system_prompt(manifests, workspace_name=workspace_name, folders=folders)
+    """The system prompt, rendered once per set of tools, workspace, folders and rules files
+    (manifests and the adapter are immutable; turns with the same rules send the same prompt)."""
+    return adapter.system_prompt(
+        manifests, workspace_name=workspace_name, folders=folders, rules=rules
+    )
 
 
 @dataclass(frozen=True)

@@ -61,6 +61,7 @@ class Agent:
     history_chars: int | None = None  # earlier turns are trimmed to this (None: kept whole)
     folders: tuple[str, ...] = ()  # the folder names of a multi-root workspace
     staging: bool = False  # review mode: plan files are staged, the model is told so
+    rules: str = ""  # the project's rules files, the system prompt's section (actions.rules)
 
 
 @dataclass(frozen=True)

@@ -262,6 +262,32 @@ export interface StatusReport {
   candidates: Candidate[];
   index?: IndexReport;
   folders?: FolderStatus[];
+  rules?: RulesReport;
+}
+
+/**
+ * One rules file (AGENTS.md, CLAUDE.md, the user's own): `path` on disk, `shown` as the
+ * system prompt's heading names it, its `bytes` on disk and how many were `included`;
+ * `cut`: not included whole (the cap was reached); `refused`: why it was not read (a
+ * symlink out of the workspace, to a secret...), None when it was.
+ */
+export interface RulesFileReport {
+  path: string;
+  shown: string;
+  bytes: number;
+  included: number;
+  cut: boolean;
+  refused?: string;
+}
+
+/**
+ * The rules files a turn without editor context reads, in prompt order; `limit`: the
+ * cap in bytes of all of them together; `cut`: some file was cut by it.
+ */
+export interface RulesReport {
+  limit: number;
+  cut: boolean;
+  files: RulesFileReport[];
 }
 
 /**
