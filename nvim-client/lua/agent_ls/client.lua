@@ -80,16 +80,13 @@ function M.ensure(root)
     root_dir = root,
     workspace_folders = { { uri = vim.uri_from_fname(root), name = vim.fn.fnamemodify(root, ":t") } },
     init_options = opts.init_options,
-    handlers = vim.tbl_extend(
-      "error",
-      require("agent_ls.progress").handlers(),
-      require("agent_ls.commands").handlers() -- the consent to the model's commands
-    ),
+    handlers = require("agent_ls.progress").handlers(),
   })
   if not id then
     return nil, "agent-ls: the server did not start (see :LspLog)"
   end
   by_root[root] = id
+  require("agent_ls.commands").attach(id) -- the consent to the model's commands
   return id
 end
 

@@ -146,8 +146,13 @@ function M.output(transcript, state, text)
   state.output_open = unfinished
 end
 
-function M.handlers()
-  return { [M.METHOD] = M.message_request }
+--- Answer client `id`'s message requests with `message_request` (its handlers table is the
+--- one it resolves requests with, on 0.7 as on 0.11; the server asks only during a chat).
+function M.attach(id)
+  local c = vim.lsp.get_client_by_id(id)
+  if c then
+    c.handlers[M.METHOD] = M.message_request
+  end
 end
 
 return M
