@@ -45,6 +45,14 @@ CMD_STAGED_CONTENT = "agent.stagedContent"
 
 CONFIG_SECTION = "agentLs"
 
+# The consent to a model's shell command (window/showMessageRequest, type Warning): the
+# message starts with CONSENT_PREFIX, the actions are exactly these three titles, in order.
+# Any editor shows it as a plain prompt; the VS Code client recognises it and shows a card.
+CONSENT_PREFIX = "agent-ls: the model wants to run a command in "
+CONSENT_RUN = "Run"
+CONSENT_ALWAYS = "Always allow"
+CONSENT_DENY = "Deny"
+
 # JSON as the model wrote it (tool arguments, action documents): typed, never interpreted.
 JsonValue: TypeAlias = Union[  # noqa: UP007 (a recursive alias needs Union at runtime)
     str, int, float, bool, list["JsonValue"], dict[str, "JsonValue"], None

@@ -10,17 +10,18 @@ from lsprotocol import types
 
 from actions.tools.run_command import CommandRequest, Consent
 from server.lsp import AgentLanguageServer
+from server.protocol import CONSENT_ALWAYS, CONSENT_DENY, CONSENT_PREFIX, CONSENT_RUN
 
 log = logging.getLogger(__name__)
 
-RUN, ALWAYS, DENY = "Run", "Always allow", "Deny"
+RUN, ALWAYS, DENY = CONSENT_RUN, CONSENT_ALWAYS, CONSENT_DENY
 CHOICES = {RUN: Consent.RUN, ALWAYS: Consent.ALWAYS, DENY: Consent.DENY}
 
 
 def consent_message(request: CommandRequest) -> str:
     """What the prompt says: the exact line and where it runs."""
     where = f"{request.shown_cwd} ({request.cwd})"
-    return f"agent-ls: the model wants to run a command in {where}:\n\n{request.command}"
+    return f"{CONSENT_PREFIX}{where}:\n\n{request.command}"
 
 
 class EditorGate:

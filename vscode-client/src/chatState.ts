@@ -8,6 +8,7 @@ import type { ProgressEvent } from "./payloads";
 import type { ChatContext, ChatResult, ReviewPlan } from "./protocol";
 import type { HostMessage, Level } from "./messages";
 import { type FileStatus, type PlanEntry, type PlanFile, applyMove, mergeReview, reviewEntry } from "./planState";
+import { type ConsentEntry, type OutputEntry, addOutput, answerConsent, askConsent, expireConsents } from "./commandState";
 
 export type { FileStatus, PlanEntry, PlanFile } from "./planState";
 
@@ -16,6 +17,8 @@ export type Entry =
   | { kind: "assistant"; text: string }
   | { kind: "tool"; name: string; args: string; result?: string; ok?: boolean }
   | PlanEntry
+  | ConsentEntry
+  | OutputEntry
   | { kind: "notice"; level: Level; text: string };
 
 export interface Session {
@@ -182,6 +185,8 @@ export function applyProgress(session: Session, event: ProgressEvent): Session {
       return push(current, { kind: "notice", level: "error", text: event.message });
     case "review":
       return staged(current, event);
+    case "command_output":
+      return addOutput(current, event.command, event.text);
   }
 }
 
@@ -266,6 +271,10 @@ export function reduce(state: ChatState, message: HostMessage): ChatState {
       return mapPlans(state, (entry) => (entry.planId === message.plan.planId ? mergeReview(entry, message.plan) : entry));
     case "moved":
       return mapPlans(state, (entry) => applyMove(entry, message.undo, message.result));
+    case "consent":
+      return withActive(state, (s) => askConsent(s, message.id, message.command, message.folder));
+    case "consentClosed":
+      return { ...state, sessions: state.sessions.map((s) => answerConsent(s, message.id, message.choice)) };
   }
 }
 
@@ -291,5 +300,6 @@ export function restoreState(raw: unknown): ChatState {
     return initialState();
   }
   const active = Math.min(Math.max(0, s.active), s.sessions.length - 1);
-  return { sessions: s.sessions, active, busy: false, status: typeof s.status === "string" ? s.status : "" };
+  const sessions = s.sessions.map(expireConsents);
+  return { sessions, active, busy: false, status: typeof s.status === "string" ? s.status : "" };
 }

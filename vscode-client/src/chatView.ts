@@ -6,6 +6,7 @@
 import * as vscode from "vscode";
 import { AgentClient, TurnCancelled, errorMessage } from "./client";
 import { CHAT_VIEW_ID, CHECKPOINT_SCHEME, STAGED_SCHEME } from "./constants";
+import { type CommandConsent, ConsentBroker, type ConsentChoice } from "./consent";
 import { chatHtml, nonce } from "./html";
 import { type HostMessage, parseViewMessage } from "./messages";
 import type { ChatContext, ReviewPlan, UndoResult } from "./protocol";
@@ -49,6 +50,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
   private ready: Promise<void> = Promise.resolve();
   private markReady: () => void = () => undefined;
   private turn: vscode.CancellationTokenSource | undefined;
+  private readonly consents = new ConsentBroker();
   private readonly disposables: vscode.Disposable[] = [];
 
   constructor(
@@ -76,8 +78,14 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
       view.webview.onDidReceiveMessage((raw: unknown) => {
         this.handle(raw).catch((error: unknown) => this.notice("error", errorMessage(error)));
       }),
+      view.onDidChangeVisibility(() => {
+        if (!view.visible) {
+          this.denyConsents(); // the panel was closed: nobody can click the card
+        }
+      }),
       view.onDidDispose(() => {
         this.view = undefined;
+        this.denyConsents();
       }),
     );
   }
@@ -104,8 +112,11 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
       case "send":
         return this.send(message.text, message.sessionId);
       case "stop":
+        this.denyConsents();
         this.turn?.cancel();
         return;
+      case "consentAnswer":
+        return this.closeConsent(message.id, message.choice);
       case "undo":
         return this.move("Undo");
       case "redo":
@@ -163,10 +174,44 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
         this.post({ type: "turnEnded", error: errorMessage(error) });
       }
     } finally {
+      this.denyConsents();
       forward.dispose();
       turn.dispose();
       this.turn = undefined;
       this.onBusy(false);
+    }
+  }
+
+  /**
+   * The server asks to run a command: a card in the panel (revealed if need be) answered by
+   * its buttons; Deny (undefined) when the panel closes, the turn stops or `token` fires.
+   */
+  async askConsent(consent: CommandConsent, token: vscode.CancellationToken): Promise<ConsentChoice | undefined> {
+    if (!this.view?.visible) {
+      await this.reveal();
+    }
+    if (!this.view || token.isCancellationRequested) {
+      return undefined;
+    }
+    const { id, answer } = this.consents.open();
+    const withdrawn = token.onCancellationRequested(() => this.closeConsent(id, undefined));
+    this.post({ type: "consent", id, ...consent });
+    try {
+      return await answer;
+    } finally {
+      withdrawn.dispose();
+    }
+  }
+
+  private closeConsent(id: string, choice: ConsentChoice | undefined): void {
+    if (this.consents.answer(id, choice)) {
+      this.post(choice ? { type: "consentClosed", id, choice } : { type: "consentClosed", id });
+    }
+  }
+
+  private denyConsents(): void {
+    for (const id of this.consents.denyAll()) {
+      this.post({ type: "consentClosed", id });
     }
   }
 
@@ -232,6 +277,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
   }
 
   dispose(): void {
+    this.denyConsents();
     this.turn?.cancel();
     for (const d of this.disposables) {
       d.dispose();

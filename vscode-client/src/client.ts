@@ -11,10 +11,14 @@ import {
   type Executable,
   LanguageClient,
   type LanguageClientOptions,
+  MessageType,
   ResponseError,
+  ShowMessageRequest,
+  type ShowMessageRequestParams,
   State,
 } from "vscode-languageclient/node";
 import { chatCommandParams, wantsInstruction } from "./codeActions";
+import { type CommandConsent, type ConsentChoice, parseConsent } from "./consent";
 import {
   type ProgressEvent,
   parseChatResult,
@@ -63,6 +67,21 @@ export interface ClientHooks {
   chatCommand?: (params: ChatParams) => Promise<unknown>;
   /** Ask "Rewrite how?"; undefined when the user dismissed the box. */
   askInstruction?: (title: string) => Promise<string | undefined>;
+  /** Ask to run a model's command (a card in the chat panel); undefined is Deny. */
+  consent?: (consent: CommandConsent, token: vscode.CancellationToken) => Promise<ConsentChoice | undefined>;
+}
+
+/** What vscode-languageclient does for a message request: a toast with the actions. */
+function toast(params: ShowMessageRequestParams): Thenable<{ title: string } | undefined> {
+  const actions = params.actions ?? [];
+  switch (params.type) {
+    case MessageType.Error:
+      return vscode.window.showErrorMessage(params.message, ...actions);
+    case MessageType.Warning:
+      return vscode.window.showWarningMessage(params.message, ...actions);
+    default:
+      return vscode.window.showInformationMessage(params.message, ...actions);
+  }
 }
 
 /** The URIs a workspace edit changes (the documents VS Code will leave dirty). */
@@ -166,6 +185,14 @@ export class AgentClient implements vscode.Disposable {
     };
     const client = new LanguageClient("agentLs", "agent-ls", server, options);
     client.onDidChangeState(() => this.runningEmitter.fire(this.running));
+    client.onRequest(ShowMessageRequest.type, async (params, token) => {
+      const consent = parseConsent(params);
+      if (!consent || !this.hooks.consent) {
+        return (await toast(params)) ?? null;
+      }
+      const choice = await this.hooks.consent(consent, token);
+      return choice ? { title: choice } : null;
+    });
     client.onNotification(AGENT_CHAT_PROGRESS, (raw: unknown) => {
       const event = parseProgress(raw);
       if (event) {

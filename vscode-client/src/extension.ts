@@ -26,6 +26,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     await chat.reveal();
     await chat.send(params.message, params.sessionId, params.context);
   };
+  client.hooks.consent = (consent, token) => chat.askConsent(consent, token);
   client.hooks.askInstruction = (title) =>
     Promise.resolve(
       vscode.window.showInputBox({

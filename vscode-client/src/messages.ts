@@ -3,6 +3,7 @@
  * Pure types plus a guard, shared by both bundles.
  */
 
+import { type ConsentChoice, isConsentChoice } from "./consent";
 import type { ProgressEvent } from "./payloads";
 import type { ChatContext, ChatResult, ReviewPlan, UndoResult } from "./protocol";
 
@@ -19,7 +20,11 @@ export type HostMessage =
   /** A review decision (from the panel or a code action): the plan as the server now has it. */
   | { type: "reviewed"; plan: ReviewPlan }
   /** An undo or redo went through: the checkpoint's files change state. */
-  | { type: "moved"; undo: boolean; result: UndoResult };
+  | { type: "moved"; undo: boolean; result: UndoResult }
+  /** The server asks to run a command: a card with Run / Always allow / Deny. */
+  | { type: "consent"; id: string; command: string; folder: string }
+  /** The consent was answered (the button), or withdrawn (no choice: Deny). */
+  | { type: "consentClosed"; id: string; choice?: ConsentChoice };
 
 /** Webview -> host. */
 export type ViewMessage =
@@ -32,9 +37,22 @@ export type ViewMessage =
   | { type: "openFile"; path: string }
   | { type: "openStagedDiff"; planId: string; path: string }
   | { type: "accept"; planId: string; files?: string[] }
-  | { type: "reject"; planId: string; files?: string[] };
+  | { type: "reject"; planId: string; files?: string[] }
+  | { type: "consentAnswer"; id: string; choice: ConsentChoice };
 
-const VIEW_TYPES = new Set(["ready", "send", "stop", "undo", "redo", "openDiff", "openFile", "openStagedDiff", "accept", "reject"]);
+const VIEW_TYPES = new Set([
+  "ready",
+  "send",
+  "stop",
+  "undo",
+  "redo",
+  "openDiff",
+  "openFile",
+  "openStagedDiff",
+  "accept",
+  "reject",
+  "consentAnswer",
+]);
 
 function isStrings(value: unknown): value is string[] {
   return Array.isArray(value) && value.every((v) => typeof v === "string");
@@ -81,6 +99,8 @@ export function parseViewMessage(raw: unknown): ViewMessage | undefined {
       return review(m.type, m);
     case "openFile":
       return typeof m.path === "string" ? { type: "openFile", path: m.path } : undefined;
+    case "consentAnswer":
+      return typeof m.id === "string" && isConsentChoice(m.choice) ? { type: "consentAnswer", id: m.id, choice: m.choice } : undefined;
     default:
       return { type: m.type } as ViewMessage;
   }

@@ -113,6 +113,8 @@ export function parseProgress(raw: unknown): ProgressEvent | undefined {
       };
     case "review":
       return { kind: "review", sessionId, ...parseReviewFields(data) };
+    case "command_output":
+      return { kind: "command_output", sessionId, command: str(data.command), text: str(data.text) };
     default:
       return undefined;
   }

@@ -25,6 +25,11 @@ export const CMD_STAGED_CONTENT = "agent.stagedContent";
 
 export const CONFIG_SECTION = "agentLs";
 
+export const CONSENT_PREFIX = "agent-ls: the model wants to run a command in ";
+export const CONSENT_RUN = "Run";
+export const CONSENT_ALWAYS = "Always allow";
+export const CONSENT_DENY = "Deny";
+
 /** JSON exactly as the model wrote it (tool arguments, action documents). */
 export type JsonObject = Record<string, unknown>;
 

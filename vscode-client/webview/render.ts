@@ -2,11 +2,12 @@
 
 import type { ChatState, Entry, PlanEntry, PlanFile } from "../src/chatState";
 import type { ViewMessage } from "../src/messages";
+import { renderConsent, renderOutput } from "./commands";
 import { renderMarkdown } from "./markdown";
 
 export type Post = (message: ViewMessage) => void;
 
-function el<K extends keyof HTMLElementTagNameMap>(tag: K, className?: string, text?: string): HTMLElementTagNameMap[K] {
+export function el<K extends keyof HTMLElementTagNameMap>(tag: K, className?: string, text?: string): HTMLElementTagNameMap[K] {
   const node = document.createElement(tag);
   if (className) {
     node.className = className;
@@ -17,7 +18,7 @@ function el<K extends keyof HTMLElementTagNameMap>(tag: K, className?: string, t
   return node;
 }
 
-function button(label: string, className: string, title: string, onClick: () => void): HTMLButtonElement {
+export function button(label: string, className: string, title: string, onClick: () => void): HTMLButtonElement {
   const node = el("button", className, label);
   node.title = title;
   node.addEventListener("click", onClick);
@@ -124,6 +125,10 @@ function renderEntry(entry: Entry, post: Post): HTMLElement {
       return renderPlan(entry, post);
     case "notice":
       return el("div", `entry notice ${entry.level}`, entry.text);
+    case "consent":
+      return renderConsent(entry, post);
+    case "output":
+      return renderOutput(entry);
   }
 }
 

@@ -1,6 +1,7 @@
 -- :AgentChat — a chat buffer (a prompt buffer: type after "you> " and press <CR>) that streams
 -- the answer, shows each tool call, the plan and every file applied, and keeps the session.
 local client = require("agent_ls.client")
+local commands = require("agent_ls.commands")
 local config = require("agent_ls.config")
 local progress = require("agent_ls.progress")
 local transcript = require("agent_ls.transcript")
@@ -24,6 +25,9 @@ local function on_progress(params)
   local t = chat.transcript
   local data = params.data or {}
   local kind = params.kind
+  if kind ~= "command_output" then
+    chat.output_open = nil -- a command's unfinished last line stays as it is
+  end
   if kind == "text" then
     t:text(params.delta or "")
   elseif kind == "tool_call" then
@@ -41,6 +45,8 @@ local function on_progress(params)
     t:step("plan", { "  ◇ staged " .. tostring(data.action) .. " " .. tostring(data.path) })
   elseif kind == "error" then
     t:step("note", { "  ! " .. tostring(data.message) })
+  elseif kind == "command_output" then
+    commands.output(t, chat, data.text or "")
   end
 end
 

@@ -90,6 +90,7 @@ function M.ensure(root)
     return nil, "agent-ls: the server did not start (see :LspLog)"
   end
   by_root[root] = id
+  require("agent_ls.commands").attach(id) -- the consent to the model's commands
   return id
 end
 

@@ -1,0 +1,24 @@
+"""The editor plugins recognise agent-ls' command consent by its words: the Neovim plugin's
+copy of them (nvim-client/lua/agent_ls/commands.lua) must say what the server sends
+(server/protocol.py; the VS Code client imports them from the generated protocol.ts)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from server import protocol
+from server.features.command_consent import CHOICES
+
+LUA = Path(__file__).resolve().parents[2] / "nvim-client/lua/agent_ls/commands.lua"
+
+
+def test_the_neovim_plugin_knows_the_consent_prefix_and_titles() -> None:
+    source = LUA.read_text()
+    assert f"M.PREFIX = {json.dumps(protocol.CONSENT_PREFIX)}" in source
+    titles = ", ".join(json.dumps(t) for t in CHOICES)
+    assert f"M.TITLES = {{ {titles} }}" in source
+
+
+def test_the_server_offers_the_titles_in_that_order() -> None:
+    assert list(CHOICES) == [protocol.CONSENT_RUN, protocol.CONSENT_ALWAYS, protocol.CONSENT_DENY]
