@@ -38,8 +38,7 @@ import git
 
 from actions.checkpoints.types import CheckpointError
 from actions.files.gitenv import clean_git_env, repository_env
-from actions.held_files import Baseline, Changes, FileImage, Held, diff
-from actions.paths import Workspace
+from actions.held_files import Baseline, Changes, FileImage, Held, Scope, diff
 
 log = logging.getLogger(__name__)
 
@@ -58,7 +57,7 @@ class GitFailed(Exception):
 class GitScan:
     """A git work tree scanned before a run; `changes()` after it, `close()` in the end."""
 
-    root: Path
+    scope: Scope
     toplevel: Path
     prefix: str  # the workspace root relative to the work tree root: "" or "a/b/"
     env: dict[str, str]
@@ -68,27 +67,31 @@ class GitScan:
     held: Held
 
     @classmethod
-    def take(cls, workspace: Workspace, max_file_bytes: int) -> GitScan | None:
+    def take(cls, scope: Scope) -> GitScan | None:
         """The scan, or None when the workspace is not in a usable git work tree."""
-        found = _work_tree(workspace.root)
+        found = _work_tree(scope.root)
         if found is None:
             return None
         toplevel, repo_env, index = found
-        prefix = _prefix(workspace.root, toplevel)
+        prefix = _prefix(scope.root, toplevel)
         if prefix is None:
             return None
         scratch = Path(tempfile.mkdtemp(prefix="agent-ls-scan-"))
         env = clean_git_env({**repo_env, **_private_index(index, scratch)})
-        scan = cls(workspace.root, toplevel, prefix, env, scratch, b"", set(), Held(max_file_bytes))
+        scan = cls(scope, toplevel, prefix, env, scratch, b"", set(), Held(scope.max_file_bytes))
         try:
-            scan.scan_before(workspace)
+            scan.scan_before()
         except (GitFailed, OSError) as exc:
             log.warning("git change scan unavailable in %s (reading every file): %s", toplevel, exc)
             scan.close()
             return None
         return scan
 
-    def scan_before(self, workspace: Workspace) -> None:
+    @property
+    def root(self) -> Path:
+        return self.scope.root
+
+    def scan_before(self) -> None:
         """List the dirty and the unchecked paths, hold their bytes."""
         listing = _start(["ls-files", "-s", "-v", "-z", "--", "."], self.env, self.root)
         try:
@@ -96,17 +99,17 @@ class GitScan:
         finally:
             self.entries = _finish(listing)
         self.before = {
-            path for path in (*dirty, *_unchecked(self.entries)) if not workspace.is_denied(path)
+            path for path in (*dirty, *_unchecked(self.entries)) if self.scope.covers(path)
         }
         self.held.hold(self.root, sorted(self.before))
 
-    def changes(self, workspace: Workspace) -> Changes:
+    def changes(self) -> Changes:
         """What the run changed since `take` (see the module)."""
         try:
-            after = [path for path in self.status() if not workspace.is_denied(path)]
+            after = [path for path in self.status() if self.scope.covers(path)]
+            return diff(self.root, [*self.before, *after], self.held, self.baseline)
         except GitFailed as exc:
             raise CheckpointError(f"could not tell what changed in {self.root}: {exc}") from exc
-        return diff(self.root, [*self.before, *after], self.held, self.baseline)
 
     def close(self) -> None:
         shutil.rmtree(self.scratch, ignore_errors=True)
@@ -154,8 +157,7 @@ class GitScan:
 
     def _converted(self, paths: Sequence[str]) -> set[str]:
         """The `paths` a checkout converts (filters, eol, ident, encoding, autocrlf)."""
-        autocrlf = _config(self.env, self.root, "core.autocrlf") == "true"
-        eol_crlf = _config(self.env, self.root, "core.eol") == "crlf"
+        autocrlf, eol_crlf = _line_endings(self.env, self.root)
         data = b"".join(os.fsencode(self.prefix + path) + b"\0" for path in paths)
         out = _git(["check-attr", "-z", "--stdin", *_CONVERTING], self.env, self.toplevel, data)
         fields = out.split(b"\0")
@@ -277,11 +279,18 @@ def _cat_blobs(shas: Iterable[str], env: dict[str, str], cwd: Path) -> dict[str,
     return blobs
 
 
-def _config(env: dict[str, str], cwd: Path, key: str) -> str:
+def _line_endings(env: dict[str, str], cwd: Path) -> tuple[bool, bool]:
+    """(`core.autocrlf` is true, `core.eol` is crlf): one `git config` for both."""
     try:
-        return _git(["config", "--get", key], env, cwd).decode().strip().lower()
+        out = _git(["config", "-z", "--get-regexp", r"^core\.(autocrlf|eol)$"], env, cwd)
     except GitFailed:
-        return ""  # not set (git config exits 1)
+        return False, False  # neither is set (git config exits 1)
+    values = {}
+    for item in out.split(b"\0"):
+        key, _newline, value = item.decode(errors="replace").partition("\n")
+        values[key.lower()] = value.strip().lower()  # the last one set wins, as in git
+    autocrlf = values.get("core.autocrlf") in {"true", "yes", "on", "1"}
+    return autocrlf, values.get("core.eol") == "crlf"
 
 
 def _start(args: list[str], env: dict[str, str], cwd: Path) -> subprocess.Popen[bytes]:

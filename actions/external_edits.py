@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Protocol, TypeVar
 
 from actions.change_scan import GitScan
@@ -22,7 +22,7 @@ from actions.checkpoints import CheckpointStore
 from actions.checkpoints.paths import check_rel_path
 from actions.checkpoints.types import CheckpointInfo, CheckpointRefused
 from actions.files.listing import list_files_now
-from actions.held_files import MAX_FILE_BYTES, Baseline, Changes, Held, PreImage, diff
+from actions.held_files import MAX_FILE_BYTES, Baseline, Changes, Held, PreImage, Scope, diff
 from actions.paths import Workspace
 
 T = TypeVar("T")
@@ -32,7 +32,7 @@ SCAN_LIMIT = 200_000
 class Scan(Protocol):
     """The workspace as it was before a run."""
 
-    def changes(self, workspace: Workspace) -> Changes: ...
+    def changes(self) -> Changes: ...
 
     def close(self) -> None: ...
 
@@ -41,17 +41,18 @@ class Scan(Protocol):
 class Snapshot:
     """Every listed file held (the scan outside git work trees)."""
 
-    held: Held = field(default_factory=Held)
+    scope: Scope
+    held: Held
 
     @classmethod
-    def take(cls, workspace: Workspace, max_file_bytes: int = MAX_FILE_BYTES) -> Snapshot:
-        snapshot = cls(Held(max_file_bytes))
-        snapshot.held.hold(workspace.root, listed(workspace))
+    def take(cls, scope: Scope) -> Snapshot:
+        snapshot = cls(scope, Held(scope.max_file_bytes))
+        snapshot.held.hold(scope.root, listed(scope))
         return snapshot
 
-    def changes(self, workspace: Workspace) -> Changes:
-        candidates = [*listed(workspace), *self.held.paths()]
-        return diff(workspace.root, candidates, self.held, _absent)
+    def changes(self) -> Changes:
+        candidates = [*listed(self.scope), *self.held.paths()]
+        return diff(self.scope.root, candidates, self.held, _absent)
 
     def close(self) -> None:
         pass
@@ -61,17 +62,22 @@ def _absent(paths: list[str]) -> Baseline:
     return Baseline(dict.fromkeys(paths))  # not listed before: created by the run
 
 
-def scan(workspace: Workspace, max_file_bytes: int = MAX_FILE_BYTES) -> Scan:
+def scope_of(workspace: Workspace, store: CheckpointStore) -> Scope:
+    """What a run in `workspace` recorded in `store` may cover."""
+    cap = min(MAX_FILE_BYTES, store.policy.max_file_bytes)
+    return Scope(workspace, store.policy.secrets, cap)
+
+
+def scan(scope: Scope) -> Scan:
     """The cheapest scan that sees every change: git's in a work tree, else a snapshot."""
-    found = GitScan.take(workspace, max_file_bytes)
-    return found if found is not None else Snapshot.take(workspace, max_file_bytes)
+    found = GitScan.take(scope)
+    return found if found is not None else Snapshot.take(scope)
 
 
-def listed(workspace: Workspace) -> list[str]:
+def listed(scope: Scope) -> list[str]:
     """The workspace's files that undo may cover (no secrets, nothing ignored)."""
-    root = workspace.root
-    listing = list_files_now(root, "", lambda _: False, 30.0, SCAN_LIMIT)
-    return [path for path in listing.files if not workspace.is_denied(path)]
+    listing = list_files_now(scope.root, "", lambda _: False, 30.0, SCAN_LIMIT)
+    return [path for path in listing.files if scope.covers(path)]
 
 
 def record_changes(
@@ -83,7 +89,7 @@ def record_changes(
 ) -> tuple[CheckpointInfo | None, list[str]]:
     """One checkpoint for what changed since `before` (None: nothing changed); the paths that
     changed but could not be recorded (too big to hold, or refused by the store now)."""
-    changes = before.changes(workspace)
+    changes = before.changes()
     pre, refused = _recordable(store, changes.pre)
     unrecorded = sorted([*changes.unrecorded, *refused])
     if not pre:
@@ -124,8 +130,7 @@ async def run_capturing(
 ) -> tuple[T, CheckpointInfo | None, list[str]]:
     """`run()` with the workspace scanned before and its changes recorded after, also when it
     fails or is cancelled (what the run wrote until then stays undoable)."""
-    cap = min(MAX_FILE_BYTES, store.policy.max_file_bytes)
-    before = await asyncio.to_thread(scan, workspace, cap)
+    before = await asyncio.to_thread(scan, scope_of(workspace, store))
     try:
         result = await run()
     finally:

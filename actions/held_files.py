@@ -15,6 +15,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from actions.paths import SecretPolicy, Workspace
+
 MAX_HELD_BYTES = 256 * 2**20
 MAX_FILE_BYTES = 5 * 2**20
 
@@ -25,6 +27,23 @@ FileImage = tuple[bytes, bool] | None
 PreImage = tuple[bytes | None, bool]
 # (size, mtime ns, ctime ns, inode) of a file too big to hold; None: absent.
 Signature = tuple[int, int, int, int] | None
+
+
+@dataclass(frozen=True)
+class Scope:
+    """The workspace a scan covers: never `.git` nor the checkpoint store (`is_denied`), never
+    a secret file the store refuses (not even read), files up to `max_file_bytes` held."""
+
+    workspace: Workspace
+    secrets: SecretPolicy
+    max_file_bytes: int = MAX_FILE_BYTES
+
+    @property
+    def root(self) -> Path:
+        return self.workspace.root
+
+    def covers(self, path: str) -> bool:
+        return not self.workspace.is_denied(path) and self.secrets.refused(path) is None
 
 
 def read_image(path: Path) -> FileImage:

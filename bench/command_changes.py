@@ -33,7 +33,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from actions.checkpoints import CheckpointStore
-from actions.external_edits import Snapshot, record_changes, run_capturing
+from actions.external_edits import Snapshot, record_changes, run_capturing, scope_of
 from actions.paths import Workspace
 
 GIT_ENV = {
@@ -83,7 +83,7 @@ async def snapshot_around(
     workspace: Workspace, store: CheckpointStore, run: Callable[[], Awaitable[None]]
 ) -> None:
     """The scan as it was: every listed file read before, all compared after."""
-    before = await asyncio.to_thread(Snapshot.take, workspace)
+    before = await asyncio.to_thread(Snapshot.take, scope_of(workspace, store))
     await run()
     await asyncio.to_thread(record_changes, workspace, store, before, "command", "bench")
 

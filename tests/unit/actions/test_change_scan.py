@@ -20,7 +20,8 @@ import pytest
 from actions.change_scan import GitScan
 from actions.checkpoints import CheckpointStore
 from actions.external_edits import run_capturing
-from actions.paths import Workspace
+from actions.held_files import Scope
+from actions.paths import SecretPolicy, Workspace
 
 GIT_ID = ["-c", "user.email=u@example.com", "-c", "user.name=User", "-c", "commit.gpgsign=false"]
 
@@ -127,7 +128,7 @@ async def test_ignored_and_secret_files_are_not_recorded(repo: Path) -> None:
         "mkdir build && echo o > build/out.o && echo l > run.log && echo K=1 > .env"
         " && echo key > id_rsa && echo c >> a.txt",
     )
-    assert done.recorded == ["a.txt"]
+    assert (done.recorded, done.unrecorded) == (["a.txt"], [])
     done.store.undo()
     assert (repo / ".env").read_text() == "K=1\n"  # never copied, so never taken back
     assert (repo / "build/out.o").exists()
@@ -161,7 +162,7 @@ async def test_a_repository_without_commits(tmp_path: Path, staged: bool) -> Non
     (root / "b.txt").write_text("b\n")
     if staged:
         git(root, "add", "a.txt")
-    assert GitScan.take(Workspace(root), 2**20) is not None
+    assert GitScan.take(Scope(Workspace(root), SecretPolicy())) is not None
     before = files_of(root)
     done = await run(root, "echo x >> a.txt && rm b.txt && echo c > c.txt")
     assert done.recorded == ["a.txt", "b.txt", "c.txt"]
@@ -175,7 +176,7 @@ async def test_outside_git_every_file_is_compared(tmp_path: Path) -> None:
     (root / "a.txt").write_text("a\n")
     (root / "sub/b.txt").write_text("b\n")
     (root / ".gitignore").write_text("*.log\n")
-    assert GitScan.take(Workspace(root), 2**20) is None
+    assert GitScan.take(Scope(Workspace(root), SecretPolicy())) is None
     before = files_of(root)
     done = await run(root, "echo x >> a.txt && rm sub/b.txt && echo n > n.txt && echo l > x.log")
     assert done.recorded == ["a.txt", "n.txt", "sub/b.txt"]
@@ -235,10 +236,11 @@ async def test_same_size_and_mtime_change_of_a_clean_file_seen_by_ctime(repo: Pa
 
 async def test_same_size_and_mtime_change_in_the_racy_window(repo: Path) -> None:
     git(repo, "config", "core.trustctime", "false")
-    git(repo, "config", "core.checkStat", "minimal")
-    index = repo / ".git" / "index"
-    written = os.stat(repo / "a.txt").st_mtime_ns
-    os.utime(index, ns=(written, written))  # index written in the file's second: racy
+    git(repo, "config", "core.checkStat", "minimal")  # only size and mtime compared
+    old = 1_700_000_000
+    os.utime(repo / "a.txt", (old, old))
+    git(repo, "update-index", "-q", "--refresh")  # the entry: clean, its stat recorded
+    os.utime(repo / ".git" / "index", (old, old))  # as if written in the file's second: racy
     done = await run(repo, rewrite_keeping_size_and_mtime(Path("a.txt")))
     assert done.recorded == ["a.txt"]
     done.store.undo()
@@ -280,3 +282,17 @@ async def test_a_file_turned_into_a_folder_is_reported_not_recorded(repo: Path) 
     done = await run(repo, "rm b.txt && mkdir b.txt && echo in > b.txt/in.txt && echo x >> a.txt")
     assert done.recorded == ["a.txt", "b.txt/in.txt"]
     assert done.unrecorded == ["b.txt"]
+
+
+async def test_with_autocrlf_a_file_comes_back_as_checked_out(tmp_path: Path) -> None:
+    repo = committed(tmp_path / "repo", {"notes.txt": "a\nb\n", "data.bin": "x\0y\n"})
+    git(repo, "config", "core.autocrlf", "true")
+    for name in ("notes.txt", "data.bin"):
+        (repo / name).unlink()
+    git(repo, "checkout", "--", ".")
+    before = files_of(repo)
+    assert before["notes.txt"] == (b"a\r\nb\r\n", False)
+    done = await run(repo, "echo c >> notes.txt && echo z >> data.bin")
+    assert done.recorded == ["data.bin", "notes.txt"]
+    done.store.undo()
+    assert files_of(repo) == before
