@@ -22,11 +22,21 @@ from actions.checkpoints import CheckpointStore
 from actions.checkpoints.paths import check_rel_path
 from actions.checkpoints.types import CheckpointInfo, CheckpointRefused
 from actions.files.listing import list_files_now
-from actions.held_files import MAX_FILE_BYTES, Baseline, Changes, Held, PreImage, Scope, diff
+from actions.held_files import (
+    MAX_FILE_BYTES,
+    Baseline,
+    Changes,
+    Held,
+    PreImage,
+    Scope,
+    diff,
+    signature,
+)
 from actions.paths import Workspace
 
 T = TypeVar("T")
 SCAN_LIMIT = 200_000
+TOO_LARGE = "too large to keep a copy"
 
 
 class Scan(Protocol):
@@ -88,10 +98,11 @@ def record_changes(
     session_id: str,
 ) -> tuple[CheckpointInfo | None, list[str]]:
     """One checkpoint for what changed since `before` (None: nothing changed); the paths that
-    changed but could not be recorded (too big to hold, or refused by the store now)."""
+    changed but could not be recorded, each with its reason ("big.bin (too large to keep a
+    copy)"): too big to hold, or refused by the store as they are now."""
     changes = before.changes()
     pre, refused = _recordable(store, changes.pre)
-    unrecorded = sorted([*changes.unrecorded, *refused])
+    unrecorded = sorted([*(f"{path} ({TOO_LARGE})" for path in changes.unrecorded), *refused])
     if not pre:
         return None, unrecorded
     recorder = store.begin_plan(description=description, session_id=session_id)
@@ -106,19 +117,29 @@ def record_changes(
 def _recordable(
     store: CheckpointStore, pre: dict[str, PreImage]
 ) -> tuple[dict[str, PreImage], list[str]]:
-    """The pre-images the store accepts for the files as they are now, and the refused paths
-    (turned into a directory or a symbolic link, grown over the size cap, ignored now)."""
+    """The pre-images the store accepts for the files as they are now, and the others, each
+    with its reason (turned into a folder or a symbolic link, grown over the size cap...)."""
     policy = store.policy
-    refused = set(policy.ignored(pre))
-    for path, (content, _executable) in pre.items():
-        try:
-            policy.check_secret(check_rel_path(path))
-            policy.check_file(path)
-            if content is not None:
-                policy.check_size(path, len(content))
-        except CheckpointRefused:
-            refused.add(path)
-    return {path: image for path, image in pre.items() if path not in refused}, sorted(refused)
+    refused = dict.fromkeys(policy.ignored(pre), "ignored by .gitignore now")
+    for path in pre:
+        reason = refused.get(path) or _refusal(store, path)
+        if reason is not None:
+            refused[path] = reason
+    kept = {path: image for path, image in pre.items() if path not in refused}
+    return kept, [f"{path} ({reason})" for path, reason in refused.items()]
+
+
+def _refusal(store: CheckpointStore, path: str) -> str | None:
+    policy = store.policy
+    image = signature(store.workspace / path)  # None: absent, or not a regular file
+    if image is not None and image[0] > policy.max_file_bytes:
+        return TOO_LARGE
+    try:
+        policy.check_secret(check_rel_path(path))
+        policy.check_file(path)
+    except CheckpointRefused as refused:
+        return refused.reason
+    return None
 
 
 async def run_capturing(

@@ -25,7 +25,7 @@ MAX_FILE_BYTES = 5 * 2**20
 FileImage = tuple[bytes, bool] | None
 # What the checkpoint store records: (content or None when the file did not exist, executable).
 PreImage = tuple[bytes | None, bool]
-# (size, mtime ns, ctime ns, inode) of a file too big to hold; None: absent.
+# (size, mtime ns, ctime ns, inode) of a file too big to hold; None: absent or not a file.
 Signature = tuple[int, int, int, int] | None
 
 
@@ -58,9 +58,12 @@ def read_image(path: Path) -> FileImage:
 
 
 def signature(path: Path) -> Signature:
+    """How the regular file at `path` looks (None: absent, or not a regular file)."""
     try:
         info = os.lstat(path)
     except OSError:
+        return None
+    if not stat.S_ISREG(info.st_mode):
         return None
     return info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino
 

@@ -275,13 +275,13 @@ async def test_a_big_file_is_reported_only_when_it_changed(repo: Path) -> None:
     done = await run(repo, "echo x >> a.txt")
     assert (done.recorded, done.unrecorded) == (["a.txt"], [])
     done = await run(repo, "echo x >> big.bin", done.store)
-    assert (done.recorded, done.unrecorded) == ([], ["big.bin"])
+    assert (done.recorded, done.unrecorded) == ([], ["big.bin (too large to keep a copy)"])
 
 
 async def test_a_file_turned_into_a_folder_is_reported_not_recorded(repo: Path) -> None:
     done = await run(repo, "rm b.txt && mkdir b.txt && echo in > b.txt/in.txt && echo x >> a.txt")
     assert done.recorded == ["a.txt", "b.txt/in.txt"]
-    assert done.unrecorded == ["b.txt"]
+    assert done.unrecorded == ["b.txt (is not a regular file)"]
 
 
 async def test_with_autocrlf_a_file_comes_back_as_checked_out(tmp_path: Path) -> None:
