@@ -10,7 +10,9 @@ files (2 changed, 1 deleted, 2 untracked). Each run executes a real shell comman
 - full snapshot: what the scan did before (every listed file read before, compared after),
   the fallback outside git, measured on the same repository;
 - no git: `run_capturing` with the repository's .git moved away (the snapshot fallback).
-Prints min / median / max over RUNS runs and the median added to the command alone.
+Prints wall-clock min / median / max over RUNS runs, the median added to the command alone and
+its ratio, and the median CPU time added (this process and its git children: on a machine
+shared with other work the wall-clock includes waiting for a CPU, the CPU time does not).
 Usage: python bench/command_changes.py [--files 20000] [--runs 7] [--fallback-runs 3].
 Never asserts.
 """
@@ -21,6 +23,7 @@ import argparse
 import asyncio
 import os
 import random
+import resource
 import shutil
 import statistics
 import subprocess
@@ -56,25 +59,31 @@ def make_repo(root: Path, count: int) -> None:
     git(root, "init", "-q")
     (root / ".gitignore").write_text("build/\n*.log\n")
     for number in range(count - 2):  # with README.md and .gitignore
-        folder = root / f"pkg{number // 400:02d}" / f"mod{(number // 40) % 10}"
-        folder.mkdir(parents=True, exist_ok=True)
+        path = root / tracked(number)
+        path.parent.mkdir(parents=True, exist_ok=True)
         lines = max(3, int(rng.lognormvariate(3.2, 0.9)))
-        (folder / f"file{number}.py").write_text(LINE * min(lines, 400))
+        path.write_text(LINE * min(lines, 400))
     git(root, "add", "-A")
     git(root, "commit", "-q", "-m", "files")
     old = time.time() - 3600
     for path in root.rglob("*.py"):
         os.utime(path, (old, old))  # written long ago, as in a user's checkout
     git(root, "update-index", "-q", "--refresh")  # the user's own git status did this
-    (root / "pkg00/mod0/file0.py").write_text("changed before\n")
-    (root / "pkg00/mod0/file1.py").write_text(LINE * 50)
-    (root / "pkg00/mod0/file2.py").unlink()
+    (root / tracked(0)).write_text("changed before\n")
+    (root / tracked(1)).write_text(LINE * 50)
+    (root / tracked(2)).unlink()
     (root / "notes.txt").write_text("untracked\n")
     (root / "scratch.py").write_text("print('draft')\n")
 
 
+def tracked(number: int) -> str:
+    return f"pkg{number // 400:02d}/mod{(number // 40) % 10}/file{number}.py"
+
+
 async def command(root: Path, run: int) -> None:
-    line = f"echo x >> pkg01/mod1/file{400 + run}.py && echo y >> README.md && echo n > new{run}.py"
+    """Appends to a clean committed file and to README.md (dirty after the first run), creates
+    a file."""
+    line = f"echo x >> {tracked(1000 + run)} && echo y >> README.md && echo n > new{run}.py"
     process = await asyncio.create_subprocess_exec("sh", "-c", line, cwd=root)
     await process.wait()
 
@@ -88,13 +97,21 @@ async def snapshot_around(
     await asyncio.to_thread(record_changes, workspace, store, before, "command", "bench")
 
 
-async def timed(root: Path, runs: int, mode: str) -> list[float]:
+def cpu_ms() -> float:
+    """CPU time (user + system) of this process and its finished children, in ms."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return 1000 * (own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime)
+
+
+async def timed(root: Path, runs: int, mode: str) -> tuple[list[float], list[float]]:
+    """Wall-clock and CPU ms of each run."""
     workspace = Workspace(root)
     store = CheckpointStore(root, store_dir=root.parent / f"store-{mode}")
-    times = []
+    times, cpu = [], []
     for number in range(runs):
         tag = number + {"alone": 0, "git": 100, "snapshot": 200, "nogit": 300}[mode]
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), cpu_ms()
         if mode == "alone":
             await command(root, tag)
         elif mode == "snapshot":
@@ -104,14 +121,17 @@ async def timed(root: Path, runs: int, mode: str) -> list[float]:
                 workspace, store, "bench", "command", lambda tag=tag: command(root, tag)
             )
         times.append((time.perf_counter() - start) * 1000)
-    return times
+        cpu.append(cpu_ms() - start_cpu)
+    return times, cpu
 
 
-def row(name: str, times: list[float], alone: float) -> str:
+def row(name: str, measured: tuple[list[float], list[float]], alone: tuple[float, float]) -> str:
+    times, cpu = measured
     median = statistics.median(times)
     return (
         f"{name:<16}{min(times):>9.1f}{median:>9.1f}{max(times):>9.1f}"
-        f"{median - alone:>+11.1f}{median / alone:>8.1f}x"
+        f"{median - alone[0]:>+11.1f}{median / alone[0]:>8.1f}x"
+        f"{statistics.median(cpu) - alone[1]:>+13.1f}"
     )
 
 
@@ -131,9 +151,10 @@ def main() -> None:
         full = asyncio.run(timed(root, args.fallback_runs, "snapshot"))
         shutil.move(root / ".git", Path(tmp) / "git-away")
         nogit = asyncio.run(timed(root, args.fallback_runs, "nogit"))
-    base = statistics.median(alone)
-    print(f"{args.files} committed files, a command changing 3 files; ms")
-    print(f"{'':<16}{'min':>9}{'median':>9}{'max':>9}{'added':>11}{'ratio':>9}")
+    base = statistics.median(alone[0]), statistics.median(alone[1])
+    print(f"{args.files} committed files, a command changing 3 files; ms ({os.cpu_count()} CPUs,")
+    print(f"load average {os.getloadavg()[0]:.1f}: wall-clock grows with the load, CPU time less)")
+    print(f"{'':<16}{'min':>9}{'median':>9}{'max':>9}{'added':>11}{'ratio':>9}{'added CPU':>13}")
     print(row("command alone", alone, base))
     print(row("git scan", scan, base))
     print(row("full snapshot", full, base))
