@@ -3,11 +3,12 @@ coding agent editing the workspace itself): scan before, compare after, record o
 
 In a git work tree the scan asks git's stat cache what is dirty (`actions.change_scan`), holding
 only those files' bytes; elsewhere `Snapshot` holds every listed file (tracked and untracked,
-.gitignore honoured, secret files left out). Either way files over the checkpoint size cap or
-beyond `MAX_HELD_BYTES` in all are not held (`actions.held_files`): a change to one is reported,
-not recorded. `record_changes` records what the run created, changed or deleted as one plan in
-the checkpoint store, with the held contents as pre-images, so `agent.undo` restores them
-exactly.
+.gitignore honoured). Either way secret files the store refuses are never read, and files over
+the checkpoint size cap or beyond `MAX_HELD_BYTES` in all are not held (`actions.held_files`):
+a change to one is reported, not recorded. `record_changes` records what the run created,
+changed or deleted as one plan in the checkpoint store, with the held contents as pre-images, so
+`agent.undo` restores them exactly; a path the store refuses as it is now (turned into a folder
+or a symbolic link, grown over the cap) is reported with its reason instead.
 """
 
 from __future__ import annotations
