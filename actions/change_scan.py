@@ -69,7 +69,7 @@ class GitScan:
     @classmethod
     def take(cls, scope: Scope) -> GitScan | None:
         """The scan, or None when the workspace is not in a usable git work tree."""
-        found = _work_tree(scope.root)
+        found = _work_tree(Path(os.path.realpath(scope.root)))  # a symlinked root too
         if found is None:
             return None
         toplevel, repo_env, index = found

@@ -296,3 +296,15 @@ async def test_with_autocrlf_a_file_comes_back_as_checked_out(tmp_path: Path) ->
     assert done.recorded == ["data.bin", "notes.txt"]
     done.store.undo()
     assert files_of(repo) == before
+
+
+async def test_a_workspace_reached_through_a_symbolic_link(repo: Path, tmp_path: Path) -> None:
+    (repo / "src/dirty.py").write_text("untracked\n")
+    link = tmp_path / "link"
+    link.symlink_to(repo / "src")
+    assert GitScan.take(Scope(Workspace(link), SecretPolicy())) is not None
+    before = files_of(link)
+    done = await run(link, "echo x >> app.py && echo y >> dirty.py")
+    assert done.recorded == ["app.py", "dirty.py"]
+    done.store.undo()
+    assert files_of(link) == before
