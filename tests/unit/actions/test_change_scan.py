@@ -68,6 +68,15 @@ async def run(root: Path, line: str, store: CheckpointStore | None = None) -> Ru
     return Run(store, [] if info is None else list(info.files), unrecorded)
 
 
+def uses_git(root: Path) -> bool:
+    """Does the change scan of `root` ask git (not read every file)?"""
+    scan = GitScan.take(Scope(Workspace(root), SecretPolicy()))
+    if scan is None:
+        return False
+    scan.close()
+    return True
+
+
 @dataclass
 class Run:
     store: CheckpointStore
@@ -162,7 +171,7 @@ async def test_a_repository_without_commits(tmp_path: Path, staged: bool) -> Non
     (root / "b.txt").write_text("b\n")
     if staged:
         git(root, "add", "a.txt")
-    assert GitScan.take(Scope(Workspace(root), SecretPolicy())) is not None
+    assert uses_git(root)
     before = files_of(root)
     done = await run(root, "echo x >> a.txt && rm b.txt && echo c > c.txt")
     assert done.recorded == ["a.txt", "b.txt", "c.txt"]
@@ -176,7 +185,7 @@ async def test_outside_git_every_file_is_compared(tmp_path: Path) -> None:
     (root / "a.txt").write_text("a\n")
     (root / "sub/b.txt").write_text("b\n")
     (root / ".gitignore").write_text("*.log\n")
-    assert GitScan.take(Scope(Workspace(root), SecretPolicy())) is None
+    assert not uses_git(root)
     before = files_of(root)
     done = await run(root, "echo x >> a.txt && rm sub/b.txt && echo n > n.txt && echo l > x.log")
     assert done.recorded == ["a.txt", "n.txt", "sub/b.txt"]
@@ -302,7 +311,7 @@ async def test_a_workspace_reached_through_a_symbolic_link(repo: Path, tmp_path:
     (repo / "src/dirty.py").write_text("untracked\n")
     link = tmp_path / "link"
     link.symlink_to(repo / "src")
-    assert GitScan.take(Scope(Workspace(link), SecretPolicy())) is not None
+    assert uses_git(link)
     before = files_of(link)
     done = await run(link, "echo x >> app.py && echo y >> dirty.py")
     assert done.recorded == ["app.py", "dirty.py"]
