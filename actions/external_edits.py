@@ -1,95 +1,109 @@
-"""Undo for files an external agent wrote (the `cli` provider runs a coding agent that edits
-the workspace itself): snapshot before the run, compare after, record one checkpoint.
+"""Undo for files a run changed outside our edits (a `run_command` line, or the `cli` provider's
+coding agent editing the workspace itself): scan before, compare after, record one checkpoint.
 
-`Snapshot.take` reads every listed file (tracked and untracked, .gitignore honoured, secret
-files and files over the checkpoint size cap left out) up to `MAX_SNAPSHOT_BYTES` in total;
-`record_changes` finds what the run created, changed or deleted and records it as one plan in
-the checkpoint store, with the snapshot's contents as pre-images, so `agent.undo` restores
-them exactly. Files the snapshot could not hold (over the budget) are reported, not recorded.
+In a git work tree the scan asks git's stat cache what is dirty (`actions.change_scan`), holding
+only those files' bytes; elsewhere `Snapshot` holds every listed file (tracked and untracked,
+.gitignore honoured). Either way secret files the store refuses are never read, and files over
+the checkpoint size cap or beyond `MAX_HELD_BYTES` in all are not held (`actions.held_files`):
+a change to one is reported, not recorded. `record_changes` records what the run created,
+changed or deleted as one plan in the checkpoint store, with the held contents as pre-images, so
+`agent.undo` restores them exactly; a path the store refuses as it is now (turned into a folder
+or a symbolic link, grown over the cap) is reported with its reason instead.
 """
 
 from __future__ import annotations
 
 import asyncio
-import os
-import stat
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import TypeVar
+from dataclasses import dataclass
+from typing import Protocol, TypeVar
 
+from actions.change_scan import GitScan
 from actions.checkpoints import CheckpointStore
-from actions.checkpoints.types import CheckpointInfo
+from actions.checkpoints.paths import check_rel_path
+from actions.checkpoints.types import CheckpointInfo, CheckpointRefused
 from actions.files.listing import list_files_now
+from actions.held_files import (
+    MAX_FILE_BYTES,
+    Baseline,
+    Changes,
+    Held,
+    PreImage,
+    Scope,
+    diff,
+    signature,
+)
 from actions.paths import Workspace
 
 T = TypeVar("T")
-MAX_SNAPSHOT_BYTES = 256 * 2**20
-MAX_FILE_BYTES = 5 * 2**20
 SCAN_LIMIT = 200_000
+TOO_LARGE = "too large to keep a copy"
+
+
+class Scan(Protocol):
+    """The workspace as it was before a run."""
+
+    def changes(self) -> Changes: ...
+
+    def close(self) -> None: ...
 
 
 @dataclass
 class Snapshot:
-    files: dict[str, tuple[bytes, bool]] = field(default_factory=dict)
-    skipped: set[str] = field(default_factory=set)  # listed but too big to hold
+    """Every listed file held (the scan outside git work trees)."""
+
+    scope: Scope
+    held: Held
 
     @classmethod
-    def take(cls, workspace: Workspace) -> Snapshot:
-        snapshot = cls()
-        budget = MAX_SNAPSHOT_BYTES
-        for path in listed(workspace):
-            content = _read(workspace.root / path)
-            if content is None:
-                continue
-            data, executable = content
-            if len(data) > MAX_FILE_BYTES or len(data) > budget:
-                snapshot.skipped.add(path)
-                continue
-            budget -= len(data)
-            snapshot.files[path] = (data, executable)
+    def take(cls, scope: Scope) -> Snapshot:
+        snapshot = cls(scope, Held(scope.max_file_bytes))
+        snapshot.held.hold(scope.root, listed(scope))
         return snapshot
 
+    def changes(self) -> Changes:
+        candidates = [*listed(self.scope), *self.held.paths()]
+        return diff(self.scope.root, candidates, self.held, _absent)
 
-def listed(workspace: Workspace) -> list[str]:
+    def close(self) -> None:
+        pass
+
+
+def _absent(paths: list[str]) -> Baseline:
+    return Baseline(dict.fromkeys(paths))  # not listed before: created by the run
+
+
+def scope_of(workspace: Workspace, store: CheckpointStore) -> Scope:
+    """What a run in `workspace` recorded in `store` may cover."""
+    cap = min(MAX_FILE_BYTES, store.policy.max_file_bytes)
+    return Scope(workspace, store.policy.secrets, cap)
+
+
+def scan(scope: Scope) -> Scan:
+    """The cheapest scan that sees every change: git's in a work tree, else a snapshot."""
+    found = GitScan.take(scope)
+    return found if found is not None else Snapshot.take(scope)
+
+
+def listed(scope: Scope) -> list[str]:
     """The workspace's files that undo may cover (no secrets, nothing ignored)."""
-    root = workspace.root
-    listing = list_files_now(root, "", lambda _: False, 30.0, SCAN_LIMIT)
-    return [path for path in listing.files if not workspace.is_denied(path)]
-
-
-def _read(path: Path) -> tuple[bytes, bool] | None:
-    try:
-        info = os.lstat(path)
-        if not stat.S_ISREG(info.st_mode):
-            return None
-        return path.read_bytes(), bool(info.st_mode & stat.S_IXUSR)
-    except OSError:
-        return None
+    listing = list_files_now(scope.root, "", lambda _: False, 30.0, SCAN_LIMIT)
+    return [path for path in listing.files if scope.covers(path)]
 
 
 def record_changes(
     workspace: Workspace,
     store: CheckpointStore,
-    before: Snapshot,
+    before: Scan,
     description: str,
     session_id: str,
 ) -> tuple[CheckpointInfo | None, list[str]]:
     """One checkpoint for what changed since `before` (None: nothing changed); the paths that
-    changed but could not be recorded (too big for the snapshot)."""
-    after = set(listed(workspace))
-    pre: dict[str, tuple[bytes | None, bool]] = {}
-    unrecorded: list[str] = []
-    for path in sorted(after | set(before.files) | before.skipped):
-        if path in before.skipped:
-            if _read(workspace.root / path) is not None or path not in after:
-                unrecorded.append(path)
-            continue
-        old = before.files.get(path)
-        now = _read(workspace.root / path)
-        if old == now:
-            continue
-        pre[path] = (old[0], old[1]) if old is not None else (None, False)
+    changed but could not be recorded, each with its reason ("big.bin (too large to keep a
+    copy)"): too big to hold, or refused by the store as they are now."""
+    changes = before.changes()
+    pre, refused = _recordable(store, changes.pre)
+    unrecorded = sorted([*(f"{path} ({TOO_LARGE})" for path in changes.unrecorded), *refused])
     if not pre:
         return None, unrecorded
     recorder = store.begin_plan(description=description, session_id=session_id)
@@ -97,8 +111,36 @@ def record_changes(
         recorder.touch_captured(pre)
         return recorder.commit(), unrecorded
     except BaseException:
-        recorder.discard()  # the agent's edits stay; only their undo entry is lost
+        recorder.discard()  # the run's edits stay; only their undo entry is lost
         raise
+
+
+def _recordable(
+    store: CheckpointStore, pre: dict[str, PreImage]
+) -> tuple[dict[str, PreImage], list[str]]:
+    """The pre-images the store accepts for the files as they are now, and the others, each
+    with its reason (turned into a folder or a symbolic link, grown over the size cap...)."""
+    policy = store.policy
+    refused = dict.fromkeys(policy.ignored(pre), "ignored by .gitignore now")
+    for path in pre:
+        reason = refused.get(path) or _refusal(store, path)
+        if reason is not None:
+            refused[path] = reason
+    kept = {path: image for path, image in pre.items() if path not in refused}
+    return kept, [f"{path} ({reason})" for path, reason in refused.items()]
+
+
+def _refusal(store: CheckpointStore, path: str) -> str | None:
+    policy = store.policy
+    image = signature(store.workspace / path)  # None: absent, or not a regular file
+    if image is not None and image[0] > policy.max_file_bytes:
+        return TOO_LARGE
+    try:
+        policy.check_secret(check_rel_path(path))
+        policy.check_file(path)
+    except CheckpointRefused as refused:
+        return refused.reason
+    return None
 
 
 async def run_capturing(
@@ -108,13 +150,16 @@ async def run_capturing(
     description: str,
     run: Callable[[], Awaitable[T]],
 ) -> tuple[T, CheckpointInfo | None, list[str]]:
-    """`run()` with the workspace snapshotted before and its changes recorded after, also
-    when it fails or is cancelled (what the agent wrote until then stays undoable)."""
-    before = await asyncio.to_thread(Snapshot.take, workspace)
+    """`run()` with the workspace scanned before and its changes recorded after, also when it
+    fails or is cancelled (what the run wrote until then stays undoable)."""
+    before = await asyncio.to_thread(scan, scope_of(workspace, store))
     try:
         result = await run()
     finally:
-        recorded = await asyncio.to_thread(
-            record_changes, workspace, store, before, description, session_id
-        )
+        try:
+            recorded = await asyncio.to_thread(
+                record_changes, workspace, store, before, description, session_id
+            )
+        finally:
+            before.close()
     return result, recorded[0], recorded[1]

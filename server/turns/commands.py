@@ -124,7 +124,7 @@ def recorder_for(
         if info is not None:
             notes.append(f"files changed (one undo step): {', '.join(info.files)}")
         if unrecorded:
-            message = f"changed but not undoable (too large): {', '.join(unrecorded)}"
+            message = f"changed but not undoable: {', '.join(unrecorded)}"
             sink.emit(ErrorProgress(message=message))
             notes.append(message)
         return result, "\n".join(notes)

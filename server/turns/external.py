@@ -32,7 +32,5 @@ async def run_turn_recorded(
         lambda: run_turn(agent, session, message, context, sink),
     )
     if unrecorded:
-        sink.emit(
-            ErrorProgress(message=f"changed but not undoable (too large): {', '.join(unrecorded)}")
-        )
+        sink.emit(ErrorProgress(message=f"changed but not undoable: {', '.join(unrecorded)}"))
     return replace(outcome, checkpoint_id=info.id) if info is not None else outcome
