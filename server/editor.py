@@ -25,7 +25,7 @@ from typing import Protocol
 
 from lsprotocol import types
 
-from actions.apply import ApplyRefused, DiskApplier, FileWrite
+from actions.apply import ApplyRefused, DiskApplier, EditorRefused, FileWrite
 from actions.checkpoints.types import FileState
 from actions.diskio import read_bytes_or_none
 from actions.edits import ChangeKind, FileChange, build_workspace_edit
@@ -177,8 +177,7 @@ class EditorApplier:
         )
         result = await self.editor.apply_edit(edit)
         if not result.applied:
-            reason = result.failure_reason or "the editor did not apply the edit"
-            raise ApplyRefused(", ".join(c.path for c in changes), reason)
+            raise EditorRefused(", ".join(c.path for c in changes), result.failure_reason or "")
         for change in changes:
             self.pushed[change.uri] = (opened[change.uri][1], change.content or "")
 
