@@ -3,16 +3,20 @@
 One plan = one checkpoint. Every file is recorded (pre-image) before it is written; when the
 plan aborts, the recorder restores the pre-images of the files it wrote (only those: a planned
 file not written yet is left alone, on disk and in the editor) and the applier re-syncs them.
+A pre-image is what the user sees (`Applier.current_text`): where the editor's buffer differs
+from the disk (an ACP client's unsaved buffer), the buffer is what a rollback or undo restores.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+import os
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TypeVar
 
 from actions.apply import Applier, FileWrite
+from actions.buffers import MAX_BUFFER_BYTES
 from actions.checkpoints import CheckpointStore, PlanRecorder
 from actions.checkpoints.group import GroupRecorder, StoreGroup
 from actions.errors import ActionError, WriteFailed
@@ -69,16 +73,58 @@ class PlanFiles:
 
     async def start(self, description: str, files: list[str], session_id: str) -> PlanRun:
         """A new plan; its planned paths are confined now (PathRefused names the bad one)."""
-        keys = [_key(self.resolver.resolve(path, for_write=True)) for path in files]
-        unique = list(dict.fromkeys(keys))
+        targets: dict[str, ResolvedPath] = {}
+        for path in files:
+            target = self.resolver.resolve(path, for_write=True)
+            targets.setdefault(_key(target), target)
+        unique = list(targets)
+        images = await self._seen_images(targets.items())
         recording = self.recording
         recorder: PlanRecorder | GroupRecorder = await asyncio.to_thread(
             self._storing,
             lambda: recording.begin_plan(
-                description=description, session_id=session_id, paths=unique
+                description=description,
+                session_id=session_id,
+                paths=[key for key in unique if key not in images],
             ),
         )
+        if images:
+            try:
+                await asyncio.to_thread(self._storing, lambda: recorder.touch_captured(images))
+            except BaseException:
+                recorder.discard()  # nothing was written yet
+                raise
         return PlanRun(description, unique, recorder)
+
+    async def _seen_images(
+        self, targets: Iterable[tuple[str, ResolvedPath]]
+    ) -> dict[str, tuple[bytes | None, bool]]:
+        """The pre-images the user sees where they differ from the disk (an editor's unsaved
+        buffer), by key: what a rollback or undo of the plan must give back."""
+        images: dict[str, tuple[bytes | None, bool]] = {}
+        for key, target in targets:
+            disk = await asyncio.to_thread(_disk_image, target)
+            if disk is None:
+                continue
+            try:
+                seen = (await self.applier.current_text(target)).encode("utf-8")
+            except ActionError:  # not text: the disk's bytes are the pre-image
+                continue
+            if seen != disk[0]:
+                images[key] = (seen, disk[1])
+        return images
+
+    async def _touch(self, plan: PlanRun, key: str, target: ResolvedPath) -> None:
+        """Record the pre-image of a file before its first write (planned files were
+        recorded when the plan started)."""
+        if key in plan.recorder.paths:
+            return
+        images = await self._seen_images([(key, target)])
+        recorder = plan.recorder
+        if images:
+            await asyncio.to_thread(self._storing, lambda: recorder.touch_captured(images))
+        else:
+            await asyncio.to_thread(self._storing, lambda: recorder.touch(key))
 
     def _storing(self, work: Callable[[], T]) -> T:
         """`work()` on the checkpoint store; a refused write (disk full...) is WriteFailed
@@ -105,7 +151,7 @@ class PlanFiles:
         if content is not None:
             plan.recorder.check_content(key, len(content.encode("utf-8")))
         plan.kept.pop(key, None)
-        await asyncio.to_thread(self._storing, lambda: plan.recorder.touch(key))
+        await self._touch(plan, key, target)
         await self._write(plan, key, FileWrite(target, content))
         if key not in plan.files and key not in plan.unplanned:
             plan.unplanned.append(key)
@@ -171,6 +217,19 @@ class PlanFiles:
         transition = await asyncio.to_thread(plan.recorder.rollback, written)
         await self.applier.sync(transition.changes)
         return [state.path for state in transition.changes]
+
+
+def _disk_image(target: ResolvedPath) -> tuple[bytes, bool] | None:
+    """(content, executable) of an existing file small enough to compare with the editor's
+    text; None otherwise (its disk bytes are then its pre-image, as recorded by the store)."""
+    try:
+        with open(target.absolute, "rb") as handle:
+            info = os.fstat(handle.fileno())
+            if info.st_size > MAX_BUFFER_BYTES:
+                return None
+            return handle.read(), bool(info.st_mode & 0o100)
+    except OSError:
+        return None
 
 
 def _key(target: ResolvedPath) -> str:

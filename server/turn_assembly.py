@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from actions.apply import Applier
+from actions.buffers import BufferSource
 from actions.review import StagedPlan, StagingApplier, new_plan
 from actions.tools.search_docs import IndexSource
 from server.protocol import ChatContext
@@ -37,6 +38,7 @@ class FrontEnd:
     reviews: bool = False  # it shows staged plans: with `review: on` plans are staged
     index_source: IndexSource | None = None  # the editor's live index (single folder)
     index_sources: Mapping[str, IndexSource] | None = None  # each folder's, by folder name
+    buffers: BufferSource | None = None  # the editor's text of files (None: the disk)
 
 
 @dataclass(frozen=True)
@@ -77,6 +79,7 @@ async def run_front_end_turn(
             index_source=front.index_source,
             folders=front.folders,
             index_sources=front.index_sources,
+            buffers=front.buffers,
         )
         with state.foreground.turn():  # the index build yields meanwhile
             outcome = await run_turn_recorded(agent, session, message, context, front.sink)

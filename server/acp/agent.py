@@ -47,7 +47,7 @@ from acp.schema import (
 from pygls.exceptions import JsonRpcInvalidParams
 
 from server import __version__
-from server.acp.files import AcpApplier
+from server.acp.files import AcpApplier, AcpBuffers
 from server.acp.history_commands import checkpoint_command
 from server.acp.prompt_text import prompt_text
 from server.acp.review import review_plan
@@ -264,10 +264,10 @@ class AgentLsAcp:
         when it has one, a staged plan reviewed file by file (session/request_permission)."""
         config, _ = self.state.config()
         writes = self.client if self._client_writes() else None
-        reads = self.client if self._client_reads() else None
-        real = AcpApplier(session.root, session.id, writes, sink, reads)
+        buffers = AcpBuffers(self.client, session.id) if self._client_reads() else None
+        real = AcpApplier(session.root, session.id, writes, sink, buffers)
         folder = await self.state.folders.get(session.root, config.allowSecretFiles)
-        front = FrontEnd(session.root, [folder], real, sink, reviews=True)
+        front = FrontEnd(session.root, [folder], real, sink, reviews=True, buffers=buffers)
         turn = await run_front_end_turn(self.state, front, session.chat, text)
         if turn.staged is not None:
             await sink.drain()
