@@ -115,7 +115,8 @@ async def test_editor_rejecting_an_edit_rolls_the_plan_back(
     result = await chat(client, "Add a greeting module")
     assert tree_hash(project) == before
     assert result["text"].endswith("The editor refused src/app.py.")
-    assert result.get("plan") is None and result.get("checkpointId") is None
+    assert result.get("plan") is None
+    assert result.get("checkpointId") is None
     told = last_user_message(fakellm.requests[-1])
     assert f"the editor refused to write src/app.py: {app_uri} is locked" in told
     assert "the plan was rolled back (1 file(s) restored)" in told

@@ -8,7 +8,6 @@ import pytest
 
 from server.editor import EditorApplier
 from server.protocol import ErrorProgress, FileApplied, PlanProgress, PlanSummary
-from server.turns.turn import AgentError
 from tests.inprocess.conftest import Harness, Reply, ScriptedProvider, answer, doc
 
 NEW = 'def greet():\n    return "hi"\n'
@@ -114,7 +113,8 @@ async def test_a_file_with_unsaved_changes_stops_the_plan_and_nothing_is_lost(
     assert harness.editor.edits == []
     assert harness.folder.store.list() == []
     # the turn ends normally: the model is told which write was refused and answers
-    assert outcome.plan is None and outcome.checkpoint_id is None
+    assert outcome.plan is None
+    assert outcome.checkpoint_id is None
     assert outcome.text == "app.py has unsaved changes."
     told = provider.received[2][-1].content
     assert "src/app.py: is open in the editor with unsaved changes" in told
