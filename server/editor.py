@@ -11,6 +11,9 @@ The mechanism (item 4 of the actions issue): the disk is the truth, the buffers 
 Editors send didChange for the edited buffer, sometimes after answering applyEdit: a buffer
 we pushed counts as clean while it holds either the text before or after our edit.
 
+The applier is also the turn's `BufferSource` (actions.buffers): read_file shows the model an
+open buffer as the editor holds it, unsaved changes included, as search/replace matching does.
+
 The applier sees the editor through `Editor` (open buffers, applyEdit, didChange): `LspEditor`
 is the LSP client of the server; the in-process tests drive the applier with their own.
 """
@@ -147,6 +150,12 @@ class EditorApplier:
             write.target.model_path,
             "is open in the editor with unsaved changes; save or revert it, then ask again",
         )
+
+    async def buffer_text(self, path: Path) -> str | None:
+        """The open buffer of `path` (unsaved changes included), None when it is not open:
+        the editor's documents as the turn's BufferSource (read_file shows them)."""
+        document = await self._caught_up(path.as_uri())
+        return None if document is None else document[1]
 
     async def current_text(self, target: ResolvedPath) -> str:
         """The open buffer's text (what the user sees), else the disk's."""
