@@ -3,8 +3,9 @@
 One plan = one checkpoint. Every file is recorded (pre-image) before it is written; when the
 plan aborts, the recorder restores the pre-images of the files it wrote (only those: a planned
 file not written yet is left alone, on disk and in the editor) and the applier re-syncs them.
-A pre-image is what the user sees (`Applier.current_text`): where the editor's buffer differs
-from the disk (an ACP client's unsaved buffer), the buffer is what a rollback or undo restores.
+With a `BufferSource` (the editor's buffers), a pre-image is what the user sees: where the
+editor's buffer differs from the disk (an ACP client's unsaved buffer), the buffer is what a
+rollback or undo restores.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import TypeVar
 
 from actions.apply import Applier, FileWrite
-from actions.buffers import MAX_BUFFER_BYTES
+from actions.buffers import MAX_BUFFER_BYTES, BufferSource, read_buffer
 from actions.checkpoints import CheckpointStore, PlanRecorder
 from actions.checkpoints.group import GroupRecorder, StoreGroup
 from actions.errors import ActionError, WriteFailed
@@ -61,10 +62,14 @@ class PlanFiles:
         *,
         roots: Roots | None = None,
         group: StoreGroup | None = None,
+        buffers: BufferSource | None = None,
     ) -> None:
+        """`buffers`: the editor's text of files, the pre-image where it differs from the
+        disk (None: the disk; a plan staged for review writes nothing and takes none)."""
         self.workspace = workspace
         self.store = store
         self.applier = applier
+        self.buffers = buffers
         self.roots = roots if roots is not None and roots.multi else None
         self.resolver: PathResolver = self.roots or workspace
         self.recording: CheckpointStore | StoreGroup = store
@@ -102,16 +107,15 @@ class PlanFiles:
         """The pre-images the user sees where they differ from the disk (an editor's unsaved
         buffer), by key: what a rollback or undo of the plan must give back."""
         images: dict[str, tuple[bytes | None, bool]] = {}
+        if self.buffers is None:
+            return images
         for key, target in targets:
             disk = await asyncio.to_thread(_disk_image, target)
             if disk is None:
                 continue
-            try:
-                seen = (await self.applier.current_text(target)).encode("utf-8")
-            except ActionError:  # not text: the disk's bytes are the pre-image
-                continue
-            if seen != disk[0]:
-                images[key] = (seen, disk[1])
+            seen = (await read_buffer(self.buffers, target.absolute)).text
+            if seen is not None and seen.encode("utf-8") != disk[0]:
+                images[key] = (seen.encode("utf-8"), disk[1])
         return images
 
     async def _touch(self, plan: PlanRun, key: str, target: ResolvedPath) -> None:

@@ -26,7 +26,7 @@ from actions.checkpoints import CheckpointError, CheckpointStore
 from actions.checkpoints.group import StoreGroup
 from actions.paths import Workspace
 from actions.plans import PlanFiles
-from actions.review import ReviewBoard
+from actions.review import ReviewBoard, StagingApplier
 from actions.roots import Roots
 from actions.tool_adapters import tool_adapter
 from actions.tools import ReadFile, ToolRegistry, default_registry, lazy_index
@@ -177,7 +177,8 @@ def build_agent(
     the folder is opened and updated on the first search. `folders`: every folder of a
     multi-root workspace (`folder` is the first): tools and plans then reach them all, each
     folder's index by name in `index_sources`. `buffers`: the editor's text of files, which
-    read_file shows the model (None: the disk; plans see buffers through the applier)."""
+    read_file shows the model and a plan's pre-images are (None: the disk; a staged plan
+    writes nothing and takes none)."""
     # The embedded model's decoding is constrained to one JSON document: no fences there.
     adapter = tool_adapter(config.toolProtocol, fenced_bodies=provider.name != "local")
     budget = history_chars(config)
@@ -194,7 +195,8 @@ def build_agent(
     if len(folders) > 1:
         sources = (index_sources, buffers)
         return _multiroot_agent(config, provider, folders, applier, sources, budget)
-    plans = PlanFiles(folder.workspace, folder.store, applier)
+    pre_images = None if isinstance(applier, StagingApplier) else buffers
+    plans = PlanFiles(folder.workspace, folder.store, applier, buffers=pre_images)
     name = folder.workspace.name
     registry = folder.registry
     if not config.index:  # index: false — search_docs is not offered to the model
@@ -226,6 +228,7 @@ def _multiroot_agent(
         applier,
         roots=roots,
         group=store_group(roots, folders),
+        buffers=None if isinstance(applier, StagingApplier) else buffers,
     )
     indexes = dict(index_sources or {})
     for root in roots.roots:

@@ -155,3 +155,26 @@ async def test_a_plan_edits_the_buffer_and_undo_gives_it_back(tmp_path: Path) ->
     assert written == "print('v1')\nprint('done')\n"
     assert undone["text"].startswith("Undid")
     assert tree(root)["src/app.py"] == UNSAVED_APP  # the buffer the user had, not the disk's
+
+
+async def test_a_client_refusing_every_write_ends_the_turn_at_the_second_refusal(
+    tmp_path: Path,
+) -> None:
+    """acpx's default permission mode refuses every write: a model that sends its plan again
+    after being told is refused again and the turn ends there (end_turn), nothing changed."""
+    root = seed_project(tmp_path / "ws")
+    before = tree(root)
+    client = FileClient()
+    client.refused.update(str(root / path) for path in ("src/new.py", "src/app.py"))
+    never = doc(action="text_response", text_response="never sent")
+    script = {"replies": [FULL_CONVERSATION[2], FULL_CONVERSATION[2], never]}
+    with FakeLLM(script) as llm:
+        async with acp_agent(llm, client, fs=True) as conn:
+            session = await conn.new_session(cwd=str(root))
+            response = await conn.prompt(session_id=session.session_id, prompt=[text_block("go")])
+    assert response.stop_reason == "end_turn"
+    assert len(llm.requests) == 2
+    assert tree(root) == before
+    refused = "the editor refused to write src/new.py: Permission denied"
+    assert client.text().count(refused) == 2
+    assert "never sent" not in client.text()
