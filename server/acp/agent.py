@@ -46,6 +46,7 @@ from acp.schema import (
 )
 from pygls.exceptions import JsonRpcInvalidParams
 
+from actions.apply import ApplyRefused
 from server import __version__
 from server.acp.files import AcpApplier, AcpBuffers
 from server.acp.history_commands import checkpoint_command
@@ -272,9 +273,12 @@ class AgentLsAcp:
         if turn.staged is not None:
             await sink.drain()
             board = self.state.board(session.root)
-            summary = await review_plan(
-                self.client, session.id, session.root, turn.staged, real, board
-            )
+            try:
+                summary = await review_plan(
+                    self.client, session.id, session.root, turn.staged, real, board
+                )
+            except ApplyRefused as error:  # the accepted files were rolled back whole
+                summary = f"\n\nagent-ls: {error}; nothing was changed: the plan was rolled back\n"
             sink.send(update_agent_message_text(summary))
 
     def _client_reads(self) -> bool:

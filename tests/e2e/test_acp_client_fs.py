@@ -178,3 +178,23 @@ async def test_a_client_refusing_every_write_ends_the_turn_at_the_second_refusal
     refused = "the editor refused to write src/new.py: Permission denied"
     assert client.text().count(refused) == 2
     assert "never sent" not in client.text()
+
+
+async def test_review_mode_a_refused_write_of_an_allowed_file_ends_the_turn_normally(
+    tmp_path: Path,
+) -> None:
+    """Review on: the user allows the files, the client then refuses a write: the allowed
+    files are rolled back whole, the user is told which write and why, end_turn."""
+    root = seed_project(tmp_path / "ws")
+    before = tree(root)
+    client = FileClient()
+    client.answers = ["allow", "allow"]
+    client.refused.add(str(root / "src/app.py"))
+    script = {"replies": [*FULL_CONVERSATION[2:4], ANSWER]}
+    with FakeLLM(script) as llm:
+        async with acp_agent(llm, client, fs=True, AGENT_LS_REVIEW="on") as conn:
+            session = await conn.new_session(cwd=str(root))
+            response = await conn.prompt(session_id=session.session_id, prompt=[text_block("go")])
+    assert response.stop_reason == "end_turn"
+    assert tree(root) == before
+    assert "the editor refused to write src/app.py: Permission denied" in client.text()
