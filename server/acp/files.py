@@ -4,7 +4,8 @@ A client that advertises `fs.writeTextFile` gets every created or updated file a
 `fs/write_text_file` request, so its open, unsaved buffers are respected the way it chooses;
 otherwise the disk is written atomically, exactly as in LSP mode without an editor. ACP has
 no delete: deletions go to the disk. Each written file is also shown to the user as an
-`edit` tool call with its diff (old text from the disk before the write).
+`edit` tool call with its diff (old text: the client's buffer when it offers
+`fs/read_text_file`, else the disk, before the write).
 
 After a rollback or undo the disk already holds the restored content; a client with a file
 system gets it through `fs/write_text_file` too, so its buffers follow. A rollback restores
@@ -112,6 +113,8 @@ class AcpApplier:
             absolute = write.target.absolute
             before = await asyncio.to_thread(read_bytes_or_none, absolute)
             old = before.decode("utf-8", errors="replace") if before is not None else None
+            if old is not None and self.buffers is not None:  # the diff from what it showed
+                old = (await read_buffer(self.buffers, absolute)).text or old
             if write.content is None or self.client is None:
                 await self.disk.apply([write])
             else:

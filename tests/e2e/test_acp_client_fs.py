@@ -153,6 +153,8 @@ async def test_a_plan_edits_the_buffer_and_undo_gives_it_back(tmp_path: Path) ->
             undone = await conn.ext_method("agentls/undo", {"sessionId": session.session_id})
     assert response.stop_reason == "end_turn"
     assert written == "print('v1')\nprint('done')\n"
+    [edit] = [u for u in client.updates if getattr(u, "kind", None) == "edit"]
+    assert edit.content[0].old_text == UNSAVED_APP  # the diff from what the user had
     assert undone["text"].startswith("Undid")
     assert tree(root)["src/app.py"] == UNSAVED_APP  # the buffer the user had, not the disk's
 
