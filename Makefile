@@ -4,7 +4,7 @@ PY := $(VENV)/bin/python
 BIN := $(VENV)/bin
 SHELL := /bin/bash
 
-.PHONY: install deps demo demo-local test lint typecheck unit vscode fix bench
+.PHONY: install deps clients demo demo-local test lint typecheck unit vscode fix bench
 
 $(PY):
 	python3 -m venv $(VENV)
@@ -49,12 +49,32 @@ $(STAMP): pyproject.toml | $(PY)
 
 install: $(STAMP)
 
-# System packages the end-to-end tests drive for real (Neovim as an LSP client).
+# System packages the end-to-end tests drive for real (Neovim as an LSP client; tmux, the
+# terminal Neovim runs in when a test reads its screen).
 deps:
 	@command -v nvim >/dev/null 2>&1 || { \
 	  if [ "$$(id -u)" = 0 ]; then echo "installing Debian's neovim with apt-get (about a minute)"; \
 	    apt-get update -qq && apt-get install -y -qq neovim >/dev/null; \
 	  else echo "nvim missing: the Neovim tests will be skipped (apt-get install neovim)"; fi; }
+	@command -v tmux >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ]; then echo "installing tmux with apt-get"; \
+	    apt-get update -qq && apt-get install -y -qq tmux >/dev/null; \
+	  else echo "tmux missing: the Neovim screen tests will be skipped (apt-get install tmux)"; fi; }
+
+# Third-party ACP clients the tests drive (tests/clients/package.json: exact versions, and its
+# lock file) into tests/clients/node_modules, again only when either changes. `npm install
+# --no-save` installs what the lock says and never rewrites it; `npm ci` refuses this lock (acpx's
+# @openclaw/fs-safe names optional platform packages that were never published). Install
+# scripts are not run (none is needed); npm's warnings (acpx declares node>=22.13, it runs on
+# node 20) stay quiet.
+CLIENTS_STAMP := tests/clients/node_modules/.installed
+$(CLIENTS_STAMP): tests/clients/package-lock.json tests/clients/package.json
+	@command -v npm >/dev/null 2>&1 || { echo "npm missing: install Node.js (20 or later) for the ACP client tests"; exit 1; }
+	@echo "installing the ACP test clients (acpx) into tests/clients/node_modules"
+	@cd tests/clients && npm install --no-save --ignore-scripts --no-audit --no-fund --loglevel=error </dev/null
+	@touch $(CLIENTS_STAMP)
+
+clients: $(CLIENTS_STAMP)
 
 # The main job in a few minutes, offline: a recorded conversation replayed through the real
 # provider path (examples/demo.sh says so on screen), a three-file plan, undo.
@@ -80,7 +100,7 @@ unit: install
 vscode: install
 	bash vscode-client/ci.sh
 
-test: install deps lint typecheck vscode
+test: install deps clients lint typecheck vscode
 	@echo "== the whole suite: ~2,600 tests, usually 18 min on 2 cores (a dot per test)"
 	$(BIN)/pytest -q
 

@@ -26,6 +26,7 @@ ENV_VARS = {
     "index": "AGENT_LS_INDEX",
     "review": "AGENT_LS_REVIEW",
     "allowSecretFiles": "AGENT_LS_ALLOW_SECRET_FILES",
+    "commands": "AGENT_LS_COMMANDS",
 }
 API_KEY_ENV = "AGENT_LS_API_KEY"
 
@@ -57,6 +58,12 @@ class Config:
     # Secret files the user lets agent-ls read, list and write (gitignore globs; ["*"]: all).
     allowSecretFiles: tuple[str, ...] = ()
     review: str = "off"  # on: plans are staged until agent.accept (actions/review.py)
+    # The run_command tool (actions/tools/run_command.py): ask (the user consents to each line),
+    # allow (run without asking: trust), off (not offered). Lines matching a glob of
+    # commandAllowList run without asking; commandTimeout: seconds before the group is stopped.
+    commands: str = "ask"
+    commandAllowList: tuple[str, ...] = ()
+    commandTimeout: float = 120.0
 
     def api_key(self, environ: Mapping[str, str] | None = None) -> str | None:
         """The secret from `apiKeyEnv`, else AGENT_LS_API_KEY (see `clean_api_key`); never
@@ -198,6 +205,15 @@ def _flag(value: Any) -> bool:
     raise ValueError("true or false")
 
 
+def _command_globs(value: Any) -> tuple[str, ...]:
+    """Globs over a whole command line (`["pytest*", "npm test"]`); `*` matches spaces too."""
+    if not isinstance(value, list | tuple) or not all(
+        isinstance(glob, str) and glob.strip() for glob in value
+    ):
+        raise ValueError("a list of command-line globs")
+    return tuple(glob.strip() for glob in value)
+
+
 def _globs(value: Any) -> tuple[str, ...]:
     """A list of gitignore-style globs; `true` means every file, `false` none. A string (the
     environment's form) is a comma-separated list, or `true` / `false`."""
@@ -237,6 +253,9 @@ _CHECKS: dict[str, Callable[[Any], Any]] = {
     "index": _flag,
     "allowSecretFiles": _globs,
     "review": _one_of("off", "on"),
+    "commands": _one_of("ask", "allow", "off"),
+    "commandAllowList": _command_globs,
+    "commandTimeout": _positive_float,
 }
 assert set(_CHECKS) == {f.name for f in fields(Config)}
 

@@ -8,6 +8,10 @@ The mechanism (item 4 of the actions issue): the disk is the truth, the buffers 
   new content; if the client says no, nothing is written and the plan rolls back.
 - Then the disk is written atomically (temp file + rename), for every file, open or not:
   Neovim and VS Code change only buffers on TextDocumentEdit and save nothing.
+The edited buffer is then modified with the disk's text; LSP has no request to save or
+reload it, so each client of ours settles it (VS Code saves it: saveEdited.ts; the Neovim
+plugin marks it unmodified: edits.lua), else the editor warns at its next look at the file
+that it changed on disk (Vim's W12).
 Editors send didChange for the edited buffer, sometimes after answering applyEdit: a buffer
 we pushed counts as clean while it holds either the text before or after our edit.
 

@@ -78,7 +78,7 @@ class ChatParams:
 # Progress: one type per kind --------------------------------------------------------------
 
 ProgressKind = Literal[
-    "text", "tool_call", "tool_result", "plan", "file_applied", "error", "review"
+    "text", "tool_call", "tool_result", "plan", "file_applied", "error", "review", "command_output"
 ]
 
 
@@ -169,6 +169,16 @@ class ReviewProgress:
     files: list[ReviewFile]
 
 
+@attrs.frozen(kw_only=True)
+class CommandOutput:
+    """Output of the command `run_command` is running, as it comes (stdout and stderr
+    interleaved); its result follows as a `tool_result`."""
+
+    kind: ClassVar[Literal["command_output"]] = "command_output"
+    command: str
+    text: str
+
+
 ProgressEvent = (
     TextDelta
     | ToolCallStarted
@@ -177,6 +187,7 @@ ProgressEvent = (
     | FileApplied
     | ErrorProgress
     | ReviewProgress
+    | CommandOutput
 )
 PROGRESS_TYPES: dict[str, type[ProgressEvent]] = {cls.kind: cls for cls in get_args(ProgressEvent)}
 

@@ -109,6 +109,14 @@ def location_secrets(location: str) -> set[str]:
     return {f for f in found if f}
 
 
+def holds_remembered(value: str) -> bool:
+    """Whether `value` contains a secret registered with `remember` / `remember_location`
+    (the key a provider read, a URL's password): such a variable is kept from commands."""
+    with _lock:
+        remembered = tuple(_remembered)
+    return any(secret.strip() in value for secret in remembered if secret.strip())
+
+
 def forms(value: str) -> set[str]:
     """The ways `value` can show up in a message."""
     stripped = value.strip()

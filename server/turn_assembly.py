@@ -12,18 +12,23 @@ recording of its own edits, the loop. Cancelling the task that awaits the turn c
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from actions.apply import Applier
 from actions.buffers import BufferSource
+from actions.checkpoints import CheckpointStore
+from actions.paths import Workspace
 from actions.review import StagedPlan, StagingApplier, new_plan
+from actions.tools.run_command import CommandGate, CommandRequest, Runner
 from actions.tools.search_docs import IndexSource
+from server.config import Config
 from server.protocol import ChatContext
 from server.providers import ProviderError
 from server.state import ServerState
+from server.turns.commands import DenyAll, command_tool, recorder_for
 from server.turns.external import run_turn_recorded
-from server.turns.turn import ChatSession, ProgressSink, TurnOutcome
+from server.turns.turn import Agent, ChatSession, ProgressSink, TurnOutcome
 from server.workspace import FolderContext, build_agent
 
 
@@ -39,6 +44,8 @@ class FrontEnd:
     index_source: IndexSource | None = None  # the editor's live index (single folder)
     index_sources: Mapping[str, IndexSource] | None = None  # each folder's, by folder name
     buffers: BufferSource | None = None  # the editor's text of files (None: the disk)
+    commands: CommandGate | None = None  # its consent prompt for run_command (None: denied)
+    command_runner: Runner | None = None  # where a command runs (None: here; ACP: a terminal)
 
 
 @dataclass(frozen=True)
@@ -81,6 +88,7 @@ async def run_front_end_turn(
             index_sources=front.index_sources,
             buffers=front.buffers,
         )
+        agent = with_commands(agent, config, front, session)
         with state.foreground.turn():  # the index build yields meanwhile
             outcome = await run_turn_recorded(agent, session, message, context, front.sink)
     except ProviderError:
@@ -91,3 +99,34 @@ async def run_front_end_turn(
     staged.description = outcome.plan.description if outcome.plan is not None else ""
     board.add(staged)
     return FrontEndTurn(outcome, staged)
+
+
+def with_commands(agent: Agent, config: Config, front: FrontEnd, session: ChatSession) -> Agent:
+    """The agent with `run_command` offered (not with `commands: off`, without a folder, or to
+    the embedded model, too small to be trusted with a shell)."""
+    plans = agent.plans
+    if plans is None or agent.provider.name == "local":
+        return agent
+    folders = list(front.folders)
+    default_cwd = "/" if plans.roots is None else f"/{plans.roots.names[0]}"
+
+    def locate(request: CommandRequest) -> tuple[Workspace, CheckpointStore] | None:
+        for folder in folders:  # the folder that holds the command's directory
+            if request.cwd == folder.workspace.root or folder.workspace.root in request.cwd.parents:
+                return folder.workspace, folder.store
+        return None
+
+    built = command_tool(
+        config,
+        agent.provider.name,
+        plans.resolver,
+        default_cwd,
+        front.commands or DenyAll(),
+        session.allowed_commands,
+        front.sink,
+        recorder_for(locate, session.id, front.sink),
+        front.command_runner,
+    )
+    if built is None:
+        return agent
+    return replace(agent, registry=agent.registry.extended(*built))

@@ -44,6 +44,13 @@ class ToolRegistry:
         copy._entries[manifest.name] = (manifest, implementation)
         return copy
 
+    def extended(self, manifest: Tool, implementation: ToolImplementation) -> ToolRegistry:
+        """A new registry: these tools and one more (this one is left as it was)."""
+        registry = ToolRegistry()
+        registry._entries = dict(self._entries)
+        registry.register(manifest, implementation)
+        return registry
+
     def names(self) -> list[str]:
         return list(self._entries)
 

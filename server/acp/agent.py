@@ -48,6 +48,7 @@ from pygls.exceptions import JsonRpcInvalidParams
 
 from actions.apply import ApplyRefused
 from server import __version__
+from server.acp.commands import AcpCommandGate, terminal_runner
 from server.acp.files import AcpApplier, AcpBuffers
 from server.acp.history_commands import checkpoint_command
 from server.acp.prompt_text import prompt_text
@@ -268,7 +269,17 @@ class AgentLsAcp:
         buffers = AcpBuffers(self.client, session.id) if self._client_reads() else None
         real = AcpApplier(session.root, session.id, writes, sink, buffers)
         folder = await self.state.folders.get(session.root, config.allowSecretFiles)
-        front = FrontEnd(session.root, [folder], real, sink, reviews=True, buffers=buffers)
+        terminal = self.capabilities.terminal
+        front = FrontEnd(
+            session.root,
+            [folder],
+            real,
+            sink,
+            reviews=True,
+            buffers=buffers,
+            commands=AcpCommandGate(self.client, session.id, sink),
+            command_runner=terminal_runner(self.client, session.id, sink) if terminal else None,
+        )
         turn = await run_front_end_turn(self.state, front, session.chat, text)
         if turn.staged is not None:
             await sink.drain()

@@ -49,6 +49,7 @@ TOOL_KINDS: dict[str, ToolKind] = {
     "read_file": "read",
     "search_files": "search",
     "search_docs": "search",
+    "run_command": "execute",
 }
 MAX_TOOL_OUTPUT = 4000
 
@@ -88,6 +89,10 @@ class UpdateSink:
     async def close(self) -> None:
         await self.drain()
         self.pump.cancel()
+
+    def running(self, name: str) -> str | None:
+        """The id of the latest call of tool `name` still running (None: none)."""
+        return next((cid for n, cid in reversed(self.pending_tools) if n == name), None)
 
     def next_id(self, prefix: str) -> str:
         self.counter += 1
@@ -188,5 +193,7 @@ def _paths(args: JsonObject) -> list[str]:
 
 
 def _title(name: str, args: Any) -> str:
+    if name == "run_command" and isinstance(args, dict) and isinstance(args.get("command"), str):
+        return f"Run: {args['command']}"[:200]
     shown = json.dumps(args, ensure_ascii=False) if args else ""
     return f"{name} {shown}".strip()[:200]

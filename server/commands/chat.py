@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from actions.apply import DiskApplier
+from server.commands.command_consent import TerminalGate
 from server.commands.errors import (
     INTERRUPTED,
     USAGE,
@@ -21,6 +22,7 @@ from server.commands.errors import (
 from server.commands.progress import Progress
 from server.config import Config, ConfigProblem, blocking_problem, from_environment, merge
 from server.protocol import (
+    CommandOutput,
     ErrorProgress,
     FileApplied,
     PlanProgress,
@@ -54,6 +56,10 @@ class StdoutSink:
                 sys.stdout.write(event.delta)
                 sys.stdout.flush()
             return
+        if isinstance(event, CommandOutput):  # the command's own output, as it comes
+            sys.stderr.write(event.text)
+            sys.stderr.flush()
+            return
         print(f"agent-ls: {step_line(event)}", file=sys.stderr, flush=True)
 
 
@@ -72,6 +78,8 @@ def step_line(event: ProgressEvent) -> str:
             return f"error: {message}"
         case ReviewProgress(state=state, files=files):
             return f"review: {state} ({', '.join(f.path for f in files)})"
+        case CommandOutput(text=text):
+            return text
         case TextDelta(delta=delta):
             return delta
 
@@ -84,6 +92,11 @@ def register(sub: Any) -> None:
     parser.add_argument("--base-url", dest="baseUrl", help="provider base URL, e.g. …/v1")
     parser.add_argument("--model", help="model name")
     parser.add_argument("--json", action="store_true", help="print the final result as JSON")
+    parser.add_argument(
+        "--allow-commands",
+        action="store_true",
+        help="run the model's shell commands without asking (setting commands: allow)",
+    )
     parser.set_defaults(func=run)
 
 
@@ -91,6 +104,8 @@ def cli_config(args: argparse.Namespace) -> tuple[Config, set[str], list[ConfigP
     """Environment overlaid with the flags; the keys the flags set explicitly."""
     config, problems = from_environment()
     flags = {k: getattr(args, k) for k in ("provider", "baseUrl", "model") if getattr(args, k)}
+    if getattr(args, "allow_commands", False):
+        flags["commands"] = "allow"
     config, more = merge(config, flags, "command line")
     return config, set(flags), problems + more
 
@@ -114,7 +129,8 @@ async def chat_once(
             progress.detail = generated_tokens
         folder = await state.folders.get(root, config.allowSecretFiles)
         session = ChatSession("cli")
-        front = FrontEnd(root, [folder], DiskApplier(root), sink)
+        gate = TerminalGate(progress)
+        front = FrontEnd(root, [folder], DiskApplier(root), sink, commands=gate)
         turn = await run_front_end_turn(state, front, session, message)
         return session, turn.outcome
     finally:

@@ -15,6 +15,7 @@ from pygls.exceptions import JsonRpcInvalidParams
 from actions.review import StagedPlan
 from actions.tools.search_docs import IndexSource
 from server.editor import EditorApplier, LspEditor
+from server.features.command_consent import EditorGate
 from server.features.configuration import settled
 from server.features.folders import OpenWorkspace, open_workspace
 from server.features.indexing import live
@@ -162,6 +163,7 @@ async def editor_turn(
             index_source=lambda: live(ls),
             index_sources=index_sources(ls, opened),
             buffers=applier,  # read_file sees the open buffers
+            commands=EditorGate(ls),
         )
         turn = await run_front_end_turn(ls.state, front, session, message, context)
         outcome = turn.outcome

@@ -38,6 +38,7 @@ class ChatSession:
     id: str
     messages: list[ChatMessage] = field(default_factory=list)
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    allowed_commands: set[str] = field(default_factory=set)  # "Always allow" answers
 
 
 class AgentError(Exception):

@@ -43,7 +43,7 @@ export interface ChatParams {
   workDoneToken?: number | string;
 }
 
-export type ProgressKind = "text" | "tool_call" | "tool_result" | "plan" | "file_applied" | "error" | "review";
+export type ProgressKind = "text" | "tool_call" | "tool_result" | "plan" | "file_applied" | "error" | "review" | "command_output";
 
 /** Text for the user, as it streams. */
 export interface TextDelta {
@@ -112,6 +112,15 @@ export interface ReviewProgress {
   files: ReviewFile[];
 }
 
+/**
+ * Output of the command `run_command` is running, as it comes (stdout and stderr
+ * interleaved); its result follows as a `tool_result`.
+ */
+export interface CommandOutput {
+  command: string;
+  text: string;
+}
+
 /** The payload of each progress kind (`data` of the notification; text's is inline). */
 export interface ProgressPayloads {
   text: TextDelta;
@@ -121,6 +130,7 @@ export interface ProgressPayloads {
   file_applied: FileApplied;
   error: ErrorProgress;
   review: ReviewProgress;
+  command_output: CommandOutput;
 }
 
 /**
@@ -134,7 +144,8 @@ export type ChatProgress =
   | { sessionId: string; kind: "plan"; data: PlanProgress }
   | { sessionId: string; kind: "file_applied"; data: FileApplied }
   | { sessionId: string; kind: "error"; data: ErrorProgress }
-  | { sessionId: string; kind: "review"; data: ReviewProgress };
+  | { sessionId: string; kind: "review"; data: ReviewProgress }
+  | { sessionId: string; kind: "command_output"; data: CommandOutput };
 
 /** A plan at the end of its turn: what was planned, applied, skipped, added. */
 export interface PlanSummary {

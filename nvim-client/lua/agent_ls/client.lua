@@ -80,7 +80,11 @@ function M.ensure(root)
     root_dir = root,
     workspace_folders = { { uri = vim.uri_from_fname(root), name = vim.fn.fnamemodify(root, ":t") } },
     init_options = opts.init_options,
-    handlers = require("agent_ls.progress").handlers(),
+    handlers = vim.tbl_extend(
+      "error",
+      require("agent_ls.progress").handlers(),
+      require("agent_ls.edits").handlers() -- applyEdit: no W12 dialog (edits.lua)
+    ),
   })
   if not id then
     return nil, "agent-ls: the server did not start (see :LspLog)"

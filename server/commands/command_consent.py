@@ -1,0 +1,39 @@
+"""`agent-ls chat`'s consent to the model's shell commands: a y/N question on the terminal,
+or Deny with a one-line hint when stdin is not a terminal (`--allow-commands` runs them
+without asking)."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+
+from actions.tools.run_command import CommandRequest, Consent
+from server.commands.progress import Progress
+
+ANSWERS = {"y": Consent.RUN, "yes": Consent.RUN, "a": Consent.ALWAYS, "always": Consent.ALWAYS}
+
+
+class TerminalGate:
+    """Asks on stderr, reads stdin; anything but y / a (or no terminal) is Deny."""
+
+    def __init__(self, progress: Progress | None = None) -> None:
+        self.progress = progress
+
+    async def ask(self, request: CommandRequest) -> Consent:
+        if self.progress is not None:
+            self.progress.clear()
+        if not sys.stdin.isatty():
+            print(
+                f"agent-ls: denied the command `{request.command}`: stdin is not a terminal "
+                "(--allow-commands runs the model's commands without asking)",
+                file=sys.stderr,
+                flush=True,
+            )
+            return Consent.DENY
+        question = (
+            f"agent-ls: the model wants to run, in {request.shown_cwd}:\n  {request.command}\n"
+            "Run it? [y]es / [a]lways this line / [N]o: "
+        )
+        print(question, end="", file=sys.stderr, flush=True)
+        line = await asyncio.to_thread(sys.stdin.readline)
+        return ANSWERS.get(line.strip().lower(), Consent.DENY)
