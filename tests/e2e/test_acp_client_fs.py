@@ -11,6 +11,7 @@ import pytest
 from acp import RequestError, text_block
 from acp.schema import ReadTextFileResponse, WriteTextFileResponse
 
+from tests.e2e.acpx import acpx_client, git_workspace
 from tests.e2e.conversations import FULL_CONVERSATION, SEED_FILES, doc, seed_project, tool, tree
 from tests.e2e.test_acp import RecordingClient, acp_agent
 from tests.fakellm import FakeLLM, last_user_message
@@ -200,3 +201,32 @@ async def test_review_mode_a_refused_write_of_an_allowed_file_ends_the_turn_norm
     assert response.stop_reason == "end_turn"
     assert tree(root) == before
     assert "the editor refused to write src/app.py: Permission denied" in client.text()
+
+
+def test_acpx_default_permission_mode_refuses_the_write_and_the_turn_ends_cleanly(
+    tmp_path: Path,
+) -> None:
+    """acpx (npm) in its default permission mode (approve-reads) answers fs/write_text_file
+    with an error ("Permission denied for fs/write_text_file"): the prompt ends with end_turn
+    (no JSON-RPC error; acpx exits 5, its own "permission denied" code, as every permission
+    it was asked was denied), nothing changed on disk, the user reads which write was refused
+    and why, and the model's answer."""
+    root = git_workspace(seed_project(tmp_path / "ws"))
+    before = tree(root)
+    script = {"replies": [FULL_CONVERSATION[2], ANSWER]}
+    with FakeLLM(script) as llm, acpx_client(root, tmp_path / "home", llm) as acpx:
+        acpx.sessions_new()
+        run = acpx.prompt("Add a greeting module", permissions=None)
+        acpx.wait_idle()
+    assert "result" in run.response("session/prompt"), run.stderr
+    assert (run.returncode, run.stop_reason) == (5, "end_turn"), run.stderr
+    assert tree(root) == before
+    assert run.writes() == [str(root / "src/new.py")]  # asked once, refused
+    shown = run.text()
+    refused = "the editor refused to write src/new.py: Permission denied for fs/write_text_file"
+    assert refused in shown
+    assert "nothing was changed: the plan was rolled back (0 file(s) restored)" in shown
+    assert "The editor did not let me write app.py." in shown
+    [failed] = [u for u in run.updates("tool_call") if u.get("status") == "failed"]
+    assert failed["title"] == "Edit src/new.py"
+    assert refused in last_user_message(llm.requests[-1])
