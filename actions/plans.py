@@ -224,16 +224,19 @@ class PlanFiles:
 
 
 def _disk_image(target: ResolvedPath) -> tuple[bytes, bool] | None:
-    """(content, executable) of an existing file small enough to compare with the editor's
-    text; None otherwise (its disk bytes are then its pre-image, as recorded by the store)."""
+    """(content, executable) of an existing UTF-8 text file small enough to compare with the
+    editor's text; None otherwise (its disk bytes are then its pre-image, as the store
+    records them: an editor's text of a binary file is never one)."""
     try:
         with open(target.absolute, "rb") as handle:
             info = os.fstat(handle.fileno())
             if info.st_size > MAX_BUFFER_BYTES:
                 return None
-            return handle.read(), bool(info.st_mode & 0o100)
-    except OSError:
+            data = handle.read()
+        data.decode("utf-8")
+    except (OSError, UnicodeDecodeError):
         return None
+    return (data, bool(info.st_mode & 0o100)) if b"\0" not in data else None
 
 
 def _key(target: ResolvedPath) -> str:

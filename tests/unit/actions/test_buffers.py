@@ -1,5 +1,6 @@
-"""read_file over a `BufferSource` (the editor's text of files): what the editor holds is
-read, within the same limits as the disk; an editor error leaves the disk read, with a note."""
+"""read_file and plans over a `BufferSource` (the editor's text of files): what the editor
+holds is read, within the same limits as the disk; an editor error leaves the disk read, with
+a note; an unsaved buffer is the pre-image an undo gives back."""
 
 from __future__ import annotations
 
@@ -7,8 +8,12 @@ from pathlib import Path
 
 import pytest
 
+from actions.apply import DiskApplier
 from actions.buffers import BufferUnreadable
+from actions.checkpoints import CheckpointStore
 from actions.paths import Workspace
+from actions.plans import PlanFiles
+from actions.schema import UpdateFileOp
 from actions.tools import ReadFile, ReadFileConfig, ToolResult, default_registry
 
 
@@ -92,3 +97,26 @@ async def test_the_registry_swaps_one_tool_and_shares_the_rest(root: Path) -> No
     assert swapped.manifests() == registry.manifests()
     assert "buffer" in (await swapped.call("read_file", {"path": "/a.txt"})).text
     assert "disk 1" in (await registry.call("read_file", {"path": "/a.txt"})).text
+
+
+def update(path: str, content: str) -> UpdateFileOp:
+    return UpdateFileOp.model_validate(
+        {"action": "update_file", "file": {"path": path, "content": content}}
+    )
+
+
+async def test_a_plans_pre_image_is_the_editors_text_and_never_a_binary_files(
+    root: Path, tmp_path: Path
+) -> None:
+    """An unsaved buffer is what the plan's undo gives back; a binary file keeps its bytes
+    whatever the editor says of it."""
+    store = CheckpointStore(root, store_dir=tmp_path / "store")
+    buffers = Buffers({root / "a.txt": "unsaved\n", root / "bin.dat": "\ufffd\x01\x02"})
+    plans = PlanFiles(Workspace(root), store, DiskApplier(root), buffers=buffers)
+    plan = await plans.start("two files", ["/a.txt", "/bin.dat"], "s")
+    await plans.apply(plan, update("/a.txt", "new\n"))
+    await plans.apply(plan, update("/bin.dat", "text now\n"))
+    assert await plans.commit(plan)
+    store.undo()
+    assert (root / "a.txt").read_text() == "unsaved\n"
+    assert (root / "bin.dat").read_bytes() == b"\0\1\2"
