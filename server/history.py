@@ -25,13 +25,15 @@ import os
 import re
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
 from actions.private import data_root, make_private_dir
+from server.conversation import derive
+from server.protocol import CONVERTER, ShownEntry, ShownUser
 from server.providers.base import ChatMessage, NativeToolCall
 
 log = logging.getLogger(__name__)
@@ -121,16 +123,22 @@ class SessionStore:
             raise UnknownSession(session_id)
         return self.directory / f"{session_id}.json"
 
-    def save(self, session_id: str, messages: list[ChatMessage]) -> None:
-        """Write the whole conversation (atomic; the folder and file are private)."""
+    def save(
+        self, session_id: str, messages: list[ChatMessage], shown: Sequence[ShownEntry] = ()
+    ) -> None:
+        """Write the whole conversation: the model's transcript and what the user saw
+        (atomic; the folder and file are private)."""
         make_private_dir(self.directory)
-        first_user = next((m.content for m in messages if m.role == "user"), "")
+        first_user = next((e.text for e in shown if isinstance(e, ShownUser)), None)
+        if first_user is None:
+            first_user = next((m.content for m in messages if m.role == "user"), "")
         record = {
             "id": session_id,
             "workspace": str(self.workspace) if self.workspace else None,
             "title": first_user.strip().splitlines()[0][:80] if first_user.strip() else "",
             "updated": time.time(),
             "messages": [_message_json(m) for m in messages],
+            "conversation": CONVERTER.unstructure(list(shown), list[ShownEntry]),
         }
         data = json.dumps(record, ensure_ascii=False).encode("utf-8")
         target = self._path(session_id)
@@ -147,9 +155,14 @@ class SessionStore:
     def load(self, session_id: str) -> list[ChatMessage]:
         """The stored messages of `session_id` (UnknownSession when there are none,
         CorruptSession, naming the file, when it cannot be read back)."""
+        return self.load_chat(session_id).messages
+
+    def load_chat(self, session_id: str) -> StoredChat:
+        """The stored transcript of `session_id` and what its user saw (derived from the
+        transcript for a file stored without it); errors as `load`."""
         path = self._path(session_id)
         try:
-            return _read(path).messages
+            return _read(path)
         except FileNotFoundError:
             raise UnknownSession(session_id) from None
         except _Damaged as damage:
@@ -167,7 +180,7 @@ class SessionStore:
         for path in self.directory.glob("*.json"):
             try:
                 stored = _read(path)
-                turns = sum(1 for m in stored.messages if m.role == "user")
+                turns = sum(1 for e in stored.shown if isinstance(e, ShownUser))
                 infos.append(SessionInfo(path.stem, stored.title, stored.updated, turns))
             except FileNotFoundError:
                 continue  # deleted meanwhile
@@ -190,13 +203,14 @@ class _Damaged(ValueError):
 
 
 @dataclass(frozen=True)
-class _Stored:
+class StoredChat:
     title: str
     updated: float
-    messages: list[ChatMessage]
+    messages: list[ChatMessage]  # the model's transcript
+    shown: list[ShownEntry]  # what the user saw (server.conversation)
 
 
-def _read(path: Path) -> _Stored:
+def _read(path: Path) -> StoredChat:
     """The conversation stored in `path` (_Damaged when it cannot be read back)."""
     try:
         data = path.read_bytes()
@@ -215,9 +229,22 @@ def _read(path: Path) -> _Stored:
         raise _Damaged("not valid JSON: nested too deeply") from None
     try:
         messages = [_message(m) for m in record["messages"]]
-        return _Stored(str(record.get("title", "")), float(record.get("updated", 0)), messages)
+        title, updated = str(record.get("title", "")), float(record.get("updated", 0))
     except (KeyError, TypeError, ValueError, AttributeError):
         raise _Damaged("not a stored conversation: its messages are missing or malformed") from None
+    return StoredChat(title, updated, messages, _shown(path, record, messages))
+
+
+def _shown(path: Path, record: Any, messages: list[ChatMessage]) -> list[ShownEntry]:
+    """What the user saw: stored beside the transcript, else derived from it (a file from an
+    older agent-ls, or one whose `conversation` cannot be read: the transcript still works)."""
+    if "conversation" not in record:
+        return derive(messages)
+    try:
+        return CONVERTER.structure(record["conversation"], list[ShownEntry])
+    except Exception as error:  # cattrs' ClassValidationError and friends: any bad shape
+        log.warning("%s: its conversation is unreadable (%s); shown from its messages", path, error)
+        return derive(messages)
 
 
 def _os_reason(error: OSError) -> str:
@@ -242,10 +269,15 @@ async def in_store_order(work: Callable[..., T], *args: Any) -> T:
     return await loop.run_in_executor(_STORE_THREAD, functools.partial(work, *args))
 
 
-def save_in_background(store: SessionStore, session_id: str, messages: list[ChatMessage]) -> None:
+def save_in_background(
+    store: SessionStore,
+    session_id: str,
+    messages: list[ChatMessage],
+    shown: Sequence[ShownEntry] = (),
+) -> None:
     """Save the conversation on the store thread without waiting for it (a failure is
     logged). Later `in_store_order` operations see it saved."""
-    future = _STORE_THREAD.submit(store.save, session_id, list(messages))
+    future = _STORE_THREAD.submit(store.save, session_id, list(messages), list(shown))
     future.add_done_callback(functools.partial(_log_failed_save, session_id, store.directory))
 
 

@@ -78,7 +78,15 @@ class ChatParams:
 # Progress: one type per kind --------------------------------------------------------------
 
 ProgressKind = Literal[
-    "text", "tool_call", "tool_result", "plan", "file_applied", "error", "review", "command_output"
+    "text",
+    "tool_call",
+    "tool_result",
+    "plan",
+    "file_applied",
+    "file_staged",
+    "error",
+    "review",
+    "command_output",
 ]
 
 
@@ -137,6 +145,18 @@ class FileApplied:
 
 
 @attrs.frozen(kw_only=True)
+class FileStaged:
+    """Review mode: one file of a plan was staged for review; nothing was written (the
+    `review` event at the end of the turn lists the plan, `agent.accept` writes it)."""
+
+    kind: ClassVar[Literal["file_staged"]] = "file_staged"
+    path: str
+    action: FileActionName
+    message: str
+    planned: bool
+
+
+@attrs.frozen(kw_only=True)
 class ErrorProgress:
     """Something went wrong: an invalid document sent back to the model (`retry`: how many
     so far), a refused file (`path`), a rolled-back plan (`rolled_back`), a failed turn."""
@@ -185,6 +205,7 @@ ProgressEvent = (
     | ToolCallResult
     | PlanProgress
     | FileApplied
+    | FileStaged
     | ErrorProgress
     | ReviewProgress
     | CommandOutput
@@ -504,11 +525,91 @@ class IndexUpdated:
     summarized: list[str] | None = None  # documents whose summaries are final (now ready)
 
 
+# The conversation as the user saw it (stored beside the model's transcript) ----------------
+
+
+@attrs.frozen(kw_only=True)
+class ShownUser:
+    """What the user typed (never the context or the instructions agent-ls added for the model)."""
+
+    kind: Literal["user"] = "user"
+    text: str
+
+
+@attrs.frozen(kw_only=True)
+class ShownAnswer:
+    """Answer text of the model, as it streamed to the user."""
+
+    kind: Literal["answer"] = "answer"
+    text: str
+
+
+@attrs.frozen(kw_only=True)
+class ShownTool:
+    """A tool the model called, with its final status and what it answered (cut to 4000)."""
+
+    kind: Literal["tool"] = "tool"
+    name: str
+    args: JsonObject
+    status: Literal["in_progress", "completed", "failed"]
+    output: str | None = None
+
+
+@attrs.frozen(kw_only=True)
+class FileDiff:
+    """A written file's text before (None: created) and after (None: deleted)."""
+
+    path: str  # absolute
+    old_text: str | None
+    new_text: str | None
+
+
+@attrs.frozen(kw_only=True)
+class ShownFile:
+    """A file a plan wrote; `diff` when the front end showed one (ACP)."""
+
+    kind: Literal["file"] = "file"
+    path: str
+    action: FileActionName
+    diff: FileDiff | None = None
+
+
+@attrs.frozen(kw_only=True)
+class ShownPlanEntry:
+    path: str
+    status: Literal["pending", "completed"]
+
+
+@attrs.frozen(kw_only=True)
+class ShownPlan:
+    """A plan and the final status of each of its files."""
+
+    kind: Literal["plan"] = "plan"
+    description: str
+    entries: list[ShownPlanEntry]
+
+
+@attrs.frozen(kw_only=True)
+class ShownError:
+    """An error the user was shown (a rolled-back plan, a refused file, a failed turn)."""
+
+    kind: Literal["error"] = "error"
+    message: str
+
+
+ShownEntry = ShownUser | ShownAnswer | ShownTool | ShownFile | ShownPlan | ShownError
+
+
 @attrs.frozen(kw_only=True)
 class SessionsParams:
-    """Params of `agent/sessions`: `delete` removes that stored conversation first."""
+    """Params of `agent/sessions`: `delete` removes that stored conversation first; `show`
+    names the one whose entry carries its `conversation` (what the user saw)."""
 
     delete: str | None = attrs.field(
+        default=None, validator=attrs.validators.optional(attrs.validators.instance_of(str))
+    )
+    # `conversation` of this stored conversation in its entry: what the user saw (a resumed chat)
+    show: str | None = attrs.field(
         default=None, validator=attrs.validators.optional(attrs.validators.instance_of(str))
     )
 
@@ -524,6 +625,8 @@ class SessionEntry:
     # The stored file cannot be read back: "<file> (<why>)". It is kept as it is; agent/chat
     # with this id fails naming it.
     corrupt: str | None = None
+    # The conversation as the user saw it (only in the entry `agent/sessions {show}` names).
+    conversation: list[ShownEntry] | None = None
 
 
 @attrs.frozen(kw_only=True)
@@ -686,6 +789,9 @@ def make_converter() -> cattrs.Converter:
     converter.register_structure_hook(ChatProgress, _structure_progress(converter))
     converter.register_structure_hook_func(
         lambda cls: cls == BlockRecord, _tagged(converter, get_args(BlockRecord), "type")
+    )
+    converter.register_structure_hook_func(
+        lambda cls: cls == ShownEntry, _tagged(converter, get_args(ShownEntry), "kind")
     )
     return converter
 

@@ -99,5 +99,6 @@ class ServerState:
         if session_id not in self.chats:
             if history is None or not history.exists(session_id):
                 raise UnknownSession(session_id)
-            self.chats[session_id] = ChatSession(session_id, history.load(session_id))
+            stored = history.load_chat(session_id)
+            self.chats[session_id] = ChatSession(session_id, stored.messages, stored.shown)
         return self.chats[session_id]

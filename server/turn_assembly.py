@@ -23,7 +23,8 @@ from actions.review import StagedPlan, StagingApplier, new_plan
 from actions.tools.run_command import CommandGate, CommandRequest, Runner
 from actions.tools.search_docs import IndexSource
 from server.config import Config
-from server.protocol import ChatContext
+from server.conversation import Recorder
+from server.protocol import ChatContext, FileApplied, FileStaged, PlanProgress, ProgressEvent
 from server.providers import ProviderError
 from server.state import ServerState
 from server.turns.commands import DenyAll, command_tool, recorder_for
@@ -41,11 +42,14 @@ class FrontEnd:
     applier: Applier | None  # how plan files reach the files (None: no folder)
     sink: ProgressSink  # how progress reaches the user
     reviews: bool = False  # it shows staged plans: with `review: on` plans are staged
+    review: bool | None = None  # its own review switch (an ACP session's); None: the setting
     index_source: IndexSource | None = None  # the editor's live index (single folder)
     index_sources: Mapping[str, IndexSource] | None = None  # each folder's, by folder name
     buffers: BufferSource | None = None  # the editor's text of files (None: the disk)
     commands: CommandGate | None = None  # its consent prompt for run_command (None: denied)
     command_runner: Runner | None = None  # where a command runs (None: here; ACP: a terminal)
+    # records what the user sees, around `sink` (None: the message as typed, around `sink`)
+    recorder: Recorder | None = None
 
 
 @dataclass(frozen=True)
@@ -55,6 +59,26 @@ class FrontEndTurn:
 
     outcome: TurnOutcome
     staged: StagedPlan | None = None
+
+
+class StagingSink:
+    """A front end's sink while the plan is staged: a file the plan "applied" was only staged
+    (`file_staged`), and the plan's end-of-turn progress names nothing as applied; the user
+    sees a proposal, never a file written before it was accepted."""
+
+    def __init__(self, inner: ProgressSink) -> None:
+        self.inner = inner
+
+    def emit(self, event: ProgressEvent) -> None:
+        if isinstance(event, FileApplied):
+            event = FileStaged(
+                path=event.path, action=event.action, message=event.message, planned=event.planned
+            )
+        elif isinstance(event, PlanProgress) and event.applied is not None:
+            event = PlanProgress(
+                description=event.description, files=event.files, skipped=event.skipped
+            )
+        self.inner.emit(event)
 
 
 async def run_front_end_turn(
@@ -67,11 +91,15 @@ async def run_front_end_turn(
     """Run one turn of `session` for `front`. A ProviderError makes the next turn resolve the
     provider again; it and AgentError propagate for the front end to report."""
     config, _ = state.config()
+    recorder = front.recorder if front.recorder is not None else Recorder(message, front.sink)
     applier = front.applier
     staged = None
-    if applier is not None and front.reviews and config.review == "on":
+    sink: ProgressSink = recorder  # what the user is shown is kept (server.conversation)
+    review = front.review if front.review is not None else config.review == "on"
+    if applier is not None and front.reviews and review:
         staged = new_plan(session.id)
         applier = StagingApplier(applier, staged)
+        sink = StagingSink(sink)
     board = state.board(front.root)
     notes = board.take_feedback(session.id)
     if notes:  # review decisions since the last turn: the model learns them first
@@ -89,11 +117,14 @@ async def run_front_end_turn(
             buffers=front.buffers,
         )
         agent = with_commands(agent, config, front, session)
+        if staged is not None:
+            agent = replace(agent, staging=True)
         with state.foreground.turn():  # the index build yields meanwhile
-            outcome = await run_turn_recorded(agent, session, message, context, front.sink)
+            outcome = await run_turn_recorded(agent, session, message, context, sink)
     except ProviderError:
         state.forget_resolution()  # a local server may be gone: resolve again next turn
         raise
+    recorder.commit(session.shown)  # kept with the session's messages (server.conversation)
     if staged is None or not staged.files:
         return FrontEndTurn(outcome)
     staged.description = outcome.plan.description if outcome.plan is not None else ""

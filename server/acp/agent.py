@@ -1,4 +1,5 @@
-"""The ACP agent: `initialize`, `session/new|load|list`, `session/prompt`, `session/cancel`.
+"""The ACP agent: `initialize`, `session/new|load|list`, `session/set_config_option` (review
+on/off per session: server.acp.session_config), `session/prompt`, `session/cancel`.
 
 The same agent core as the LSP server and the `chat` command: a turn is assembled by
 `server.turn_assembly.run_front_end_turn` (provider, review staging, tools, plans,
@@ -30,7 +31,6 @@ from acp import (
     PromptResponse,
     RequestError,
     update_agent_message_text,
-    update_user_message_text,
 )
 from acp.schema import (
     AgentCapabilities,
@@ -43,18 +43,21 @@ from acp.schema import (
     SessionCapabilities,
     SessionInfo,
     SessionListCapabilities,
+    SetSessionConfigOptionResponse,
 )
 from pygls.exceptions import JsonRpcInvalidParams
 
-from actions.apply import ApplyRefused
 from server import __version__
 from server.acp.commands import AcpCommandGate, terminal_runner
 from server.acp.files import AcpApplier, AcpBuffers
 from server.acp.history_commands import checkpoint_command
-from server.acp.prompt_text import prompt_text
+from server.acp.prompt_text import prompt_text, typed_text
+from server.acp.replay import replay
 from server.acp.review import review_plan
+from server.acp.session_config import config_options, config_update, review_value
 from server.acp.updates import UpdateSink
 from server.arguments import camel_case, decode, strict
+from server.conversation import Recorder
 from server.history import CorruptSession, SessionStore, UnknownSession
 from server.protocol import ErrorProgress, make_converter
 from server.providers import ProviderError
@@ -101,6 +104,7 @@ class AcpSession:
     root: Path
     chat: ChatSession
     history: SessionStore
+    review: bool = False  # its `review` config option (from the setting at first)
     turn: asyncio.Task[Any] | None = None
     cancelled: bool = False
     extra: dict[str, Any] = field(default_factory=dict)
@@ -141,8 +145,13 @@ class AgentLsAcp:
         root = Path(cwd)
         if not root.is_absolute() or not root.is_dir():
             raise invalid_params("cwd", f"{cwd!r} is not an absolute path to a folder")
+        config, _ = self.state.config()
         session = AcpSession(
-            session_id, root.resolve(), ChatSession(session_id), SessionStore(root)
+            session_id,
+            root.resolve(),
+            ChatSession(session_id),
+            SessionStore(root),
+            review=config.review == "on",
         )
         self.sessions[session_id] = session
         return session
@@ -159,12 +168,14 @@ class AgentLsAcp:
                 "the new session %s could not be stored in %s: %s", session.id, where, error
             )
         self._announce_commands(session.id)
-        return NewSessionResponse(session_id=session.id)
+        return NewSessionResponse(
+            session_id=session.id, config_options=list(config_options(session.review))
+        )
 
     async def load_session(self, cwd: str, session_id: str, **kwargs: Any) -> LoadSessionResponse:
         session = self._open(cwd, session_id)
         try:
-            messages = await asyncio.to_thread(session.history.load, session_id)
+            stored = await asyncio.to_thread(session.history.load_chat, session_id)
         except CorruptSession as exc:  # the id is known; its file names what is wrong
             del self.sessions[session_id]
             raise invalid_params("sessionId", str(exc)) from None
@@ -172,18 +183,14 @@ class AgentLsAcp:
             del self.sessions[session_id]
             hint = "no such conversation in this workspace; use session/new"
             raise unknown_session(session_id, hint) from None
-        session.chat.messages = messages
+        session.chat.messages = stored.messages
+        session.chat.shown = stored.shown
         sink = UpdateSink(self.client, session_id)
-        for message in messages:  # the client replays the conversation from these
-            if message.role == "user" and not message.content.startswith(
-                ("Result of ", "Error from ")
-            ):
-                sink.send(update_user_message_text(message.content))
-            elif message.role == "assistant" and message.content:
-                sink.send(update_agent_message_text(message.content))
+        for update in replay(stored.shown, session.root):  # what the user saw (server.acp.replay)
+            sink.send(update)
         await sink.close()
         self._announce_commands(session_id)
-        return LoadSessionResponse()
+        return LoadSessionResponse(config_options=list(config_options(session.review)))
 
     async def list_sessions(
         self, cwd: str | None = None, cursor: str | None = None, **kwargs: Any
@@ -199,6 +206,14 @@ class AgentLsAcp:
                 for i in infos
             ]
         )
+
+    async def set_config_option(
+        self, config_id: str, session_id: str, value: str | bool, **kwargs: Any
+    ) -> SetSessionConfigOptionResponse:
+        """`session/set_config_option`: review on/off for this session (its next plan)."""
+        session = self._session(session_id)
+        session.review = review_value(config_id, value)
+        return SetSessionConfigOptionResponse(config_options=list(config_options(session.review)))
 
     def _announce_commands(self, session_id: str) -> None:
         commands = [AvailableCommand(name=n, description=d) for n, d in COMMANDS.items()]
@@ -230,13 +245,15 @@ class AgentLsAcp:
                 reply = await self._checkpoints(session, command[0][1:], command[1:])
                 sink.send(update_agent_message_text(reply))
                 return PromptResponse(stop_reason="end_turn")
-            return await self._turn(session, text, sink)
+            recorder = Recorder(typed_text(prompt) or text, sink)
+            return await self._turn(session, text, recorder)
         finally:
             await sink.close()
 
-    async def _turn(self, session: AcpSession, text: str, sink: UpdateSink) -> PromptResponse:
+    async def _turn(self, session: AcpSession, text: str, recorder: Recorder) -> PromptResponse:
         session.cancelled = False
-        session.turn = asyncio.create_task(self._run(session, text, sink))
+        sink: UpdateSink = recorder.sink
+        session.turn = asyncio.create_task(self._run(session, text, recorder))
         try:
             await asyncio.shield(session.turn)
         except asyncio.CancelledError:
@@ -253,7 +270,8 @@ class AgentLsAcp:
         if session.cancelled:
             return PromptResponse(stop_reason="cancelled")
         try:
-            await asyncio.to_thread(session.history.save, session.id, session.chat.messages)
+            chat = session.chat
+            await asyncio.to_thread(session.history.save, session.id, chat.messages, chat.shown)
         except OSError as error:  # disk full...: the answer stands; as the LSP server, say so
             where = session.history.directory
             log.warning(
@@ -261,9 +279,12 @@ class AgentLsAcp:
             )
         return PromptResponse(stop_reason="end_turn")
 
-    async def _run(self, session: AcpSession, text: str, sink: UpdateSink) -> None:
+    async def _run(self, session: AcpSession, text: str, recorder: Recorder) -> None:
         """One turn (server.turn_assembly): plan files through the client's file system
-        when it has one, a staged plan reviewed file by file (session/request_permission)."""
+        when it has one, a staged plan reviewed file by file (session/request_permission).
+        `recorder` keeps what the user is shown (the files' diffs too) for session/load."""
+        sink: UpdateSink = recorder.sink
+        sink.recorder = recorder
         config, _ = self.state.config()
         writes = self.client if self._client_writes() else None
         buffers = AcpBuffers(self.client, session.id) if self._client_reads() else None
@@ -277,20 +298,25 @@ class AgentLsAcp:
             sink,
             reviews=True,
             buffers=buffers,
+            review=session.review,
             commands=AcpCommandGate(self.client, session.id, sink),
             command_runner=terminal_runner(self.client, session.id, sink) if terminal else None,
+            recorder=recorder,
         )
-        turn = await run_front_end_turn(self.state, front, session.chat, text)
-        if turn.staged is not None:
+        try:
+            turn = await run_front_end_turn(self.state, front, session.chat, text)
+            if turn.staged is None:
+                return
             await sink.drain()
             board = self.state.board(session.root)
-            try:
-                summary = await review_plan(
-                    self.client, session.id, session.root, turn.staged, real, board
-                )
-            except ApplyRefused as error:  # the accepted files were rolled back whole
-                summary = f"\n\nagent-ls: {error}; nothing was changed: the plan was rolled back\n"
-            sink.send(update_agent_message_text(summary))
+            decisions = await review_plan(
+                self.client, session.id, session.root, turn.staged, real, board, sink
+            )
+            if decisions.review_off:  # allow_always: the session stops asking
+                session.review = False
+                sink.send(config_update(session.review))
+        finally:
+            sink.release()  # a failed or cancelled turn: the answer held back, as it came
 
     def _client_reads(self) -> bool:
         fs = self.capabilities.fs

@@ -28,3 +28,8 @@ def prompt_text(blocks: list[Any]) -> str:
         elif kind in ("image", "audio"):
             parts.append(f"\n(an attached {kind} was not read: agent-ls reads text only)")
     return "\n".join(part for part in parts if part)
+
+
+def typed_text(blocks: list[Any]) -> str:
+    """What the user typed: the text blocks (a resumed session shows this, not the context)."""
+    return "\n".join(b.text for b in blocks if getattr(b, "type", None) == "text" and b.text)

@@ -187,10 +187,10 @@ def save_after_answer(root: Path | None, session: ChatSession) -> None:
     is done: pygls' callback, registered first, has queued the response): the answer does
     not wait for the disk, and the store thread does not compete with sending it. Listings
     and restores that follow run after the save (server/history.py: in_store_order)."""
-    session_id, messages = session.id, list(session.messages)
+    session_id, messages, shown = session.id, list(session.messages), list(session.shown)
 
     def save() -> None:
-        save_in_background(SessionStore(root), session_id, messages)
+        save_in_background(SessionStore(root), session_id, messages, shown)
 
     task = asyncio.current_task()
     if task is None:

@@ -1,5 +1,8 @@
 """`agent/sessions`: the workspace's stored conversations, newest first; `{delete: id}`
-removes one first (an unknown id is InvalidParams). A listed id continues with `agent/chat`
+removes one first (an unknown id is InvalidParams); `{show: id}`: that one's entry carries its
+`conversation` as the user saw it (server.conversation: their messages, the answers, tool
+calls, plans and files; never a document or agent-ls' instructions to the model), for a
+client showing a resumed chat. A listed id continues with `agent/chat`
 `{sessionId}`, also after a restart. A stored file that cannot be read back is listed with
 `corrupt` naming it and why; it is never deleted or overwritten by the server."""
 
@@ -8,10 +11,17 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
+import attrs
 from pygls.exceptions import JsonRpcInvalidParams
 
-from server.history import SessionInfo, SessionStore, UnknownSession, in_store_order
-from server.lsp import AgentLanguageServer
+from server.history import (
+    CorruptSession,
+    SessionInfo,
+    SessionStore,
+    UnknownSession,
+    in_store_order,
+)
+from server.lsp import AgentLanguageServer, RequestFailed
 from server.protocol import AGENT_SESSIONS, SessionEntry, SessionsParams
 
 
@@ -36,4 +46,13 @@ async def sessions(ls: AgentLanguageServer, params: Any) -> list[SessionEntry]:
             raise JsonRpcInvalidParams(f"invalid params: delete: {exc}") from None
         ls.state.chats.pop(request.delete, None)
     infos = await in_store_order(store.list)
-    return [session_entry(info) for info in infos]
+    entries = [session_entry(info) for info in infos]
+    if request.show is None:
+        return entries
+    try:
+        shown = (await in_store_order(store.load_chat, request.show)).shown
+    except CorruptSession as exc:  # the request is right; the stored file is not
+        raise RequestFailed(str(exc)) from None
+    except UnknownSession as exc:
+        raise JsonRpcInvalidParams(f"invalid params: show: {exc}") from None
+    return [attrs.evolve(e, conversation=shown) if e.id == request.show else e for e in entries]

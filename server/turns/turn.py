@@ -18,6 +18,7 @@ from server.protocol import (
     PlanSummary,
     ProgressEvent,
     ReviewPlan,
+    ShownEntry,
     TextDelta,
 )
 from server.providers.base import ChatMessage, Provider
@@ -36,7 +37,8 @@ class ChatSession:
     """One conversation; turns of the same session run one at a time."""
 
     id: str
-    messages: list[ChatMessage] = field(default_factory=list)
+    messages: list[ChatMessage] = field(default_factory=list)  # the model's transcript
+    shown: list[ShownEntry] = field(default_factory=list)  # what the user saw (server.conversation)
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     allowed_commands: set[str] = field(default_factory=set)  # "Always allow" answers
 
@@ -58,6 +60,7 @@ class Agent:
     max_retries: int = 3
     history_chars: int | None = None  # earlier turns are trimmed to this (None: kept whole)
     folders: tuple[str, ...] = ()  # the folder names of a multi-root workspace
+    staging: bool = False  # review mode: plan files are staged, the model is told so
 
 
 @dataclass(frozen=True)

@@ -43,7 +43,7 @@ export interface ChatParams {
   workDoneToken?: number | string;
 }
 
-export type ProgressKind = "text" | "tool_call" | "tool_result" | "plan" | "file_applied" | "error" | "review" | "command_output";
+export type ProgressKind = "text" | "tool_call" | "tool_result" | "plan" | "file_applied" | "file_staged" | "error" | "review" | "command_output";
 
 /** Text for the user, as it streams. */
 export interface TextDelta {
@@ -79,6 +79,17 @@ export type FileActionName = "create_file" | "update_file" | "delete_file";
 
 /** One file of a plan was written (buffers and disk). */
 export interface FileApplied {
+  path: string;
+  action: FileActionName;
+  message: string;
+  planned: boolean;
+}
+
+/**
+ * Review mode: one file of a plan was staged for review; nothing was written (the
+ * `review` event at the end of the turn lists the plan, `agent.accept` writes it).
+ */
+export interface FileStaged {
   path: string;
   action: FileActionName;
   message: string;
@@ -128,6 +139,7 @@ export interface ProgressPayloads {
   tool_result: ToolCallResult;
   plan: PlanProgress;
   file_applied: FileApplied;
+  file_staged: FileStaged;
   error: ErrorProgress;
   review: ReviewProgress;
   command_output: CommandOutput;
@@ -143,6 +155,7 @@ export type ChatProgress =
   | { sessionId: string; kind: "tool_result"; data: ToolCallResult }
   | { sessionId: string; kind: "plan"; data: PlanProgress }
   | { sessionId: string; kind: "file_applied"; data: FileApplied }
+  | { sessionId: string; kind: "file_staged"; data: FileStaged }
   | { sessionId: string; kind: "error"; data: ErrorProgress }
   | { sessionId: string; kind: "review"; data: ReviewProgress }
   | { sessionId: string; kind: "command_output"; data: CommandOutput };
@@ -382,9 +395,69 @@ export interface IndexUpdated {
   summarized?: string[];
 }
 
-/** Params of `agent/sessions`: `delete` removes that stored conversation first. */
+/** What the user typed (never the context or the instructions agent-ls added for the model). */
+export interface ShownUser {
+  kind: "user";
+  text: string;
+}
+
+/** Answer text of the model, as it streamed to the user. */
+export interface ShownAnswer {
+  kind: "answer";
+  text: string;
+}
+
+/** A tool the model called, with its final status and what it answered (cut to 4000). */
+export interface ShownTool {
+  kind: "tool";
+  name: string;
+  args: JsonObject;
+  status: "in_progress" | "completed" | "failed";
+  output?: string;
+}
+
+/** A written file's text before (None: created) and after (None: deleted). */
+export interface FileDiff {
+  path: string;
+  oldText: string | null;
+  newText: string | null;
+}
+
+/** A file a plan wrote; `diff` when the front end showed one (ACP). */
+export interface ShownFile {
+  kind: "file";
+  path: string;
+  action: FileActionName;
+  diff?: FileDiff;
+}
+
+export interface ShownPlanEntry {
+  path: string;
+  status: "pending" | "completed";
+}
+
+/** A plan and the final status of each of its files. */
+export interface ShownPlan {
+  kind: "plan";
+  description: string;
+  entries: ShownPlanEntry[];
+}
+
+/** An error the user was shown (a rolled-back plan, a refused file, a failed turn). */
+export interface ShownError {
+  kind: "error";
+  message: string;
+}
+
+export type ShownEntry = ShownUser | ShownAnswer | ShownTool | ShownFile | ShownPlan | ShownError;
+
+/**
+ * Params of `agent/sessions`: `delete` removes that stored conversation first; `show`
+ * names the one whose entry carries its `conversation` (what the user saw).
+ */
 export interface SessionsParams {
   delete?: string;
+  show?: string;
 }
 
 /** One stored conversation of the workspace (`agent/sessions`, `agent-ls sessions`). */
@@ -394,6 +467,7 @@ export interface SessionEntry {
   updated: string;
   turns: number;
   corrupt?: string;
+  conversation?: ShownEntry[];
 }
 
 /**

@@ -3,7 +3,7 @@
 --
 --   require("agent_ls").setup({ cmd = { "agent-ls" }, init_options = { agentLs = { ... } } })
 --
--- Commands: :AgentChat [message], :AgentStop, :AgentUndo[!], :AgentRedo[!] (! = force),
+-- Commands: :AgentChat [message], :AgentResume [session id], :AgentStop, :AgentUndo[!], :AgentRedo[!] (! = force),
 -- :AgentCheckpoints, :AgentAccept [files], :AgentReject [reason]. Health: :checkhealth agent_ls.
 -- The workspace of a file: the nearest folder with a root marker, else the file's own folder;
 -- the current directory only with no file open (client.root_for, README "Neovim").
@@ -22,6 +22,7 @@ function M.setup(opts)
   local chat = require("agent_ls.chat")
   local history = require("agent_ls.history")
   command("AgentChat", function(a) chat.open(a.args) end, { nargs = "*", desc = "agent-ls: chat" })
+  command("AgentResume", function(a) chat.resume(a.args) end, { nargs = "?", desc = "agent-ls: resume a stored chat" })
   command("AgentStop", function() chat.stop() end, { desc = "agent-ls: cancel the running request" })
   command("AgentUndo", function(a) history.undo(a.bang) end, { bang = true, desc = "agent-ls: undo the last plan" })
   command("AgentRedo", function(a) history.redo(a.bang) end, { bang = true, desc = "agent-ls: redo" })
