@@ -34,12 +34,23 @@ class FileWrite:
 
 
 class ApplyRefused(ActionError):
-    """A write that must not happen (unsaved editor changes, an editor that said no)."""
+    """A write that must not happen (unsaved editor changes, an editor that said no). A plan
+    it was part of is rolled back and the turn goes on: the model is told and answers."""
 
-    def __init__(self, path: str, reason: str) -> None:
+    def __init__(self, path: str, reason: str, *, message: str | None = None) -> None:
         self.path = path
         self.reason = reason
-        super().__init__(f"{path}: {reason}")
+        super().__init__(message or f"{path}: {reason}")
+
+
+class EditorRefused(ApplyRefused):
+    """The editor answered a write with a refusal: `workspace/applyEdit` with applied=false
+    (its failureReason), an ACP client's error to `fs/write_text_file` ("Permission denied").
+    One wording for every front end: "the editor refused to write <path>: <reason>"."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        reason = reason.strip() or "no reason given"
+        super().__init__(path, reason, message=f"the editor refused to write {path}: {reason}")
 
 
 class Applier(Protocol):

@@ -3,16 +3,21 @@
 One plan = one checkpoint. Every file is recorded (pre-image) before it is written; when the
 plan aborts, the recorder restores the pre-images of the files it wrote (only those: a planned
 file not written yet is left alone, on disk and in the editor) and the applier re-syncs them.
+With a `BufferSource` (the editor's buffers), a pre-image is what the user sees: where the
+editor's buffer differs from the disk (an ACP client's unsaved buffer), the buffer is what a
+rollback or undo restores.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+import os
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TypeVar
 
 from actions.apply import Applier, FileWrite
+from actions.buffers import MAX_BUFFER_BYTES, BufferSource, read_buffer
 from actions.checkpoints import CheckpointStore, PlanRecorder
 from actions.checkpoints.group import GroupRecorder, StoreGroup
 from actions.errors import ActionError, WriteFailed
@@ -57,10 +62,14 @@ class PlanFiles:
         *,
         roots: Roots | None = None,
         group: StoreGroup | None = None,
+        buffers: BufferSource | None = None,
     ) -> None:
+        """`buffers`: the editor's text of files, the pre-image where it differs from the
+        disk (None: the disk; a plan staged for review writes nothing and takes none)."""
         self.workspace = workspace
         self.store = store
         self.applier = applier
+        self.buffers = buffers
         self.roots = roots if roots is not None and roots.multi else None
         self.resolver: PathResolver = self.roots or workspace
         self.recording: CheckpointStore | StoreGroup = store
@@ -69,16 +78,57 @@ class PlanFiles:
 
     async def start(self, description: str, files: list[str], session_id: str) -> PlanRun:
         """A new plan; its planned paths are confined now (PathRefused names the bad one)."""
-        keys = [_key(self.resolver.resolve(path, for_write=True)) for path in files]
-        unique = list(dict.fromkeys(keys))
+        targets: dict[str, ResolvedPath] = {}
+        for path in files:
+            target = self.resolver.resolve(path, for_write=True)
+            targets.setdefault(_key(target), target)
+        unique = list(targets)
+        images = await self._seen_images(targets.items())
         recording = self.recording
         recorder: PlanRecorder | GroupRecorder = await asyncio.to_thread(
             self._storing,
             lambda: recording.begin_plan(
-                description=description, session_id=session_id, paths=unique
+                description=description,
+                session_id=session_id,
+                paths=[key for key in unique if key not in images],
             ),
         )
+        if images:
+            try:
+                await asyncio.to_thread(self._storing, lambda: recorder.touch_captured(images))
+            except BaseException:
+                recorder.discard()  # nothing was written yet
+                raise
         return PlanRun(description, unique, recorder)
+
+    async def _seen_images(
+        self, targets: Iterable[tuple[str, ResolvedPath]]
+    ) -> dict[str, tuple[bytes | None, bool]]:
+        """The pre-images the user sees where they differ from the disk (an editor's unsaved
+        buffer), by key: what a rollback or undo of the plan must give back."""
+        images: dict[str, tuple[bytes | None, bool]] = {}
+        if self.buffers is None:
+            return images
+        for key, target in targets:
+            disk = await asyncio.to_thread(_disk_image, target)
+            if disk is None:
+                continue
+            seen = (await read_buffer(self.buffers, target.absolute)).text
+            if seen is not None and seen.encode("utf-8") != disk[0]:
+                images[key] = (seen.encode("utf-8"), disk[1])
+        return images
+
+    async def _touch(self, plan: PlanRun, key: str, target: ResolvedPath) -> None:
+        """Record the pre-image of a file before its first write (planned files were
+        recorded when the plan started)."""
+        if key in plan.recorder.paths:
+            return
+        images = await self._seen_images([(key, target)])
+        recorder = plan.recorder
+        if images:
+            await asyncio.to_thread(self._storing, lambda: recorder.touch_captured(images))
+        else:
+            await asyncio.to_thread(self._storing, lambda: recorder.touch(key))
 
     def _storing(self, work: Callable[[], T]) -> T:
         """`work()` on the checkpoint store; a refused write (disk full...) is WriteFailed
@@ -105,7 +155,7 @@ class PlanFiles:
         if content is not None:
             plan.recorder.check_content(key, len(content.encode("utf-8")))
         plan.kept.pop(key, None)
-        await asyncio.to_thread(self._storing, lambda: plan.recorder.touch(key))
+        await self._touch(plan, key, target)
         await self._write(plan, key, FileWrite(target, content))
         if key not in plan.files and key not in plan.unplanned:
             plan.unplanned.append(key)
@@ -171,6 +221,22 @@ class PlanFiles:
         transition = await asyncio.to_thread(plan.recorder.rollback, written)
         await self.applier.sync(transition.changes)
         return [state.path for state in transition.changes]
+
+
+def _disk_image(target: ResolvedPath) -> tuple[bytes, bool] | None:
+    """(content, executable) of an existing UTF-8 text file small enough to compare with the
+    editor's text; None otherwise (its disk bytes are then its pre-image, as the store
+    records them: an editor's text of a binary file is never one)."""
+    try:
+        with open(target.absolute, "rb") as handle:
+            info = os.fstat(handle.fileno())
+            if info.st_size > MAX_BUFFER_BYTES:
+                return None
+            data = handle.read()
+        data.decode("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+    return (data, bool(info.st_mode & 0o100)) if b"\0" not in data else None
 
 
 def _key(target: ResolvedPath) -> str:

@@ -15,6 +15,9 @@ that it changed on disk (Vim's W12).
 Editors send didChange for the edited buffer, sometimes after answering applyEdit: a buffer
 we pushed counts as clean while it holds either the text before or after our edit.
 
+The applier is also the turn's `BufferSource` (actions.buffers): read_file shows the model an
+open buffer as the editor holds it, unsaved changes included, as search/replace matching does.
+
 The applier sees the editor through `Editor` (open buffers, applyEdit, didChange): `LspEditor`
 is the LSP client of the server; the in-process tests drive the applier with their own.
 """
@@ -29,7 +32,7 @@ from typing import Protocol
 
 from lsprotocol import types
 
-from actions.apply import ApplyRefused, DiskApplier, FileWrite
+from actions.apply import ApplyRefused, DiskApplier, EditorRefused, FileWrite
 from actions.checkpoints.types import FileState
 from actions.diskio import read_bytes_or_none
 from actions.edits import ChangeKind, FileChange, build_workspace_edit
@@ -152,6 +155,12 @@ class EditorApplier:
             "is open in the editor with unsaved changes; save or revert it, then ask again",
         )
 
+    async def buffer_text(self, path: Path) -> str | None:
+        """The open buffer of `path` (unsaved changes included), None when it is not open:
+        the editor's documents as the turn's BufferSource (read_file shows them)."""
+        document = await self._caught_up(path.as_uri())
+        return None if document is None else document[1]
+
     async def current_text(self, target: ResolvedPath) -> str:
         """The open buffer's text (what the user sees), else the disk's."""
         document = await self._caught_up(target.absolute.as_uri())
@@ -181,8 +190,7 @@ class EditorApplier:
         )
         result = await self.editor.apply_edit(edit)
         if not result.applied:
-            reason = result.failure_reason or "the editor did not apply the edit"
-            raise ApplyRefused(", ".join(c.path for c in changes), reason)
+            raise EditorRefused(", ".join(c.path for c in changes), result.failure_reason or "")
         for change in changes:
             self.pushed[change.uri] = (opened[change.uri][1], change.content or "")
 

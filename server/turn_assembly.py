@@ -18,6 +18,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from actions.apply import Applier
+from actions.buffers import BufferSource
 from actions.checkpoints import CheckpointStore
 from actions.paths import Workspace
 from actions.review import StagedPlan, StagingApplier, new_plan
@@ -47,6 +48,7 @@ class FrontEnd:
     review: bool | None = None  # its own review switch (an ACP session's); None: the setting
     index_source: IndexSource | None = None  # the editor's live index (single folder)
     index_sources: Mapping[str, IndexSource] | None = None  # each folder's, by folder name
+    buffers: BufferSource | None = None  # the editor's text of files (None: the disk)
     commands: CommandGate | None = None  # its consent prompt for run_command (None: denied)
     command_runner: Runner | None = None  # where a command runs (None: here; ACP: a terminal)
     # records what the user sees, around `sink` (None: the message as typed, around `sink`)
@@ -118,6 +120,7 @@ async def run_front_end_turn(
             index_source=front.index_source,
             folders=front.folders,
             index_sources=front.index_sources,
+            buffers=front.buffers,
         )
         where = context_path(context) or front.context_path
         roots = roots_of(front.folders).roots if front.folders else ()

@@ -21,14 +21,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from actions.apply import Applier
+from actions.buffers import BufferSource
 from actions.checkpoints import CheckpointError, CheckpointStore
 from actions.checkpoints.group import StoreGroup
 from actions.paths import Workspace
 from actions.plans import PlanFiles
-from actions.review import ReviewBoard
+from actions.review import ReviewBoard, StagingApplier
 from actions.roots import Roots
 from actions.tool_adapters import tool_adapter
-from actions.tools import ToolRegistry, default_registry, lazy_index
+from actions.tools import ReadFile, ToolRegistry, default_registry, lazy_index
 from actions.tools.multiroot import multiroot_registry
 from actions.tools.search_docs import IndexSource
 from server.config import Config
@@ -169,12 +170,15 @@ def build_agent(
     index_source: IndexSource | None = None,
     folders: Sequence[FolderContext] = (),
     index_sources: Mapping[str, IndexSource] | None = None,
+    buffers: BufferSource | None = None,
 ) -> Agent:
     """The agent for one turn; without a folder the model can only talk (no tools, no edits).
     `index_source`: the live index for search_docs (the server's); else the embedded index of
     the folder is opened and updated on the first search. `folders`: every folder of a
     multi-root workspace (`folder` is the first): tools and plans then reach them all, each
-    folder's index by name in `index_sources`."""
+    folder's index by name in `index_sources`. `buffers`: the editor's text of files, which
+    read_file shows the model and a plan's pre-images are (None: the disk; a staged plan
+    writes nothing and takes none)."""
     # The embedded model's decoding is constrained to one JSON document: no fences there.
     adapter = tool_adapter(config.toolProtocol, fenced_bodies=provider.name != "local")
     budget = history_chars(config)
@@ -189,8 +193,10 @@ def build_agent(
             history_chars=budget,
         )
     if len(folders) > 1:
-        return _multiroot_agent(config, provider, folders, applier, index_sources, budget)
-    plans = PlanFiles(folder.workspace, folder.store, applier)
+        sources = (index_sources, buffers)
+        return _multiroot_agent(config, provider, folders, applier, sources, budget)
+    pre_images = None if isinstance(applier, StagingApplier) else buffers
+    plans = PlanFiles(folder.workspace, folder.store, applier, buffers=pre_images)
     name = folder.workspace.name
     registry = folder.registry
     if not config.index:  # index: false — search_docs is not offered to the model
@@ -199,6 +205,8 @@ def build_agent(
         registry = default_registry(
             folder.workspace, index_source=index_source, index_url=config.indexUrl
         )
+    if buffers is not None:  # this turn's read_file sees the editor's buffers
+        registry = registry.replaced(ReadFile(folder.workspace, buffers=buffers))
     return Agent(provider, registry, plans, name, adapter, config.maxTurns, history_chars=budget)
 
 
@@ -207,10 +215,11 @@ def _multiroot_agent(
     provider: Provider,
     folders: Sequence[FolderContext],
     applier: Applier,
-    index_sources: Mapping[str, IndexSource] | None,
+    sources: tuple[Mapping[str, IndexSource] | None, BufferSource | None],
     budget: int,
 ) -> Agent:
     adapter = tool_adapter(config.toolProtocol, fenced_bodies=provider.name != "local")
+    index_sources, buffers = sources
     roots = roots_of(folders)
     primary = folders[0]
     plans = PlanFiles(
@@ -219,11 +228,12 @@ def _multiroot_agent(
         applier,
         roots=roots,
         group=store_group(roots, folders),
+        buffers=None if isinstance(applier, StagingApplier) else buffers,
     )
-    sources = dict(index_sources or {})
+    indexes = dict(index_sources or {})
     for root in roots.roots:
-        sources.setdefault(root.name, lazy_index(root.workspace, config.indexUrl))
-    registry = multiroot_registry(roots, sources if config.index else None)
+        indexes.setdefault(root.name, lazy_index(root.workspace, config.indexUrl))
+    registry = multiroot_registry(roots, indexes if config.index else None, buffers)
     return Agent(
         provider,
         registry,

@@ -186,6 +186,15 @@ class GroupRecorder:
         for name, rests in by_folder.items():
             self._recorder(name).touch_all(rests)
 
+    def touch_captured(self, images: Mapping[str, tuple[bytes | None, bool]]) -> None:
+        """Pre-images captured by the caller (qualified path -> (content, executable))."""
+        by_folder: dict[str, dict[str, tuple[bytes | None, bool]]] = {}
+        for path, image in images.items():
+            name, rest = split(path, self.group.stores)
+            by_folder.setdefault(name, {})[rest] = image
+        for name, captured in by_folder.items():
+            self._recorder(name).touch_captured(captured)
+
     def check_content(self, path: str, size: int) -> None:
         name, rest = split(path, self.group.stores)
         self._recorder(name).check_content(rest, size)

@@ -13,6 +13,7 @@ import dataclasses
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from actions.buffers import BufferSource
 from actions.roots import Roots
 from actions.tools import list_files, read_file, search_docs, search_files
 from actions.tools.base import Tool, ToolResult
@@ -27,13 +28,16 @@ if TYPE_CHECKING:  # the index (and its stores) is imported when search_docs fir
 
 
 def multiroot_registry(
-    roots: Roots, index_sources: Mapping[str, IndexSource] | None
+    roots: Roots,
+    index_sources: Mapping[str, IndexSource] | None,
+    buffers: BufferSource | None = None,
 ) -> ToolRegistry:
     """The built-in tools over every folder of `roots`; `index_sources`: each folder's
-    retrieval index by folder name (None: the index is off, no search_docs)."""
+    retrieval index by folder name (None: the index is off, no search_docs); `buffers`: the
+    editor's text of files, which read_file shows (None: the disk)."""
     registry = ToolRegistry()
     registry.register(_described(list_files.MANIFEST, roots), RoutedListFiles(roots))
-    registry.register(_described(read_file.MANIFEST, roots), ReadFile(roots))
+    registry.register(_described(read_file.MANIFEST, roots), ReadFile(roots, buffers=buffers))
     registry.register(_described(search_files.MANIFEST, roots), RoutedSearchFiles(roots))
     if index_sources is not None:
         registry.register(

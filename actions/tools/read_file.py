@@ -11,19 +11,24 @@
   telling the model to read them in another call. Nothing is ever cut silently.
 - Binary files (a NUL byte in the first 8 KB, or invalid UTF-8) are reported, not dumped.
 - The result is ok when at least one file was read (binary counts as an answer).
+- With a `BufferSource` (the editor's buffers: an ACP client's fs/read_text_file, an LSP
+  client's open documents) an existing text file is read as the editor shows it, unsaved
+  changes included; an editor that answers an error leaves the disk read, with a note.
 """
 
 from __future__ import annotations
 
 import asyncio
 import dataclasses
+import io
 import os
 import stat
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, BinaryIO, Literal
 
+from actions.buffers import MAX_BUFFER_BYTES, BufferRead, BufferSource, read_buffer
 from actions.errors import InvalidToolCall, PathRefused
 from actions.paths import PathResolver
 from actions.tools.base import Tool, ToolResult
@@ -150,13 +155,21 @@ class ReadFile:
 
     name = NAME
 
-    def __init__(self, workspace: PathResolver, config: ReadFileConfig | None = None) -> None:
+    def __init__(
+        self,
+        workspace: PathResolver,
+        config: ReadFileConfig | None = None,
+        *,
+        buffers: BufferSource | None = None,
+    ) -> None:
         self.workspace = workspace
         self.config = config or ReadFileConfig()
+        self.buffers = buffers
 
     async def execute(self, args: Mapping[str, Any]) -> ToolResult:
         requests = read_requests(args)
-        reports = await asyncio.to_thread(self._read_all, requests)
+        buffered = await self._buffered(requests)
+        reports = await asyncio.to_thread(self._read_all, requests, buffered)
         text = "\n\n".join(render_report(report) for report in reports)
         data = {"files": [asdict(report) for report in reports]}
         ok = any(report.status in ("ok", "truncated", "binary") for report in reports)
@@ -164,7 +177,33 @@ class ReadFile:
             return ToolResult.success(text, data)
         return ToolResult(ok=False, text=text, data=data, error_kind="tool_execution_error")
 
-    def _read_all(self, requests: list[ReadRequest]) -> list[FileReport]:
+    async def _buffered(self, requests: list[ReadRequest]) -> dict[str, BufferRead]:
+        """The editor's text of each requested existing text file, by requested path."""
+        if self.buffers is None:
+            return {}
+        files = await asyncio.to_thread(self._text_files, requests)
+        return {path: await read_buffer(self.buffers, absolute) for path, absolute in files}
+
+    def _text_files(self, requests: list[ReadRequest]) -> list[tuple[str, Path]]:
+        """The requested paths that are confined, regular, not binary and small enough to
+        ask the editor for."""
+        found: dict[str, Path] = {}
+        for request in requests:
+            try:
+                absolute = self.workspace.resolve(request.path, for_write=False).absolute
+                with open(absolute, "rb") as handle:
+                    info = os.fstat(handle.fileno())
+                    if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_BUFFER_BYTES:
+                        continue
+                    if b"\0" not in handle.read(BINARY_SNIFF_BYTES):
+                        found.setdefault(request.path, absolute)
+            except (PathRefused, OSError):
+                continue  # reported as it is when the file itself is read
+        return list(found.items())
+
+    def _read_all(
+        self, requests: list[ReadRequest], buffered: Mapping[str, BufferRead]
+    ) -> list[FileReport]:
         budget = self.config.per_batch_bytes
         reports: list[FileReport] = []
         for request in requests:
@@ -173,12 +212,14 @@ class ReadFile:
                 note += f"{self.config.per_batch_bytes} bytes); read it in another call"
                 reports.append(FileReport(request.path, "skipped", note=note))
                 continue
-            report = self._read_one(request, budget)
+            report = self._read_one(request, budget, buffered.get(request.path))
             budget -= len(report.content.encode("utf-8")) if report.content else 0
             reports.append(report)
         return reports
 
-    def _read_one(self, request: ReadRequest, budget: int) -> FileReport:
+    def _read_one(
+        self, request: ReadRequest, budget: int, buffered: BufferRead | None = None
+    ) -> FileReport:
         try:
             resolved = self.workspace.resolve(request.path, for_write=False)
         except PathRefused as refused:
@@ -195,16 +236,34 @@ class ReadFile:
         if not stat.S_ISREG(info.st_mode):
             return FileReport(shown, "not_a_file", note="is not a regular file")
         limit = min(self.config.per_file_bytes, budget)
+        if buffered is not None and buffered.text is not None:
+            return self._read_text(shown, request, buffered.text.encode("utf-8"), limit)
+        report = self._read_disk(resolved.absolute, shown, request, (info.st_size, limit))
+        if buffered is not None and buffered.note:
+            note = f"{report.note}; {buffered.note}" if report.note else buffered.note
+            report = dataclasses.replace(report, note=note)
+        return report
+
+    def _read_text(self, shown: str, request: ReadRequest, data: bytes, limit: int) -> FileReport:
+        """A file as the editor shows it."""
+        if request.ranged or len(data) > limit:
+            return read_page(data, shown, request, limit, self._why(limit))
+        return decode_report(shown, data, len(data))
+
+    def _read_disk(
+        self, absolute: Path, shown: str, request: ReadRequest, sizes: tuple[int, int]
+    ) -> FileReport:
+        size, limit = sizes
         try:
-            if request.ranged or info.st_size > limit:
-                return read_page(resolved.absolute, shown, request, limit, self._why(limit))
-            with open(resolved.absolute, "rb") as handle:
+            if request.ranged or size > limit:
+                return read_page(absolute, shown, request, limit, self._why(limit))
+            with open(absolute, "rb") as handle:
                 data = handle.read(limit + 1)
         except OSError as error:
             return FileReport(shown, "refused", note=f"cannot be read ({error.strerror})")
         if len(data) > limit:  # the file grew since stat: read it as a page
-            return read_page(resolved.absolute, shown, request, limit, self._why(limit))
-        return decode_report(shown, data, info.st_size)
+            return read_page(absolute, shown, request, limit, self._why(limit))
+        return decode_report(shown, data, size)
 
     def _why(self, limit: int) -> str:
         return "per-file limit" if limit >= self.config.per_file_bytes else "batch limit"
@@ -220,18 +279,21 @@ def decode_report(shown: str, data: bytes, size: int) -> FileReport:
         return FileReport(shown, "binary", size, note="not UTF-8 text, not shown")
 
 
-def read_page(absolute: Path, shown: str, request: ReadRequest, limit: int, why: str) -> FileReport:
+def read_page(
+    source: Path | bytes, shown: str, request: ReadRequest, limit: int, why: str
+) -> FileReport:
     """The requested lines (whole file by default) that fit in ``limit`` bytes, numbered;
-    ``why`` names the limit in the note. The file is read in bounded blocks: a line longer
-    than the limit contributes its first ``limit`` bytes and the note says it was cut."""
+    ``why`` names the limit in the note. The file (or the editor's text, as bytes) is read
+    in bounded blocks: a line longer than the limit contributes its first ``limit`` bytes
+    and the note says it was cut."""
     start = request.start_line or 1
     end = request.end_line
     chunks: list[bytes] = []
     used = last = 0
     cut = False
     long_line: Line | None = None
-    with open(absolute, "rb") as handle:
-        size = os.fstat(handle.fileno()).st_size
+    with _opened(source) as handle:
+        size = len(source) if isinstance(source, bytes) else os.fstat(handle.fileno()).st_size
         if b"\0" in handle.read(BINARY_SNIFF_BYTES):
             return FileReport(shown, "binary", size, note="binary file, not shown")
         handle.seek(0)
@@ -270,6 +332,10 @@ def read_page(absolute: Path, shown: str, request: ReadRequest, limit: int, why:
     if last < min(end or total, total):
         note += f"; read the next lines with start_line {last + 1}"
     return dataclasses.replace(report, status="truncated", note=note)
+
+
+def _opened(source: Path | bytes) -> BinaryIO:
+    return io.BytesIO(source) if isinstance(source, bytes) else open(source, "rb")
 
 
 def _page_report(

@@ -35,6 +35,15 @@ class ToolRegistry:
             raise ValueError(f"tool {manifest.name!r} is already registered")
         self._entries[manifest.name] = (manifest, implementation)
 
+    def replaced(self, implementation: ToolImplementation) -> ToolRegistry:
+        """A copy whose tool of the same name runs `implementation` (its manifest kept, the
+        other tools shared): e.g. a turn's read_file over the editor's buffers."""
+        manifest, _ = self.get(implementation.name)
+        copy = ToolRegistry()
+        copy._entries = dict(self._entries)
+        copy._entries[manifest.name] = (manifest, implementation)
+        return copy
+
     def extended(self, manifest: Tool, implementation: ToolImplementation) -> ToolRegistry:
         """A new registry: these tools and one more (this one is left as it was)."""
         registry = ToolRegistry()

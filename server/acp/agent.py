@@ -49,7 +49,7 @@ from pygls.exceptions import JsonRpcInvalidParams
 
 from server import __version__
 from server.acp.commands import AcpCommandGate, terminal_runner
-from server.acp.files import AcpApplier
+from server.acp.files import AcpApplier, AcpBuffers
 from server.acp.history_commands import checkpoint_command
 from server.acp.prompt_text import attached_file, prompt_text, typed_text
 from server.acp.replay import replay
@@ -292,8 +292,8 @@ class AgentLsAcp:
         sink.recorder = recorder
         config, _ = self.state.config()
         writes = self.client if self._client_writes() else None
-        reads = self.client if self._client_reads() else None
-        real = AcpApplier(session.root, session.id, writes, sink, reads)
+        buffers = AcpBuffers(self.client, session.id) if self._client_reads() else None
+        real = AcpApplier(session.root, session.id, writes, sink, buffers)
         folder = await self.state.folders.get(session.root, config.allowSecretFiles)
         terminal = self.capabilities.terminal
         front = FrontEnd(
@@ -302,6 +302,7 @@ class AgentLsAcp:
             real,
             sink,
             reviews=True,
+            buffers=buffers,
             review=session.review,
             commands=AcpCommandGate(self.client, session.id, sink),
             command_runner=terminal_runner(self.client, session.id, sink) if terminal else None,

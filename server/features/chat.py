@@ -162,6 +162,7 @@ async def editor_turn(
             reviews=True,
             index_source=lambda: live(ls),
             index_sources=index_sources(ls, opened),
+            buffers=applier,  # read_file sees the open buffers
             commands=EditorGate(ls),
         )
         turn = await run_front_end_turn(ls.state, front, session, message, context)

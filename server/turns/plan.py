@@ -36,7 +36,7 @@ async def apply_plan_document(
     try:
         path = await plans.apply(plan, op)
     except ApplyRefused as error:
-        raise AgentError(f"the plan was rolled back: {error}") from None
+        return await refused_write(turn, op, error)
     except WriteFailed as error:  # disk full...: telling the model would not help
         raise nothing_changed(error) from None
     except (ActionError, CheckpointError) as error:
@@ -50,6 +50,34 @@ async def apply_plan_document(
     return DocumentOutcome(
         "plan", render_plan_progress(plan.applied, plan.remaining, turn.agent.staging)
     )
+
+
+async def refused_write(turn: Turn, op: FileOp, error: ApplyRefused) -> DocumentOutcome:
+    """The editor refused a write (an ACP client's error, applyEdit's applied=false, a buffer
+    with unsaved changes): the plan is rolled back now (only what it wrote) and is over, the
+    user is told which write and why, and so is the model, which answers next; the turn ends
+    normally. A second refusal in the same turn ends it at once (the user was told)."""
+    plan, plans = turn.plan, turn.agent.plans
+    restored: list[str] = []
+    if plan is not None and plans is not None and not plan.recorder.closed:
+        restored = await plans.rollback(plan)
+    turn.plan = None  # rolled back: no checkpoint, no half plan in the result
+    told = refused_write_text(error, restored)
+    turn.sink.emit(ErrorProgress(message=told, path=error.path, rolled_back=restored))
+    turn.refusals += 1
+    if turn.refusals > 1:
+        turn.done = True
+    return DocumentOutcome(
+        "refused",
+        f"{op.action} {op.path} was not written: {told}. The plan is over. Tell the user "
+        "which write the editor refused and why; do not send the plan again unless asked.",
+    )
+
+
+def refused_write_text(error: ApplyRefused, restored: list[str]) -> str:
+    """How a refused write is worded for the user and the model, in every front end."""
+    restored_files = f"{len(restored)} file(s) restored"
+    return f"{error}; nothing was changed: the plan was rolled back ({restored_files})"
 
 
 def refused(turn: Turn, message: str) -> DocumentOutcome:

@@ -44,7 +44,7 @@ class ChatSession:
 
 
 class AgentError(Exception):
-    """The turn cannot go on (too many invalid documents, turn limit, a refused edit)."""
+    """The turn cannot go on (too many invalid documents, turn limit, a failed write)."""
 
 
 @dataclass(frozen=True)
@@ -96,6 +96,7 @@ class Turn:
     plan: PlanRun | None = None
     done: bool = False
     tools_called: list[str] = field(default_factory=list)
+    refusals: int = 0  # writes the editor refused in this turn (each rolled its plan back)
 
     def say(self, text: str) -> None:
         if text:

@@ -20,7 +20,7 @@ from tests.e2e.conversations import (
     tree,
     tree_hash,
 )
-from tests.fakellm import FakeLLM
+from tests.fakellm import FakeLLM, last_user_message
 
 
 @pytest.fixture
@@ -105,15 +105,21 @@ async def test_provider_failure_mid_plan_rolls_everything_back(
 async def test_editor_rejecting_an_edit_rolls_the_plan_back(
     client: LanguageClient, fakellm: FakeLLM, project: Path
 ) -> None:
+    """applyEdit answered applied=false: the plan is rolled back, the turn ends normally and
+    the model, told which write the editor refused and why, answers the user."""
     before = tree_hash(project)
     app_uri = client.editor.open(project / "src" / "app.py")  # type: ignore[attr-defined]
     client.editor.reject.add(app_uri)  # type: ignore[attr-defined]
-    fakellm.set_script({"replies": FULL_CONVERSATION[2:]})
-    with pytest.raises(JsonRpcException) as failure:
-        await chat(client, "Add a greeting module")
-    assert "src/app.py" in str(failure.value)
-    assert "rolled back" in str(failure.value)
+    answer = doc(action="text_response", text_response="The editor refused src/app.py.")
+    fakellm.set_script({"replies": [*FULL_CONVERSATION[2:4], answer]})
+    result = await chat(client, "Add a greeting module")
     assert tree_hash(project) == before
+    assert result["text"].endswith("The editor refused src/app.py.")
+    assert result.get("plan") is None
+    assert result.get("checkpointId") is None
+    told = last_user_message(fakellm.requests[-1])
+    assert f"the editor refused to write src/app.py: {app_uri} is locked" in told
+    assert "the plan was rolled back (1 file(s) restored)" in told
 
 
 async def test_unsaved_editor_changes_are_never_overwritten(
@@ -121,10 +127,11 @@ async def test_unsaved_editor_changes_are_never_overwritten(
 ) -> None:
     before = tree_hash(project)
     client.editor.open(project / "src" / "app.py", text="print('my unsaved work')\n")  # type: ignore[attr-defined]
-    fakellm.set_script({"replies": FULL_CONVERSATION[2:]})
-    with pytest.raises(JsonRpcException) as failure:
-        await chat(client, "Add a greeting module")
-    assert "unsaved changes" in str(failure.value)
+    answer = doc(action="text_response", text_response="Save app.py first.")
+    fakellm.set_script({"replies": [*FULL_CONVERSATION[2:4], answer]})
+    result = await chat(client, "Add a greeting module")
+    assert result["text"].endswith("Save app.py first.")
+    assert "unsaved changes" in last_user_message(fakellm.requests[-1])
     assert tree_hash(project) == before
     assert (
         client.editor.buffers[(project / "src" / "app.py").as_uri()][1]

@@ -8,7 +8,6 @@ import pytest
 
 from server.editor import EditorApplier
 from server.protocol import ErrorProgress, FileApplied, PlanProgress, PlanSummary
-from server.turns.turn import AgentError
 from tests.inprocess.conftest import Harness, Reply, ScriptedProvider, answer, doc
 
 NEW = 'def greet():\n    return "hi"\n'
@@ -107,26 +106,39 @@ async def test_a_file_with_unsaved_changes_stops_the_plan_and_nothing_is_lost(
 ) -> None:
     app = harness.root / "src" / "app.py"
     harness.editor.open(app, text="print('my unsaved work')\n")
-    with pytest.raises(AgentError, match="unsaved changes"):
-        await harness.turn([*PLAN, answer("Done.")])
+    provider, outcome = await harness.turn([*PLAN, answer("app.py has unsaved changes.")])
     assert harness.editor.buffer(app) == "print('my unsaved work')\n"
     assert app.read_text() == "print('v1')\n"
     assert not (harness.root / "src" / "new.py").exists()  # the applied part is rolled back
     assert harness.editor.edits == []
     assert harness.folder.store.list() == []
+    # the turn ends normally: the model is told which write was refused and answers
+    assert outcome.plan is None
+    assert outcome.checkpoint_id is None
+    assert outcome.text == "app.py has unsaved changes."
+    told = provider.received[2][-1].content
+    assert "src/app.py: is open in the editor with unsaved changes" in told
+    assert "the plan was rolled back (1 file(s) restored)" in told
 
 
 async def test_an_edit_the_editor_refuses_rolls_the_plan_back(harness: Harness) -> None:
     app = harness.root / "src" / "app.py"
     harness.editor.open(app)
     harness.editor.refuse = "the user rejected the edit"
-    with pytest.raises(AgentError, match=r"rolled back.*the user rejected the edit"):
-        await harness.turn([*PLAN, answer("Done.")])
+    provider, outcome = await harness.turn([*PLAN, answer("The editor said no.")])
     assert not (harness.root / "src" / "new.py").exists()
     assert app.read_text() == "print('v1')\n"
     assert harness.folder.store.list() == []
     # only what was written is restored: the refused app.py and old.txt were never written
-    assert harness.sink.of(ErrorProgress)[-1].rolled_back == ["src/new.py"]
+    error = harness.sink.of(ErrorProgress)[0]
+    assert error.rolled_back == ["src/new.py"]
+    assert error.message == (
+        "the editor refused to write src/app.py: the user rejected the edit; nothing was "
+        "changed: the plan was rolled back (1 file(s) restored)"
+    )
+    assert error.message in provider.received[2][-1].content  # the model reads the same
+    assert outcome.plan is None
+    assert outcome.text == "The editor said no."
 
 
 async def test_cancelling_mid_plan_restores_every_written_file(harness: Harness) -> None:
