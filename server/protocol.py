@@ -397,6 +397,19 @@ class StatusReport:
     index: IndexReport | None = None  # the retrieval index (server/features/indexing.py)
     folders: list[FolderStatus] | None = None  # the workspace folders (None: none open)
     rules: RulesReport | None = None  # the project's rules files in use (server/rules.py)
+    commands: CommandsReport | None = None  # the run_command policy in force
+
+
+@attrs.frozen(kw_only=True)
+class CommandsReport:
+    """The policy of the model's commands (`run_command`): `mode` ask / allow / off, the
+    lines that run without asking (`allow_list` globs), the time limit in seconds; `offered`:
+    whether the model gets the tool with the provider in use (never to the embedded model)."""
+
+    mode: str
+    allow_list: list[str]
+    timeout: float
+    offered: bool
 
 
 @attrs.frozen(kw_only=True)

@@ -27,6 +27,7 @@ from server.providers import PROVIDERS, make_provider
 from server.providers.base import Provider
 from server.resolve import provider_status
 from server.rules import read_rules, render_rules, rules_report
+from server.turns.commands import commands_report, render_commands
 
 
 def register(sub: Any) -> None:
@@ -87,11 +88,13 @@ def run(args: argparse.Namespace) -> int:
     workspace = Workspace(root, secret_allow=config.allowSecretFiles)
     rules = asyncio.run(read_rules([workspace], current_dir(), report.provider))
     listed = rules_report(rules)
-    report = attrs.evolve(report, rules=listed)
+    commands = commands_report(config, report.provider)
+    report = attrs.evolve(report, rules=listed, commands=commands)
     if args.json:
         print(json.dumps(to_wire(report), ensure_ascii=False))
     else:
         print(render(report))
         print(render_index(to_wire(report.index)))
         print(render_rules(listed))
+        print(render_commands(commands))
     return 0 if report.reachable or (args.no_check and report.provider) else FAILED

@@ -30,6 +30,7 @@ from server.protocol import AGENT_STATUS, FolderStatus, IndexReport, StatusRepor
 from server.resolve import explicit_keys, provider_status
 from server.rules import read_rules, rules_report
 from server.state import PROVIDER_URL
+from server.turns.commands import commands_report
 from server.workspace import FolderUnavailable
 
 log = logging.getLogger(__name__)
@@ -51,7 +52,8 @@ async def status(ls: AgentLanguageServer, params: Any) -> StatusReport:
     index = from_wire(await index_status(ls), IndexReport)
     folders = await folder_statuses(ls)
     rules = rules_report(await read_rules(await workspaces(ls), None, report.provider))
-    return attrs.evolve(report, index=index, folders=folders, rules=rules)
+    commands = commands_report(config, report.provider)
+    return attrs.evolve(report, index=index, folders=folders, rules=rules, commands=commands)
 
 
 async def workspaces(ls: AgentLanguageServer) -> list[Workspace]:

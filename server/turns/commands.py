@@ -29,7 +29,7 @@ from actions.tools.run_command import (
     manifest,
 )
 from server.config import API_KEY_ENV, Config
-from server.protocol import CommandOutput, ErrorProgress
+from server.protocol import CommandOutput, CommandsReport, ErrorProgress
 from server.providers.anthropic import ANTHROPIC_KEY_ENV
 from server.redact import holds_remembered
 from server.turns.turn import ProgressSink
@@ -55,6 +55,28 @@ def command_environment(
         for name, value in env.items()
         if name not in dropped and not holds_remembered(value)
     }
+
+
+def commands_report(config: Config, provider_name: str | None) -> CommandsReport:
+    """The policy as `agent/status` and `agent-ls doctor` show it."""
+    return CommandsReport(
+        mode=config.commands,
+        allow_list=list(config.commandAllowList),
+        timeout=config.commandTimeout,
+        offered=config.commands != "off" and provider_name not in (None, "local"),
+    )
+
+
+def render_commands(report: CommandsReport) -> str:
+    """The policy for a terminal (`agent-ls doctor`)."""
+    if not report.offered:
+        why = "off" if report.mode == "off" else "not offered to this provider"
+        return f"commands:  {why}"
+    modes = {"ask": "asks before each line", "allow": "run without asking (trusted)"}
+    allowed = (
+        f"; allowed without asking: {', '.join(report.allow_list)}" if report.allow_list else ""
+    )
+    return f"commands:  {modes[report.mode]}{allowed}; time limit {report.timeout:g} s"
 
 
 def policy_of(config: Config, allowed: set[str]) -> CommandPolicy:

@@ -3,6 +3,7 @@ the model. Consent in the terminal: --allow-commands, Deny without a terminal.""
 
 from __future__ import annotations
 
+import json
 import subprocess
 from pathlib import Path
 
@@ -103,3 +104,28 @@ def test_a_file_a_command_writes_is_undone_by_agent_ls_undo(
     assert undo.returncode == 0, undo.stderr
     assert (root / "app.py").read_text() == "print('hi')\n"
     assert not (root / "made.txt").exists()
+
+
+def test_doctor_states_the_command_policy(fakellm: FakeLLM, tmp_path: Path) -> None:
+    root = git_repo(tmp_path / "ws")
+    args = ("doctor", "--no-check", "--workspace", str(root))
+    done = subprocess.run(
+        [AGENT_LS, *args],
+        env=cli_env(fakellm),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "commands:  asks before each line; time limit 120 s" in done.stdout
+    off = subprocess.run(
+        [AGENT_LS, *args, "--json"],
+        env=cli_env(fakellm, AGENT_LS_COMMANDS="allow"),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
+    listed = json.loads(off.stdout)["commands"]
+    assert listed == {"mode": "allow", "allowList": [], "timeout": 120.0, "offered": True}

@@ -17,7 +17,8 @@ from typing import Any
 from lsprotocol import types
 from pytest_lsp import LanguageClient, client_capabilities, make_test_lsp_client
 
-from tests.e2e.conftest import chat, command
+from server.protocol import AGENT_STATUS
+from tests.e2e.conftest import as_dict, chat, command
 from tests.e2e.conversations import doc, tool
 from tests.e2e.rawclient import RawClient
 from tests.fakellm import FakeLLM, last_user_message
@@ -315,3 +316,21 @@ async def test_a_server_stopped_mid_command_leaves_no_process_behind(
     while _alive(child) and time.monotonic() < deadline:
         await asyncio.sleep(0.05)
     assert not _alive(child), "the command outlived the server"
+
+
+async def test_status_states_the_command_policy(client: LanguageClient, fakellm: FakeLLM) -> None:
+    workspace(client)
+    client.set_configuration(
+        {"commands": "ask", "commandAllowList": ["pytest*"], "commandTimeout": 30},
+        section="agentLs",
+    )
+    client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
+    report = as_dict(
+        await client.protocol.send_request_async(AGENT_STATUS, {"check": False})  # type: ignore[no-untyped-call]
+    )
+    assert report["commands"] == {
+        "mode": "ask",
+        "allowList": ["pytest*"],
+        "timeout": 30.0,
+        "offered": True,
+    }

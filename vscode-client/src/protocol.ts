@@ -268,6 +268,19 @@ export interface StatusReport {
   index?: IndexReport;
   folders?: FolderStatus[];
   rules?: RulesReport;
+  commands?: CommandsReport;
+}
+
+/**
+ * The policy of the model's commands (`run_command`): `mode` ask / allow / off, the
+ * lines that run without asking (`allow_list` globs), the time limit in seconds; `offered`:
+ * whether the model gets the tool with the provider in use (never to the embedded model).
+ */
+export interface CommandsReport {
+  mode: string;
+  allowList: string[];
+  timeout: number;
+  offered: boolean;
 }
 
 /**
