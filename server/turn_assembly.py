@@ -19,9 +19,11 @@ from actions.apply import Applier
 from actions.checkpoints import CheckpointStore
 from actions.paths import Workspace
 from actions.review import StagedPlan, StagingApplier, new_plan
+from actions.tools.consent import ToolGate
 from actions.tools.run_command import CommandGate, CommandRequest, Runner
 from actions.tools.search_docs import IndexSource
 from server.config import Config
+from server.mcp.turn import with_mcp_tools
 from server.protocol import ChatContext
 from server.providers import ProviderError
 from server.state import ServerState
@@ -44,6 +46,7 @@ class FrontEnd:
     index_sources: Mapping[str, IndexSource] | None = None  # each folder's, by folder name
     commands: CommandGate | None = None  # its consent prompt for run_command (None: denied)
     command_runner: Runner | None = None  # where a command runs (None: here; ACP: a terminal)
+    tools: ToolGate | None = None  # its consent prompt for MCP tool calls (None: denied)
 
 
 @dataclass(frozen=True)
@@ -86,6 +89,7 @@ async def run_front_end_turn(
             index_sources=front.index_sources,
         )
         agent = with_commands(agent, config, front, session)
+        agent = await with_mcp_tools(agent, config, state.mcp, front.tools, session.allowed_tools)
         with state.foreground.turn():  # the index build yields meanwhile
             outcome = await run_turn_recorded(agent, session, message, context, front.sink)
     except ProviderError:

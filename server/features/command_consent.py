@@ -1,6 +1,7 @@
 """The editor's consent to the model's shell commands: `window/showMessageRequest` (Warning)
 naming the command line and the folder, with the actions **Run**, **Always allow**, **Deny**.
-No answer (null), a dismissed request or an error is Deny."""
+No answer (null), a dismissed request or an error is Deny. An MCP tool call is asked the same
+way, the prompt naming the server, the tool and its arguments."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import logging
 
 from lsprotocol import types
 
+from actions.tools.consent import ToolCallRequest
 from actions.tools.run_command import CommandRequest, Consent
 from server.lsp import AgentLanguageServer
 
@@ -23,6 +25,14 @@ def consent_message(request: CommandRequest) -> str:
     return f"agent-ls: the model wants to run a command in {where}:\n\n{request.command}"
 
 
+def tool_consent_message(request: ToolCallRequest) -> str:
+    """What the prompt says of an MCP tool call: the server, the tool, the arguments."""
+    return (
+        f"agent-ls: the model wants to call the tool {request.tool} of the MCP server "
+        f"{request.source} with:\n\n{request.details}"
+    )
+
+
 class EditorGate:
     """Asks the editor; one prompt per command line."""
 
@@ -30,15 +40,21 @@ class EditorGate:
         self.ls = ls
 
     async def ask(self, request: CommandRequest) -> Consent:
+        return await self._ask(consent_message(request))
+
+    async def ask_tool(self, request: ToolCallRequest) -> Consent:
+        return await self._ask(tool_consent_message(request))
+
+    async def _ask(self, message: str) -> Consent:
         params = types.ShowMessageRequestParams(
             type=types.MessageType.Warning,
-            message=consent_message(request),
+            message=message,
             actions=[types.MessageActionItem(title=title) for title in CHOICES],
         )
         try:
             answer = await self.ls.window_show_message_request_async(params)
         except Exception as error:  # an editor that cannot show it: nothing runs
-            log.warning("the consent prompt failed (%s): command denied", error)
+            log.warning("the consent prompt failed (%s): denied", error)
             return Consent.DENY
         if answer is None:
             return Consent.DENY

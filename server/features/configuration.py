@@ -67,8 +67,9 @@ async def refresh(ls: AgentLanguageServer, pushed: Any) -> None:
             log.info("workspace/configuration unavailable: %s", exc)
             return
     ls.state.client_settings = dict(settings) if isinstance(settings, dict) else {}
-    _, problems = ls.state.config()
+    config, problems = ls.state.config()
     ls.show_problems(problems)
+    ls.state.mcp.sync(config.mcpServers)  # started in the background, before any turn
 
 
 async def settled(ls: AgentLanguageServer) -> None:

@@ -107,6 +107,7 @@ async def on_folders_changed(
 async def on_shutdown(ls: AgentLanguageServer, *args: object) -> None:
     """The client asked the server to shut down: every folder's index stops before the answer."""
     await ls.state.folders.close_all()
+    await ls.state.mcp.close()  # every MCP server stopped: no process left
 
 
 async def _index(ls: AgentLanguageServer, roots: list[Path]) -> None:

@@ -39,6 +39,7 @@ class ChatSession:
     messages: list[ChatMessage] = field(default_factory=list)
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     allowed_commands: set[str] = field(default_factory=set)  # "Always allow" answers
+    allowed_tools: set[str] = field(default_factory=set)  # MCP tools allowed always
 
 
 class AgentError(Exception):
