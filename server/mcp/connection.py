@@ -214,6 +214,8 @@ class McpConnection:
         try:
             async with asyncio.timeout(timeout):
                 return await client.call_tool(tool, arguments)
+        except TimeoutError:
+            raise  # the call was cancelled (the server told so); the server goes on
         except MCPError as error:
             if error.error.code == mcp_types.CONNECTION_CLOSED:
                 self._died(describe(error))
