@@ -367,6 +367,20 @@ class StatusReport:
     candidates: tuple[Candidate, ...] = ()
     index: IndexReport | None = None  # the retrieval index (server/features/indexing.py)
     folders: list[FolderStatus] | None = None  # the workspace folders (None: none open)
+    mcp: list[McpServerStatus] | None = None  # the MCP servers (None: none configured)
+
+
+@attrs.frozen(kw_only=True)
+class McpServerStatus:
+    """One MCP server in `agent/status`: its transport (stdio, http), its state (starting,
+    ready, failed, stopped), the tools it offers (as the server names them) and why it
+    failed."""
+
+    name: str
+    transport: str
+    state: str
+    tools: list[str]
+    error: str | None = None
 
 
 @attrs.frozen(kw_only=True)

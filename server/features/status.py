@@ -5,7 +5,8 @@ Result: `{provider, model, reason, reachable, detail, baseUrl, candidates, index
 facts `agent-ls doctor` prints; `index` is the retrieval index: `{state, backend, location,
 documents: {pending, chunked, ready, failed}, chunks, failures: [{path, reason}], watching}`
 (of the first folder); `folders`: every workspace folder `{name, path, applied, undone,
-index}` (`name`: what paths are qualified by in a multi-root workspace, "" for one folder).
+index}` (`name`: what paths are qualified by in a multi-root workspace, "" for one folder);
+`mcp`: the configured MCP servers `{name, transport, state, tools, error?}` (docs/mcp.md).
 The test request goes through the server's cached provider, so a local model loaded for it
 stays loaded for the chat that follows.
 """
@@ -45,7 +46,8 @@ async def status(ls: AgentLanguageServer, params: Any) -> StatusReport:
     check = not (isinstance(params, dict) and params.get("check") is False)
     report = await provider_status(config, explicit, provider_for=ls.state.provider, check=check)
     index = from_wire(await index_status(ls), IndexReport)
-    return attrs.evolve(report, index=index, folders=await folder_statuses(ls))
+    mcp = ls.state.mcp.report() if config.mcpServers else None
+    return attrs.evolve(report, index=index, folders=await folder_statuses(ls), mcp=mcp)
 
 
 async def folder_statuses(ls: AgentLanguageServer) -> list[FolderStatus] | None:

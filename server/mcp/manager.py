@@ -14,6 +14,7 @@ from collections.abc import Sequence
 
 from server.mcp.connection import START_TIMEOUT, McpConnection, McpStatus
 from server.mcp_config import McpServerSpec
+from server.protocol import McpServerStatus
 
 log = logging.getLogger(__name__)
 
@@ -50,6 +51,19 @@ class McpManager:
 
     def status(self) -> list[McpStatus]:
         return [connection.status() for connection in self.connections.values()]
+
+    def report(self) -> list[McpServerStatus]:
+        """The servers as `agent/status` and `agent-ls mcp list` show them."""
+        return [
+            McpServerStatus(
+                name=s.name,
+                transport=s.transport,
+                state=s.state,
+                tools=list(s.tools),
+                error=s.error or None,
+            )
+            for s in self.status()
+        ]
 
     async def close(self) -> None:
         """Stop every server (shutdown): no process is left."""

@@ -249,6 +249,20 @@ export interface StatusReport {
   candidates: Candidate[];
   index?: IndexReport;
   folders?: FolderStatus[];
+  mcp?: McpServerStatus[];
+}
+
+/**
+ * One MCP server in `agent/status`: its transport (stdio, http), its state (starting,
+ * ready, failed, stopped), the tools it offers (as the server names them) and why it
+ * failed.
+ */
+export interface McpServerStatus {
+  name: string;
+  transport: string;
+  state: string;
+  tools: string[];
+  error?: string;
 }
 
 /**
