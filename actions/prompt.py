@@ -187,19 +187,30 @@ def render_tool_result(call: ToolCallSpec, result: ToolResult) -> str:
     )
 
 
-def render_plan_progress(applied: Sequence[str], remaining: Sequence[str]) -> str:
-    """After each applied file: what is done, what is left, what to send next."""
+def render_plan_progress(
+    applied: Sequence[str], remaining: Sequence[str], staged: bool = False
+) -> str:
+    """After each applied file: what is done, what is left, what to send next. `staged`
+    (review mode): the files wait for the user's review, so the summary is a proposal."""
     done = ", ".join(applied) if applied else "none"
+    head = (
+        f"Staged for the user's review (nothing is written until they accept it): {done}."
+        if staged
+        else f"Applied: {done}."
+    )
     if remaining:
         return (
-            f"Applied: {done}.\nRemaining files of the plan: {', '.join(remaining)}.\n"
+            f"{head}\nRemaining files of the plan: {', '.join(remaining)}.\n"
             "Reply with a continue_multi_file document for the next file "
             "(one file per reply)."
         )
-    return (
-        f"Applied: {done}.\nThe plan is complete: every planned file is done.\n"
-        "Reply with a text_response summarising the change for the user."
+    summary = (
+        "Reply with a text_response presenting the proposed change to the user: it is not "
+        "applied yet, the user accepts or rejects each file."
+        if staged
+        else "Reply with a text_response summarising the change for the user."
     )
+    return f"{head}\nThe plan is complete: every planned file is done.\n{summary}"
 
 
 def render_invalid_document(error: ActionError) -> str:

@@ -78,7 +78,15 @@ class ChatParams:
 # Progress: one type per kind --------------------------------------------------------------
 
 ProgressKind = Literal[
-    "text", "tool_call", "tool_result", "plan", "file_applied", "error", "review", "command_output"
+    "text",
+    "tool_call",
+    "tool_result",
+    "plan",
+    "file_applied",
+    "file_staged",
+    "error",
+    "review",
+    "command_output",
 ]
 
 
@@ -137,6 +145,18 @@ class FileApplied:
 
 
 @attrs.frozen(kw_only=True)
+class FileStaged:
+    """Review mode: one file of a plan was staged for review; nothing was written (the
+    `review` event at the end of the turn lists the plan, `agent.accept` writes it)."""
+
+    kind: ClassVar[Literal["file_staged"]] = "file_staged"
+    path: str
+    action: FileActionName
+    message: str
+    planned: bool
+
+
+@attrs.frozen(kw_only=True)
 class ErrorProgress:
     """Something went wrong: an invalid document sent back to the model (`retry`: how many
     so far), a refused file (`path`), a rolled-back plan (`rolled_back`), a failed turn."""
@@ -185,6 +205,7 @@ ProgressEvent = (
     | ToolCallResult
     | PlanProgress
     | FileApplied
+    | FileStaged
     | ErrorProgress
     | ReviewProgress
     | CommandOutput

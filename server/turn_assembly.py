@@ -24,7 +24,7 @@ from actions.tools.run_command import CommandGate, CommandRequest, Runner
 from actions.tools.search_docs import IndexSource
 from server.config import Config
 from server.mcp.turn import with_mcp_tools
-from server.protocol import ChatContext
+from server.protocol import ChatContext, FileApplied, FileStaged, PlanProgress, ProgressEvent
 from server.providers import ProviderError
 from server.state import ServerState
 from server.turns.commands import DenyAll, command_tool, recorder_for
@@ -42,6 +42,7 @@ class FrontEnd:
     applier: Applier | None  # how plan files reach the files (None: no folder)
     sink: ProgressSink  # how progress reaches the user
     reviews: bool = False  # it shows staged plans: with `review: on` plans are staged
+    review: bool | None = None  # its own review switch (an ACP session's); None: the setting
     index_source: IndexSource | None = None  # the editor's live index (single folder)
     index_sources: Mapping[str, IndexSource] | None = None  # each folder's, by folder name
     commands: CommandGate | None = None  # its consent prompt for run_command (None: denied)
@@ -58,6 +59,26 @@ class FrontEndTurn:
     staged: StagedPlan | None = None
 
 
+class StagingSink:
+    """A front end's sink while the plan is staged: a file the plan "applied" was only staged
+    (`file_staged`), and the plan's end-of-turn progress names nothing as applied; the user
+    sees a proposal, never a file written before it was accepted."""
+
+    def __init__(self, inner: ProgressSink) -> None:
+        self.inner = inner
+
+    def emit(self, event: ProgressEvent) -> None:
+        if isinstance(event, FileApplied):
+            event = FileStaged(
+                path=event.path, action=event.action, message=event.message, planned=event.planned
+            )
+        elif isinstance(event, PlanProgress) and event.applied is not None:
+            event = PlanProgress(
+                description=event.description, files=event.files, skipped=event.skipped
+            )
+        self.inner.emit(event)
+
+
 async def run_front_end_turn(
     state: ServerState,
     front: FrontEnd,
@@ -70,9 +91,12 @@ async def run_front_end_turn(
     config, _ = state.config()
     applier = front.applier
     staged = None
-    if applier is not None and front.reviews and config.review == "on":
+    sink = front.sink
+    review = front.review if front.review is not None else config.review == "on"
+    if applier is not None and front.reviews and review:
         staged = new_plan(session.id)
         applier = StagingApplier(applier, staged)
+        sink = StagingSink(sink)
     board = state.board(front.root)
     notes = board.take_feedback(session.id)
     if notes:  # review decisions since the last turn: the model learns them first
@@ -90,8 +114,10 @@ async def run_front_end_turn(
         )
         agent = with_commands(agent, config, front, session)
         agent = await with_mcp_tools(agent, config, state.mcp, front.tools, session.allowed_tools)
+        if staged is not None:
+            agent = replace(agent, staging=True)
         with state.foreground.turn():  # the index build yields meanwhile
-            outcome = await run_turn_recorded(agent, session, message, context, front.sink)
+            outcome = await run_turn_recorded(agent, session, message, context, sink)
     except ProviderError:
         state.forget_resolution()  # a local server may be gone: resolve again next turn
         raise

@@ -1,4 +1,5 @@
-"""The ACP agent: `initialize`, `session/new|load|list`, `session/prompt`, `session/cancel`.
+"""The ACP agent: `initialize`, `session/new|load|list`, `session/set_config_option` (review
+on/off per session: server.acp.session_config), `session/prompt`, `session/cancel`.
 
 The same agent core as the LSP server and the `chat` command: a turn is assembled by
 `server.turn_assembly.run_front_end_turn` (provider, review staging, tools, plans,
@@ -43,6 +44,7 @@ from acp.schema import (
     SessionCapabilities,
     SessionInfo,
     SessionListCapabilities,
+    SetSessionConfigOptionResponse,
 )
 from pygls.exceptions import JsonRpcInvalidParams
 
@@ -52,6 +54,7 @@ from server.acp.files import AcpApplier
 from server.acp.history_commands import checkpoint_command
 from server.acp.prompt_text import prompt_text
 from server.acp.review import review_plan
+from server.acp.session_config import config_options, config_update, review_value
 from server.acp.updates import UpdateSink
 from server.arguments import camel_case, decode, strict
 from server.history import CorruptSession, SessionStore, UnknownSession
@@ -100,6 +103,7 @@ class AcpSession:
     root: Path
     chat: ChatSession
     history: SessionStore
+    review: bool = False  # its `review` config option (from the setting at first)
     turn: asyncio.Task[Any] | None = None
     cancelled: bool = False
     extra: dict[str, Any] = field(default_factory=dict)
@@ -140,8 +144,13 @@ class AgentLsAcp:
         root = Path(cwd)
         if not root.is_absolute() or not root.is_dir():
             raise invalid_params("cwd", f"{cwd!r} is not an absolute path to a folder")
+        config, _ = self.state.config()
         session = AcpSession(
-            session_id, root.resolve(), ChatSession(session_id), SessionStore(root)
+            session_id,
+            root.resolve(),
+            ChatSession(session_id),
+            SessionStore(root),
+            review=config.review == "on",
         )
         self.sessions[session_id] = session
         return session
@@ -158,7 +167,9 @@ class AgentLsAcp:
                 "the new session %s could not be stored in %s: %s", session.id, where, error
             )
         self._announce_commands(session.id)
-        return NewSessionResponse(session_id=session.id)
+        return NewSessionResponse(
+            session_id=session.id, config_options=list(config_options(session.review))
+        )
 
     async def load_session(self, cwd: str, session_id: str, **kwargs: Any) -> LoadSessionResponse:
         session = self._open(cwd, session_id)
@@ -182,7 +193,7 @@ class AgentLsAcp:
                 sink.send(update_agent_message_text(message.content))
         await sink.close()
         self._announce_commands(session_id)
-        return LoadSessionResponse()
+        return LoadSessionResponse(config_options=list(config_options(session.review)))
 
     async def list_sessions(
         self, cwd: str | None = None, cursor: str | None = None, **kwargs: Any
@@ -198,6 +209,14 @@ class AgentLsAcp:
                 for i in infos
             ]
         )
+
+    async def set_config_option(
+        self, config_id: str, session_id: str, value: str | bool, **kwargs: Any
+    ) -> SetSessionConfigOptionResponse:
+        """`session/set_config_option`: review on/off for this session (its next plan)."""
+        session = self._session(session_id)
+        session.review = review_value(config_id, value)
+        return SetSessionConfigOptionResponse(config_options=list(config_options(session.review)))
 
     def _announce_commands(self, session_id: str) -> None:
         commands = [AvailableCommand(name=n, description=d) for n, d in COMMANDS.items()]
@@ -275,17 +294,24 @@ class AgentLsAcp:
             real,
             sink,
             reviews=True,
+            review=session.review,
             commands=AcpCommandGate(self.client, session.id, sink),
             command_runner=terminal_runner(self.client, session.id, sink) if terminal else None,
         )
-        turn = await run_front_end_turn(self.state, front, session.chat, text)
-        if turn.staged is not None:
+        try:
+            turn = await run_front_end_turn(self.state, front, session.chat, text)
+            if turn.staged is None:
+                return
             await sink.drain()
             board = self.state.board(session.root)
-            summary = await review_plan(
-                self.client, session.id, session.root, turn.staged, real, board
+            decisions = await review_plan(
+                self.client, session.id, session.root, turn.staged, real, board, sink
             )
-            sink.send(update_agent_message_text(summary))
+            if decisions.review_off:  # allow_always: the session stops asking
+                session.review = False
+                sink.send(config_update(session.review))
+        finally:
+            sink.release()  # a failed or cancelled turn: the answer held back, as it came
 
     def _client_reads(self) -> bool:
         fs = self.capabilities.fs

@@ -10,6 +10,12 @@ tool_call_update (completed / failed, with the output); plan -> plan entries (on
 pending -> completed as files land); each written file -> an `edit` tool call carrying a diff
 (sent by `server.acp.files`); errors the model gets to fix -> agent_thought_chunk; an error
 that ends or rolls back the turn -> agent_message_chunk.
+
+Review mode (server.acp.review): a staged file leaves its entry pending, and the text after
+the first staged file is held back (`release()` sends it once the user has decided: the
+answer is read after the decisions it talks about); each staged file is announced as a
+pending `edit` tool call (`announce`) before its permission request refers to it, and ends
+`completed` when written or `failed` when rejected (`decided`).
 """
 
 from __future__ import annotations
@@ -29,11 +35,19 @@ from acp import (
     update_tool_call,
 )
 from acp.helpers import text_block, tool_content, tool_diff_content
-from acp.schema import PlanEntry, ToolCallLocation, ToolKind
+from acp.schema import (
+    PlanEntry,
+    PlanEntryStatus,
+    ToolCallLocation,
+    ToolCallStart,
+    ToolCallStatus,
+    ToolKind,
+)
 
 from server.protocol import (
     ErrorProgress,
     FileApplied,
+    FileStaged,
     JsonObject,
     PlanProgress,
     ProgressEvent,
@@ -69,6 +83,8 @@ class UpdateSink:
         self.counter = 0
         self.pending_tools: deque[tuple[str, str]] = deque()
         self.plan: list[PlanEntry] = []
+        self.held: list[str] | None = None  # review mode: the answer, held after staging
+        self.reviewed: dict[str, str] = {}  # review mode: staged path -> its tool call id
 
     async def _pump(self) -> None:
         while True:
@@ -101,8 +117,13 @@ class UpdateSink:
     # -- the agent loop's ProgressSink --------------------------------------------------------
     def emit(self, event: ProgressEvent) -> None:
         if isinstance(event, TextDelta):
-            if event.delta:
+            if event.delta and self.held is not None:
+                self.held.append(event.delta)
+            elif event.delta:
                 self.send(update_agent_message_text(event.delta))
+        elif isinstance(event, FileStaged):
+            if self.held is None:
+                self.held = []
         elif isinstance(event, ToolCallStarted):
             self._tool_started(event)
         elif isinstance(event, ToolCallResult):
@@ -163,6 +184,40 @@ class UpdateSink:
         if changed:
             self.send(update_plan(self.plan))
 
+    def release(self) -> None:
+        """Send the answer held back since the first staged file (review mode)."""
+        held, self.held = self.held, None
+        if held:
+            self.send(update_agent_message_text("".join(held)))
+
+    # -- review mode (server.acp.review) ------------------------------------------------------
+    def announce(self, path: str, call: ToolCallStart) -> None:
+        """A staged file as a pending tool call (its diff): announced before it is asked about."""
+        self.reviewed[path] = call.tool_call_id
+        self.send(call)
+
+    def entry(self, path: str, status: PlanEntryStatus, note: str = "") -> None:
+        """Set the plan entry of `path` (added if the plan did not list it) and send the plan."""
+        content = f"{path} ({note})" if note else path
+        for index, entry in enumerate(self.plan):
+            if entry.content == path or entry.content.startswith(f"{path} ("):
+                self.plan[index] = plan_entry(content, status=status)
+                break
+        else:
+            self.plan.append(plan_entry(content, status=status))
+        self.send(update_plan(self.plan))
+
+    def decided(self, path: str, applied: bool, note: str = "") -> None:
+        """The user's decision on a staged file reached its end: written or not. ACP's plan
+        entries know only pending / in_progress / completed, so a rejected file's entry is
+        `completed` (decided: nothing left to do) and says "rejected"; its tool call, whose
+        status can say so, ends `failed`."""
+        call_id = self.reviewed.pop(path, None)
+        if call_id is not None:
+            status: ToolCallStatus = "completed" if applied else "failed"
+            self.send(update_tool_call(call_id, status=status))
+        self.entry(path, "completed", "" if applied else note or "rejected")
+
     def _error(self, event: ErrorProgress) -> None:
         if event.retry is not None:  # the model is told and may fix it: a thought
             self.send(update_agent_thought_text(f"agent-ls: {event.message}\n"))
@@ -170,18 +225,24 @@ class UpdateSink:
             self.send(update_agent_message_text(f"\n\nagent-ls: {event.message}\n"))
 
     def file_written(self, path: str, absolute: str, old: str | None, new: str | None) -> None:
-        """A file of a plan reached the workspace: an `edit` tool call with its diff."""
-        verb = "Create" if old is None else ("Delete" if new is None else "Edit")
+        """A file of a plan reached the workspace: an `edit` tool call with its diff (a file
+        under review already has its tool call, which `decided` completes)."""
+        if path in self.reviewed:
+            return
         self.send(
             start_tool_call(
                 self.next_id("edit"),
-                f"{verb} {path}",
+                f"{_verb(old, new)} {path}",
                 kind="delete" if new is None else "edit",
                 status="completed",
                 content=[tool_diff_content(absolute, new or "", old)],
                 locations=[ToolCallLocation(path=absolute)],
             )
         )
+
+
+def _verb(old: str | None, new: str | None) -> str:
+    return "Create" if old is None else ("Delete" if new is None else "Edit")
 
 
 def _paths(args: JsonObject) -> list[str]:

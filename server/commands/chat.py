@@ -27,6 +27,7 @@ from server.protocol import (
     CommandOutput,
     ErrorProgress,
     FileApplied,
+    FileStaged,
     PlanProgress,
     ProgressEvent,
     ReviewPlan,
@@ -76,6 +77,8 @@ def step_line(event: ProgressEvent) -> str:
             return f"plan: {description} ({', '.join(files)})"
         case FileApplied(action=action, path=path):
             return f"{action} {path}"
+        case FileStaged(action=action, path=path):
+            return f"staged for review: {action} {path}"
         case ErrorProgress(message=message):
             return f"error: {message}"
         case ReviewProgress(state=state, files=files):

@@ -41,13 +41,15 @@ async def apply_plan_document(
         raise nothing_changed(error) from None
     except (ActionError, CheckpointError) as error:
         turn.sink.emit(ErrorProgress(message=str(error), path=op.path))
-        progress = render_plan_progress(plan.applied, plan.remaining)
+        progress = render_plan_progress(plan.applied, plan.remaining, turn.agent.staging)
         message = f"{op.action} {op.path} was refused, nothing was written: {error}\n{progress}"
         return DocumentOutcome("refused", message)
     turn.sink.emit(
         FileApplied(path=path, action=op.action, message=action.message, planned=path in plan.files)
     )
-    return DocumentOutcome("plan", render_plan_progress(plan.applied, plan.remaining))
+    return DocumentOutcome(
+        "plan", render_plan_progress(plan.applied, plan.remaining, turn.agent.staging)
+    )
 
 
 def refused(turn: Turn, message: str) -> DocumentOutcome:

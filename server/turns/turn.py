@@ -59,6 +59,7 @@ class Agent:
     max_retries: int = 3
     history_chars: int | None = None  # earlier turns are trimmed to this (None: kept whole)
     folders: tuple[str, ...] = ()  # the folder names of a multi-root workspace
+    staging: bool = False  # review mode: plan files are staged, the model is told so
 
 
 @dataclass(frozen=True)

@@ -108,6 +108,57 @@ def test_review_mode_plan_accepted_through_the_code_action(
     assert not (workspace / "old.txt").exists()
 
 
+REVIEW_STATES_SCRIPT = Path(__file__).with_name("nvim_review_states.lua")
+
+
+def added(before: str, after: str) -> str:
+    """The chat lines `after` has beyond `before` (whose last line, the prompt, moved down)."""
+    kept = before.split("\n")[:-1]
+    lines = after.split("\n")
+    assert lines[: len(kept)] == kept, (before, after)
+    return "\n".join(lines[len(kept) :])
+
+
+@pytest.mark.parametrize("nvim", neovims())
+def test_review_states_and_decisions_are_confirmed_in_the_chat(
+    fakellm: FakeLLM, tmp_path: Path, nvim: str
+) -> None:
+    workspace = git_repo(tmp_path / "ws", SEED_FILES)
+    fakellm.set_script({"replies": FULL_CONVERSATION})
+
+    seen = run_neovim(
+        REVIEW_STATES_SCRIPT,
+        tmp_path,
+        workspace,
+        fakellm,
+        workspace / "src" / "app.py",
+        nvim=nvim,
+        MESSAGE="Add a greeting module",
+        PLUGIN_DIR=str(PLUGIN),
+    )
+
+    assert seen["finished"], seen
+    turn = seen["turn"]
+    assert "◇ staged create_file src/new.py" in turn, turn
+    assert "◇ staged delete_file old.txt" in turn
+    assert "✎" not in turn  # nothing was written
+    assert "⏸ plan pending review, nothing written yet" in turn
+
+    assert seen["accepted"], seen
+    confirmed = added(turn, seen["after_accept"])
+    assert re.search(r"✓ applied src/new\.py as \w+ \(:AgentUndo reverts it\)", confirmed), (
+        confirmed
+    )
+    assert "⏸ still pending: src/app.py, old.txt" in confirmed
+
+    assert seen["rejected"], seen
+    confirmed = added(seen["after_accept"], seen["after_reject"])
+    assert "✗ rejected src/app.py, old.txt: keep print" in confirmed, confirmed
+    assert "still pending" not in confirmed
+    assert seen["plan_state"] == "partial"
+    assert tree(workspace) == {**SEED_FILES, "src/new.py": NEW_MODULE}
+
+
 MULTIROOT_SCRIPT = Path(__file__).with_name("nvim_multiroot.lua")
 
 

@@ -129,6 +129,22 @@ function fileApplied(session: Session, path: string, action: string): Session {
   });
 }
 
+/** Review mode: a file of the plan was staged, not written: it stays pending, with its action. */
+function fileStaged(session: Session, path: string, action: string): Session {
+  const index = lastPlanIndex(session.entries);
+  const plan = index >= 0 ? (session.entries[index] as PlanEntry) : undefined;
+  if (!plan || plan.done || plan.planId !== undefined) {
+    return push(session, { kind: "notice", level: "info", text: `staged for review: ${action}: ${path}` });
+  }
+  return updatePlan(session, (p) => {
+    const known = p.files.some((f) => f.path === path);
+    const files = known
+      ? p.files.map((f) => (f.path === path ? { ...f, status: "pending" as const, action } : f))
+      : [...p.files, { path, status: "pending" as const, action }];
+    return { ...p, files };
+  });
+}
+
 /** Apply one progress event to the session whose turn is running (the active one). */
 export function applyProgress(session: Session, event: ProgressEvent): Session {
   const current = session.id ? session : { ...session, id: event.sessionId };
@@ -160,6 +176,8 @@ export function applyProgress(session: Session, event: ProgressEvent): Session {
       });
     case "file_applied":
       return fileApplied(current, event.path, event.action);
+    case "file_staged":
+      return fileStaged(current, event.path, event.action);
     case "error":
       return push(current, { kind: "notice", level: "error", text: event.message });
     case "review":

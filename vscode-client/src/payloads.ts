@@ -93,6 +93,15 @@ export function parseProgress(raw: unknown): ProgressEvent | undefined {
         message: str(data.message),
         planned: data.planned !== false,
       };
+    case "file_staged":
+      return {
+        kind: "file_staged",
+        sessionId,
+        path: str(data.path),
+        action: fileAction(data.action),
+        message: str(data.message),
+        planned: data.planned !== false,
+      };
     case "error":
       return {
         kind: "error",

@@ -43,7 +43,7 @@ export interface ChatParams {
   workDoneToken?: number | string;
 }
 
-export type ProgressKind = "text" | "tool_call" | "tool_result" | "plan" | "file_applied" | "error" | "review" | "command_output";
+export type ProgressKind = "text" | "tool_call" | "tool_result" | "plan" | "file_applied" | "file_staged" | "error" | "review" | "command_output";
 
 /** Text for the user, as it streams. */
 export interface TextDelta {
@@ -79,6 +79,17 @@ export type FileActionName = "create_file" | "update_file" | "delete_file";
 
 /** One file of a plan was written (buffers and disk). */
 export interface FileApplied {
+  path: string;
+  action: FileActionName;
+  message: string;
+  planned: boolean;
+}
+
+/**
+ * Review mode: one file of a plan was staged for review; nothing was written (the
+ * `review` event at the end of the turn lists the plan, `agent.accept` writes it).
+ */
+export interface FileStaged {
   path: string;
   action: FileActionName;
   message: string;
@@ -128,6 +139,7 @@ export interface ProgressPayloads {
   tool_result: ToolCallResult;
   plan: PlanProgress;
   file_applied: FileApplied;
+  file_staged: FileStaged;
   error: ErrorProgress;
   review: ReviewProgress;
   command_output: CommandOutput;
@@ -143,6 +155,7 @@ export type ChatProgress =
   | { sessionId: string; kind: "tool_result"; data: ToolCallResult }
   | { sessionId: string; kind: "plan"; data: PlanProgress }
   | { sessionId: string; kind: "file_applied"; data: FileApplied }
+  | { sessionId: string; kind: "file_staged"; data: FileStaged }
   | { sessionId: string; kind: "error"; data: ErrorProgress }
   | { sessionId: string; kind: "review"; data: ReviewProgress }
   | { sessionId: string; kind: "command_output"; data: CommandOutput };

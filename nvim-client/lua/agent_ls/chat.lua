@@ -37,6 +37,8 @@ local function on_progress(params)
     end
   elseif kind == "file_applied" then
     t:step("plan", { "  ✎ " .. tostring(data.action) .. " " .. tostring(data.path) })
+  elseif kind == "file_staged" then -- review mode: proposed, nothing written
+    t:step("plan", { "  ◇ staged " .. tostring(data.action) .. " " .. tostring(data.path) })
   elseif kind == "error" then
     t:step("note", { "  ! " .. tostring(data.message) })
   end
@@ -49,7 +51,7 @@ local function outcome(err, result)
   end
   local plan = result and result.plan
   if plan and plan ~= vim.NIL and plan.state == "pending" then
-    return { "  ⏸ plan pending review: :AgentAccept / :AgentReject [reason]" }
+    return { "  ⏸ plan pending review, nothing written yet: :AgentAccept / :AgentReject [reason]" }
   elseif result and result.checkpointId and result.checkpointId ~= vim.NIL then
     return { "  ↺ applied as " .. result.checkpointId .. " (:AgentUndo reverts it)" }
   end
@@ -147,6 +149,69 @@ function M.open(message)
     M.send(message, true)
   end
   return chat.buf
+end
+
+-- The paths of `plan`'s files in `state`.
+local function paths_in(plan, state)
+  local names = {}
+  for _, f in ipairs(plan.files or {}) do
+    if f.state == state then
+      table.insert(names, f.path)
+    end
+  end
+  return names
+end
+
+--- Review mode: the server's answer to :AgentAccept / :AgentReject (the plan with each file's
+--- state, `checkpointId`, `refused`), confirmed in the chat: what this decision applied or
+--- rejected, what it could not apply, what still waits. The chat's pending plan follows it.
+function M.reviewed(plan)
+  if not valid() or type(plan) ~= "table" then
+    return
+  end
+  local before = {}
+  local last = chat.last_result and chat.last_result.plan
+  for _, f in ipairs((type(last) == "table" and last.files) or {}) do
+    before[f.path] = f.state
+  end
+  local function decided(state)
+    local names = {}
+    for _, path in ipairs(paths_in(plan, state)) do
+      if before[path] ~= state then
+        table.insert(names, path)
+      end
+    end
+    return names
+  end
+  local lines = {}
+  local applied, rejected = decided("accepted"), decided("rejected")
+  if #applied > 0 then
+    local as = plan.checkpointId and plan.checkpointId ~= vim.NIL and (" as " .. plan.checkpointId) or ""
+    table.insert(lines, "  ✓ applied " .. table.concat(applied, ", ") .. as .. " (:AgentUndo reverts it)")
+  end
+  if #rejected > 0 then
+    local reason = nil
+    for _, f in ipairs(plan.files or {}) do
+      if f.path == rejected[1] and type(f.reason) == "string" and f.reason ~= "" then
+        reason = f.reason
+      end
+    end
+    local why = reason and (": " .. reason) or ""
+    table.insert(lines, "  ✗ rejected " .. table.concat(rejected, ", ") .. why .. " (the model hears it with your next message)")
+  end
+  for _, why in ipairs((plan.refused ~= vim.NIL and plan.refused) or {}) do
+    table.insert(lines, "  ! not applied: " .. why)
+  end
+  local pending = paths_in(plan, "pending")
+  if #pending > 0 then
+    table.insert(lines, "  ⏸ still pending: " .. table.concat(pending, ", "))
+  end
+  if chat.last_result then
+    chat.last_result.plan = plan
+  end
+  if #lines > 0 then
+    chat.transcript:note(lines)
+  end
 end
 
 --- The chat state (for tests and statuslines): buf, session_id, busy, last_result.

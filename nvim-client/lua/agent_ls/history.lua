@@ -101,6 +101,16 @@ local function pending_plan()
   return plan
 end
 
+-- After a decision: the chat confirms what was applied / rejected (chat.reviewed).
+local function reviewed(on_done)
+  return function(e, result, c)
+    if not e then
+      require("agent_ls.chat").reviewed(result)
+    end
+    if on_done then on_done(e, result, c) end
+  end
+end
+
 function M.accept(paths, on_done)
   local plan = pending_plan()
   if not plan then
@@ -109,7 +119,7 @@ function M.accept(paths, on_done)
   end
   local args = { planId = plan.planId }
   if paths and #paths > 0 then args.files = paths end
-  execute("agent.accept", { args }, on_done)
+  execute("agent.accept", { args }, reviewed(on_done))
 end
 
 function M.reject(reason, on_done)
@@ -120,7 +130,7 @@ function M.reject(reason, on_done)
   end
   local args = { planId = plan.planId }
   if reason and reason ~= "" then args.reason = reason end
-  execute("agent.reject", { args }, on_done)
+  execute("agent.reject", { args }, reviewed(on_done))
 end
 
 return M

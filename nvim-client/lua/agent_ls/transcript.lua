@@ -16,6 +16,10 @@
 --
 --     ↺ applied as 1a2b3c (:AgentUndo reverts it)
 --
+-- In review mode the plan's files show as "◇ staged create_file greetings.py" (nothing is
+-- written), the turn ends "⏸ plan pending review, nothing written yet", and :AgentAccept /
+-- :AgentReject add what they applied ("✓ applied ... as <checkpoint>") or rejected ("✗ ...").
+--
 --   you> |                         <- the prompt: the buffer's last line, shown at once
 --
 -- One blank line between two segments of a turn and before the next prompt, never more: the
