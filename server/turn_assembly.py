@@ -23,6 +23,7 @@ from actions.tools.consent import ToolGate
 from actions.tools.run_command import CommandGate, CommandRequest, Runner
 from actions.tools.search_docs import IndexSource
 from server.config import Config
+from server.mcp.manager import McpManager
 from server.mcp.turn import with_mcp_tools
 from server.protocol import ChatContext, FileApplied, FileStaged, PlanProgress, ProgressEvent
 from server.providers import ProviderError
@@ -48,6 +49,7 @@ class FrontEnd:
     commands: CommandGate | None = None  # its consent prompt for run_command (None: denied)
     command_runner: Runner | None = None  # where a command runs (None: here; ACP: a terminal)
     tools: ToolGate | None = None  # its consent prompt for MCP tool calls (None: denied)
+    mcp: McpManager | None = None  # its own MCP servers (an ACP session's), besides the settings'
 
 
 @dataclass(frozen=True)
@@ -113,7 +115,9 @@ async def run_front_end_turn(
             index_sources=front.index_sources,
         )
         agent = with_commands(agent, config, front, session)
-        agent = await with_mcp_tools(agent, config, state.mcp, front.tools, session.allowed_tools)
+        state.mcp.sync(config.mcpServers)
+        managers = [state.mcp] if front.mcp is None else [state.mcp, front.mcp]
+        agent = await with_mcp_tools(agent, config, managers, front.tools, session.allowed_tools)
         if staged is not None:
             agent = replace(agent, staging=True)
         with state.foreground.turn():  # the index build yields meanwhile

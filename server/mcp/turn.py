@@ -3,6 +3,8 @@ consent prompt and the session's "Always allow" answers."""
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Sequence
 from dataclasses import replace
 
 from actions.tools.consent import DenyTools, ToolGate
@@ -15,20 +17,20 @@ from server.turns.turn import Agent
 async def with_mcp_tools(
     agent: Agent,
     config: Config,
-    manager: McpManager,
+    managers: Sequence[McpManager],
     gate: ToolGate | None,
     allowed: set[str],
 ) -> Agent:
-    """The agent with the tools of the configured servers (not to the embedded model, too
+    """The agent with the tools of the servers of `managers` (not to the embedded model, too
     small to be trusted with them). Waits at most for the servers still starting."""
-    if not config.mcpServers or agent.provider.name == "local":
+    if agent.provider.name == "local":
         return agent
-    manager.sync(config.mcpServers)
-    await manager.wait_started()
+    await asyncio.gather(*(manager.wait_started() for manager in managers))
     registry = agent.registry
     taken = set(registry.names())
     trust_all = config.commands == "allow"
-    for connection in manager.ready():
+    connections = [c for manager in managers for c in manager.ready()]
+    for connection in connections:
         for tool in connection.tools:
             name = tool_name(connection.spec.name, tool.name, taken)
             implementation = McpTool(
