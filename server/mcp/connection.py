@@ -4,9 +4,9 @@ The SDK's `Client` is an async context that must be entered and left in one task
 connection has a task that holds it open (`_hold`) until `stop`; calls are made from the turn's
 task on the open session. States: starting -> ready | failed (with the reason); a server that
 was ready and died (a crashed stdio process) is started again at the next call, no sooner than
-its backoff allows (1, 2, 4 ... 60 s after each failure). `notifications/tools/list_changed`
-lists the tools again. Stopping leaves no process: the SDK ends the stdio server's process
-group when the context is left.
+its backoff allows (at once after a first failure, then 1, 2, 4 ... 60 s).
+`notifications/tools/list_changed` lists the tools again. Stopping leaves no process: the SDK
+ends the stdio server's process group when the context is left.
 """
 
 from __future__ import annotations
@@ -49,7 +49,11 @@ class McpStatus:
 
 
 class ServerDown(Exception):
-    """The server cannot take the call (failed, restarting too soon, or died during it)."""
+    """The server cannot take the call (failed, restarting too soon, or died: `closed`)."""
+
+    def __init__(self, message: str, *, closed: bool = False) -> None:
+        super().__init__(message)
+        self.closed = closed
 
 
 class McpConnection:
@@ -165,8 +169,6 @@ class McpConnection:
 
     def _set_state(self, state: State) -> None:
         self.state = state
-        if state == "ready":
-            self.failures = 0
         self._ready.set()
         if self._on_change is not None:
             self._on_change()
@@ -179,8 +181,11 @@ class McpConnection:
         self._set_state("failed")
 
     def backoff(self) -> float:
-        """Seconds to wait after the last failure before starting again."""
-        return min(MAX_BACKOFF, 2.0 ** max(0, self.failures - 1))
+        """Seconds to wait after the last failure before starting again: none after the
+        first, then 1, 2, 4 ... 60 (failures in a row)."""
+        if self.failures <= 1:
+            return 0.0
+        return min(MAX_BACKOFF, 2.0 ** (self.failures - 2))
 
     async def ensure_ready(self) -> str:
         """Ready for a call: a failed server is started again once its backoff has passed.
@@ -213,16 +218,19 @@ class McpConnection:
             raise ServerDown(f"the MCP server {self.spec.name} is not running")
         try:
             async with asyncio.timeout(timeout):
-                return await client.call_tool(tool, arguments)
+                result = await client.call_tool(tool, arguments)
+            self.failures = 0
+            return result
         except TimeoutError:
             raise  # the call was cancelled (the server told so); the server goes on
         except MCPError as error:
-            if error.error.code == mcp_types.CONNECTION_CLOSED:
-                self._died(describe(error))
-            raise
+            if error.error.code != mcp_types.CONNECTION_CLOSED:
+                raise
+            self._died(describe(error))
+            raise ServerDown(f"the MCP server {self.spec.name} stopped", closed=True) from error
         except (OSError, EOFError) as error:
             self._died(describe(error))
-            raise ServerDown(f"the MCP server {self.spec.name} stopped: {error}") from error
+            raise ServerDown(f"the MCP server {self.spec.name} stopped", closed=True) from error
 
     def _died(self, reason: str) -> None:
         self._stop.set()

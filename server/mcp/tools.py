@@ -83,8 +83,7 @@ class McpTool:
                 error_kind="tool_refused",
             )
         try:
-            note = await self.connection.ensure_ready()
-            result = await self.connection.call(self.tool.name, arguments, self._timeout)
+            note, result = await self._call(arguments)
         except TimeoutError:
             raise ToolExecutionError(
                 f"{self.name}: no result within {self._timeout:g} s (mcpTimeout); cancelled"
@@ -102,6 +101,18 @@ class McpTool:
         if result.is_error:
             return ToolResult(False, text, data, error_kind="mcp_tool_error")
         return ToolResult.success(text, data)
+
+    async def _call(self, arguments: dict[str, Any]) -> tuple[str, mcp_types.CallToolResult]:
+        """The call; a server found stopped is started again (as its backoff allows) and
+        the call made once more, the model told."""
+        note = await self.connection.ensure_ready()
+        try:
+            return note, await self.connection.call(self.tool.name, arguments, self._timeout)
+        except ServerDown as down:
+            if not down.closed:
+                raise
+        note = await self.connection.ensure_ready()
+        return note, await self.connection.call(self.tool.name, arguments, self._timeout)
 
     async def _consented(self, arguments: dict[str, Any]) -> bool:
         spec = self.connection.spec

@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -181,3 +182,24 @@ def test_doctor_shows_the_servers(tmp_path: Path) -> None:
     assert git["name"] == "git"
     assert git["state"] == "ready"
     assert "git_status" in git["tools"]
+
+
+async def test_a_crashed_server_is_restarted_at_the_next_call_and_the_model_told(
+    client: LanguageClient, fakellm: FakeLLM, tmp_path: Path
+) -> None:
+    pidfile = tmp_path / "git.pid"
+    configure(client, {"git": git_server(pidfile)})
+    status_call = tool("mcp__git__git_status", repo_path=str(tmp_path))
+    fakellm.set_script({"replies": [answer("started"), status_call, answer("done")]})
+    first = await chat(client, "hello")  # the server is running
+    crashed = int(pidfile.read_text())
+    os.kill(crashed, signal.SIGKILL)
+    assert gone(crashed)
+    await chat(client, "status please", sessionId=first["sessionId"])
+    sent = last_user_message(fakellm.requests[-1])
+    assert "the MCP server git had stopped" in sent
+    assert "it was restarted" in sent
+    assert "git" in sent.lower()
+    assert int(pidfile.read_text()) != crashed
+    servers = (await status(client))["mcp"]
+    assert servers[0]["state"] == "ready"
