@@ -24,6 +24,7 @@ from actions.tools.run_command import CommandGate, CommandRequest, Runner
 from actions.tools.search_docs import IndexSource
 from server.config import Config
 from server.mcp.manager import McpManager
+from server.mcp.project import TrustGate
 from server.mcp.turn import with_mcp_tools
 from server.protocol import ChatContext, FileApplied, FileStaged, PlanProgress, ProgressEvent
 from server.providers import ProviderError
@@ -50,6 +51,7 @@ class FrontEnd:
     command_runner: Runner | None = None  # where a command runs (None: here; ACP: a terminal)
     tools: ToolGate | None = None  # its consent prompt for MCP tool calls (None: denied)
     mcp: McpManager | None = None  # its own MCP servers (an ACP session's), besides the settings'
+    trust: TrustGate | None = None  # its prompt to trust a project's .mcp.json (None: not used)
 
 
 @dataclass(frozen=True)
@@ -117,6 +119,9 @@ async def run_front_end_turn(
         agent = with_commands(agent, config, front, session)
         state.mcp.sync(config.mcpServers)
         managers = [state.mcp] if front.mcp is None else [state.mcp, front.mcp]
+        if front.root is not None:  # the project's .mcp.json, once the user trusts it
+            project = await state.project_mcp.manager_for(front.root, front.trust)
+            managers += [project] if project is not None else []
         agent = await with_mcp_tools(agent, config, managers, front.tools, session.allowed_tools)
         if staged is not None:
             agent = replace(agent, staging=True)

@@ -219,6 +219,7 @@ class AgentLsAcp:
         for session_id in list(self.sessions):
             await self._stop_servers(session_id)
         await self.state.mcp.close()
+        await self.state.project_mcp.close()
 
     async def _stop_servers(self, session_id: str) -> None:
         session = self.sessions.get(session_id)
@@ -329,6 +330,7 @@ class AgentLsAcp:
             commands=AcpCommandGate(self.client, session.id, sink),
             command_runner=terminal_runner(self.client, session.id, sink) if terminal else None,
             tools=AcpToolGate(self.client, session.id, sink),
+            trust=AcpToolGate(self.client, session.id, sink),
             mcp=session.mcp,
         )
         try:

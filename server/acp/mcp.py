@@ -17,6 +17,7 @@ from actions.tools.consent import ToolCallRequest
 from actions.tools.run_command import Consent
 from server.acp.updates import UpdateSink
 from server.mcp.manager import McpManager
+from server.mcp.project import TrustRequest
 from server.mcp_config import McpServerSpec
 from server.redact import remember, remember_location
 
@@ -62,6 +63,12 @@ def start_session_servers(servers: Sequence[Any] | None) -> McpManager | None:
     return manager
 
 
+TRUST_OPTIONS = [
+    PermissionOption(option_id="trust", name="Trust", kind="allow_always"),
+    PermissionOption(option_id="deny", name="Deny", kind="reject_once"),
+]
+
+
 class AcpToolGate:
     """Asks the client about the MCP tool call in progress."""
 
@@ -86,3 +93,17 @@ class AcpToolGate:
         if getattr(response.outcome, "outcome", None) != "selected":
             return Consent.DENY  # cancelled
         return ANSWERS.get(getattr(response.outcome, "option_id", ""), Consent.DENY)
+
+    async def ask_trust(self, request: TrustRequest) -> bool:
+        call = ToolCallUpdate(
+            tool_call_id=self.sink.next_id("mcp-trust"),
+            title="Trust the MCP servers of .mcp.json?",
+            kind="execute",
+            status="pending",
+            content=[tool_content(text_block(f"{request.path}\n{request.summary()}"))],
+        )
+        response = await self.client.request_permission(
+            session_id=self.session_id, tool_call=call, options=TRUST_OPTIONS
+        )
+        selected = getattr(response.outcome, "outcome", None) == "selected"
+        return selected and getattr(response.outcome, "option_id", "") == "trust"

@@ -150,12 +150,15 @@ async def chat_once(
         folder = await state.folders.get(root, config.allowSecretFiles)
         session = ChatSession("cli")
         gate = TerminalGate(progress)
-        front = FrontEnd(root, [folder], DiskApplier(root), sink, commands=gate, tools=gate)
+        front = FrontEnd(
+            root, [folder], DiskApplier(root), sink, commands=gate, tools=gate, trust=gate
+        )
         turn = await run_front_end_turn(state, front, session, message)
         return session, turn.outcome
     finally:
         await progress.stop()
         await state.mcp.close()  # the MCP servers end with the command
+        await state.project_mcp.close()
 
 
 EMBEDDED_NOTE = (

@@ -10,6 +10,7 @@ import sys
 from actions.tools.consent import ToolCallRequest
 from actions.tools.run_command import CommandRequest, Consent
 from server.commands.progress import Progress
+from server.mcp.project import TrustRequest
 
 ANSWERS = {"y": Consent.RUN, "yes": Consent.RUN, "a": Consent.ALWAYS, "always": Consent.ALWAYS}
 
@@ -58,3 +59,21 @@ class TerminalGate:
         print(question, end="", file=sys.stderr, flush=True)
         line = await asyncio.to_thread(sys.stdin.readline)
         return ANSWERS.get(line.strip().lower(), Consent.DENY)
+
+    async def ask_trust(self, request: TrustRequest) -> bool:
+        if self.progress is not None:
+            self.progress.clear()
+        if not sys.stdin.isatty():
+            print(
+                f"agent-ls: {request.path} is not used: stdin is not a terminal to trust it on",
+                file=sys.stderr,
+                flush=True,
+            )
+            return False
+        question = (
+            f"agent-ls: {request.path} starts MCP servers that run:\n{request.summary()}\n"
+            "Trust the MCP servers of .mcp.json? [t]rust / [N]o: "
+        )
+        print(question, end="", file=sys.stderr, flush=True)
+        line = await asyncio.to_thread(sys.stdin.readline)
+        return line.strip().lower() in ("t", "trust")

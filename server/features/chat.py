@@ -164,6 +164,7 @@ async def editor_turn(
             index_sources=index_sources(ls, opened),
             commands=EditorGate(ls),
             tools=EditorGate(ls),
+            trust=EditorGate(ls),
         )
         turn = await run_front_end_turn(ls.state, front, session, message, context)
         outcome = turn.outcome

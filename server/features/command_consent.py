@@ -1,7 +1,8 @@
 """The editor's consent to the model's shell commands: `window/showMessageRequest` (Warning)
 naming the command line and the folder, with the actions **Run**, **Always allow**, **Deny**.
 No answer (null), a dismissed request or an error is Deny. An MCP tool call is asked the same
-way, the prompt naming the server, the tool and its arguments."""
+way, the prompt naming the server, the tool and its arguments; a project's `.mcp.json` is
+trusted with **Trust** / **Deny**."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from lsprotocol import types
 from actions.tools.consent import ToolCallRequest
 from actions.tools.run_command import CommandRequest, Consent
 from server.lsp import AgentLanguageServer
+from server.mcp.project import TrustRequest
 
 log = logging.getLogger(__name__)
 
@@ -33,6 +35,17 @@ def tool_consent_message(request: ToolCallRequest) -> str:
     )
 
 
+TRUST, DENY_TRUST = "Trust", "Deny"
+
+
+def trust_message(request: TrustRequest) -> str:
+    """What the trust prompt says: the file and what its servers run."""
+    return (
+        f"agent-ls: {request.path} starts MCP servers that run:\n\n{request.summary()}\n\n"
+        "Trust the MCP servers of .mcp.json?"
+    )
+
+
 class EditorGate:
     """Asks the editor; one prompt per command line."""
 
@@ -44,6 +57,19 @@ class EditorGate:
 
     async def ask_tool(self, request: ToolCallRequest) -> Consent:
         return await self._ask(tool_consent_message(request))
+
+    async def ask_trust(self, request: TrustRequest) -> bool:
+        params = types.ShowMessageRequestParams(
+            type=types.MessageType.Warning,
+            message=trust_message(request),
+            actions=[types.MessageActionItem(title=title) for title in (TRUST, DENY_TRUST)],
+        )
+        try:
+            answer = await self.ls.window_show_message_request_async(params)
+        except Exception as error:  # an editor that cannot show it: not trusted
+            log.warning("the trust prompt failed (%s): not trusted", error)
+            return False
+        return answer is not None and answer.title == TRUST
 
     async def _ask(self, message: str) -> Consent:
         params = types.ShowMessageRequestParams(

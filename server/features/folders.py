@@ -108,6 +108,7 @@ async def on_shutdown(ls: AgentLanguageServer, *args: object) -> None:
     """The client asked the server to shut down: every folder's index stops before the answer."""
     await ls.state.folders.close_all()
     await ls.state.mcp.close()  # every MCP server stopped: no process left
+    await ls.state.project_mcp.close()
 
 
 async def _index(ls: AgentLanguageServer, roots: list[Path]) -> None:

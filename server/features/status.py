@@ -46,8 +46,9 @@ async def status(ls: AgentLanguageServer, params: Any) -> StatusReport:
     check = not (isinstance(params, dict) and params.get("check") is False)
     report = await provider_status(config, explicit, provider_for=ls.state.provider, check=check)
     index = from_wire(await index_status(ls), IndexReport)
-    mcp = ls.state.mcp.report() if config.mcpServers else None
-    return attrs.evolve(report, index=index, folders=await folder_statuses(ls), mcp=mcp)
+    mcp = ls.state.mcp.report() + ls.state.project_mcp.report()
+    folders = await folder_statuses(ls)
+    return attrs.evolve(report, index=index, folders=folders, mcp=mcp or None)
 
 
 async def folder_statuses(ls: AgentLanguageServer) -> list[FolderStatus] | None:
