@@ -26,6 +26,7 @@ from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.exceptions import MCPError
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from server.mcp_config import McpServerSpec
 from server.redact import redact
@@ -113,7 +114,11 @@ class McpConnection:
                     self.tools = await self._list_tools(client)
                     deadline.reschedule(None)
                     self._set_state("ready")
+                    listener = self._listen_for_changes(client)
                     await self._stop.wait()
+                    if listener is not None:
+                        listener.cancel()
+                        await asyncio.wait({listener})
         except TimeoutError:
             self._fail(f"did not start within {self.start_timeout:g} s")
         except Exception as error:  # whatever the server or its transport did: it failed
@@ -147,6 +152,24 @@ class McpConnection:
             if cursor is None:
                 break
         return tools
+
+    def _listen_for_changes(self, client: Client) -> asyncio.Task[None] | None:
+        """On a 2026-07-28 connection a server says its tools changed only on a
+        `subscriptions/listen` stream (earlier revisions notify unasked: `_on_message`)."""
+        if client.protocol_version not in MODERN_PROTOCOL_VERSIONS:
+            return None
+        tools = client.server_capabilities.tools
+        if tools is None or not tools.list_changed:
+            return None
+        return asyncio.create_task(self._listen(client), name=f"mcp listen {self.spec.name}")
+
+    async def _listen(self, client: Client) -> None:
+        try:
+            async with client.listen(tools_list_changed=True) as subscription:
+                async for _event in subscription:
+                    await self._relist()
+        except Exception as error:  # the list stays as it is; calls go on
+            log.info("mcp server %s: no tool list changes: %s", self.spec.name, describe(error))
 
     async def _on_message(self, message: IncomingMessage) -> None:
         if isinstance(message, mcp_types.ToolListChangedNotification):

@@ -5,6 +5,7 @@ tool it adds once initialized offered, the tools offered in the native and xml p
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import pytest
@@ -13,7 +14,7 @@ from pytest_lsp import LanguageClient
 
 from tests.e2e.conftest import chat
 from tests.e2e.conversations import doc, tool
-from tests.e2e.mcp_servers import everything_http, everything_stdio
+from tests.e2e.mcp_servers import REPO, everything_http, everything_stdio
 from tests.fakellm import FakeLLM, last_user_message
 
 
@@ -123,3 +124,26 @@ async def test_the_tools_are_offered_in_every_tool_protocol(
     offered = str(fakellm.requests[0])
     assert "mcp__everything__get-sum" in offered
     assert "Returns the sum of two numbers" in offered
+
+
+async def test_a_tool_added_by_a_list_change_is_offered_next_turn(
+    client: LanguageClient, fakellm: FakeLLM
+) -> None:
+    """The 2026-07-28 revision: the change arrives on the `subscriptions/listen` stream."""
+    server = {"command": sys.executable, "args": ["-m", "tests.e2e.mcp_unlocking_server"]}
+    configure(client, {"dyn": server | {"allow": "*", "cwd": str(REPO)}})
+    fakellm.set_script(
+        {
+            "replies": [
+                tool("mcp__dyn__unlock"),
+                answer("unlocked"),
+                tool("mcp__dyn__secret"),
+                answer("done"),
+            ]
+        }
+    )
+    first = await chat(client, "unlock")
+    assert "mcp__dyn__secret" not in str(fakellm.requests[0])
+    await chat(client, "the secret?", sessionId=first["sessionId"])
+    assert "mcp__dyn__secret" in str(fakellm.requests[2])
+    assert "31337" in last_user_message(fakellm.requests[3])
