@@ -61,7 +61,7 @@ async def test_a_session_server_is_used_in_a_turn_and_stopped_with_the_session(
             assert alive(pid)
     # the connection ended (stdin closed, the agent exited)
     assert gone(pid), "the session's MCP server outlived the session"
-    assert "through the session's server" in last_user_message(llm.requests[1])
+    assert "Echo: through the session's server" in last_user_message(llm.requests[1])
     (asked,) = client.permissions
     assert "everything: echo" in asked.title
     titles = [u.title for u in client.updates if u.session_update == "tool_call"]
@@ -91,7 +91,7 @@ async def test_a_session_http_server_is_used(tmp_path: Path) -> None:
                 mcp_servers=[HttpMcpServer(type="http", name="everything", url=url, headers=[])],
             )
             await conn.prompt(session_id=session.session_id, prompt=[text_block("echo")])
-    assert "through the session's server" in last_user_message(llm.requests[1])
+    assert "Echo: through the session's server" in last_user_message(llm.requests[1])
 
 
 async def test_a_denied_call_is_not_made(tmp_path: Path) -> None:
@@ -107,4 +107,4 @@ async def test_a_denied_call_is_not_made(tmp_path: Path) -> None:
             await conn.prompt(session_id=session.session_id, prompt=[text_block("echo")])
     sent = last_user_message(llm.requests[1])
     assert "the user denied it" in sent
-    assert "through the session's server" not in sent.split("denied")[-1]
+    assert "Echo:" not in sent

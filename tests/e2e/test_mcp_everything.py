@@ -44,8 +44,8 @@ async def echo_and_sum(client: LanguageClient, fakellm: FakeLLM) -> None:
     )
     await chat(client, "use the tools")
     echoed, summed = tool_results(fakellm)
-    assert "hello from the model" in echoed
-    assert "42" in summed
+    assert "Echo: hello from the model" in echoed
+    assert "The sum of 2 and 40 is 42." in summed
 
 
 async def test_echo_and_sum_over_stdio(client: LanguageClient, fakellm: FakeLLM) -> None:
@@ -99,7 +99,7 @@ async def test_a_slow_tool_is_cancelled_at_the_time_limit_and_the_server_goes_on
     await chat(client, "run the long operation")
     slow, echoed = tool_results(fakellm)
     assert "no result within 1 s (mcpTimeout); cancelled" in slow
-    assert "still here" in echoed
+    assert "Echo: still here" in echoed
 
 
 async def test_the_tool_added_after_initialization_is_offered(
