@@ -5,14 +5,18 @@ tool it adds once initialized offered, the tools offered in the native and xml p
 
 from __future__ import annotations
 
+import asyncio
 import sys
+import time
+from pathlib import Path
 from typing import Any
 
 import pytest
 from lsprotocol import types
+from pygls.exceptions import JsonRpcException
 from pytest_lsp import LanguageClient
 
-from tests.e2e.conftest import chat
+from tests.e2e.conftest import cancel, chat, start_chat
 from tests.e2e.conversations import doc, tool
 from tests.e2e.mcp_servers import REPO, everything_http, everything_stdio
 from tests.fakellm import FakeLLM, last_user_message
@@ -147,3 +151,23 @@ async def test_a_tool_added_by_a_list_change_is_offered_next_turn(
     await chat(client, "the secret?", sessionId=first["sessionId"])
     assert "mcp__dyn__secret" in str(fakellm.requests[2])
     assert "31337" in last_user_message(fakellm.requests[3])
+
+
+async def test_cancelling_the_turn_cancels_the_call_on_the_server(
+    client: LanguageClient, fakellm: FakeLLM, tmp_path: Path
+) -> None:
+    marker = tmp_path / "cancelled.txt"
+    server = {"command": sys.executable, "args": ["-m", "tests.e2e.mcp_unlocking_server"]}
+    configure(client, {"dyn": server | {"allow": "*", "cwd": str(REPO)}})
+    fakellm.set_script({"replies": [tool("mcp__dyn__wait", marker=str(marker)), answer("no")]})
+    request = start_chat(client, "wait", "chat-with-a-slow-tool")
+    await client.chat.wait_for(  # type: ignore[attr-defined]
+        lambda items: any(item["kind"] == "tool_call" for item in items)
+    )
+    cancel(client, "chat-with-a-slow-tool")
+    with pytest.raises(JsonRpcException):
+        await request
+    deadline = time.monotonic() + 20
+    while not marker.exists() and time.monotonic() < deadline:
+        await asyncio.sleep(0.05)
+    assert marker.read_text() == "cancelled"  # the server got notifications/cancelled
