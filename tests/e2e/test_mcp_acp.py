@@ -108,3 +108,21 @@ async def test_a_denied_call_is_not_made(tmp_path: Path) -> None:
     sent = last_user_message(llm.requests[1])
     assert "the user denied it" in sent
     assert "Echo:" not in sent
+
+
+async def test_a_loaded_session_gets_the_servers_of_session_load(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    root.mkdir()
+    client = RecordingClient()
+    client.answers = ["allow"]
+    with FakeLLM(SCRIPT) as llm:
+        async with acp_agent(llm, RecordingClient()) as conn:
+            created = await conn.new_session(cwd=str(root))
+        async with acp_agent(llm, client) as conn:
+            await conn.load_session(
+                cwd=str(root),
+                session_id=created.session_id,
+                mcp_servers=[pid_recording_everything(tmp_path / "pid")],
+            )
+            await conn.prompt(session_id=created.session_id, prompt=[text_block("echo")])
+    assert "Echo: through the session's server" in last_user_message(llm.requests[1])
