@@ -20,6 +20,7 @@ from pytest_lsp import LanguageClient, client_capabilities, make_test_lsp_client
 from tests.e2e.conftest import chat, settings_for
 from tests.e2e.conversations import doc, tool
 from tests.e2e.test_commands_lsp import Prompts
+from tests.e2e.test_mcp_status import PIDFILE_SERVER, alive, gone
 from tests.fakellm import FakeLLM, last_user_message
 
 
@@ -94,3 +95,24 @@ async def test_deny_then_a_changed_file_trusted_then_remembered(tmp_path: Path) 
             await chat(client, "after a restart")
             assert prompts.seen == []
             assert offered(llm)
+
+
+async def test_the_servers_of_a_removed_folder_stop(tmp_path: Path) -> None:
+    root, state = tmp_path / "ws", tmp_path / "state"
+    root.mkdir()
+    pidfile = tmp_path / "git.pid"
+    line = PIDFILE_SERVER.format(pidfile=pidfile, python=sys.executable)
+    entry = {"git": {"command": "/bin/sh", "args": ["-c", line]}}
+    (root / ".mcp.json").write_text(json.dumps({"mcpServers": entry}))
+    with FakeLLM({"replies": [answer("one")]}) as llm:
+        async with editor(root, state, llm, ["Trust"]) as (client, _):
+            await chat(client, "hello")
+            pid = int(pidfile.read_text())
+            assert alive(pid)
+            folder = types.WorkspaceFolder(uri=root.as_uri(), name="ws")
+            client.workspace_did_change_workspace_folders(
+                types.DidChangeWorkspaceFoldersParams(
+                    event=types.WorkspaceFoldersChangeEvent(added=[], removed=[folder])
+                )
+            )
+            assert gone(pid), "the removed folder's MCP server is still running"
