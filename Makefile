@@ -61,16 +61,16 @@ deps:
 	    apt-get update -qq && apt-get install -y -qq tmux >/dev/null; \
 	  else echo "tmux missing: the Neovim screen tests will be skipped (apt-get install tmux)"; fi; }
 
-# Third-party ACP clients the tests drive (tests/clients/package.json: exact versions, and its
-# lock file) into tests/clients/node_modules, again only when either changes. `npm install
-# --no-save` installs what the lock says and never rewrites it; `npm ci` refuses this lock (acpx's
-# @openclaw/fs-safe names optional platform packages that were never published). Install
-# scripts are not run (none is needed); npm's warnings (acpx declares node>=22.13, it runs on
-# node 20) stay quiet.
+# Third-party ACP clients and MCP servers the tests drive (tests/clients/package.json: exact
+# versions, and its lock file) into tests/clients/node_modules, again only when either changes.
+# `npm install --no-save` installs what the lock says and never rewrites it; `npm ci` refuses
+# this lock (acpx's @openclaw/fs-safe names optional platform packages that were never
+# published). Install scripts are not run (none is needed); npm's warnings (acpx declares
+# node>=22.13, it runs on node 20) stay quiet.
 CLIENTS_STAMP := tests/clients/node_modules/.installed
 $(CLIENTS_STAMP): tests/clients/package-lock.json tests/clients/package.json
 	@command -v npm >/dev/null 2>&1 || { echo "npm missing: install Node.js (20 or later) for the ACP client tests"; exit 1; }
-	@echo "installing the ACP test clients (acpx) into tests/clients/node_modules"
+	@echo "installing the ACP test clients (acpx) and MCP servers (server-everything) into tests/clients/node_modules"
 	@cd tests/clients && npm install --no-save --ignore-scripts --no-audit --no-fund --loglevel=error </dev/null
 	@touch $(CLIENTS_STAMP)
 

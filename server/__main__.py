@@ -12,6 +12,7 @@ from server.commands import chat as chat_command
 from server.commands import checkpoints as checkpoints_command
 from server.commands import doctor as doctor_command
 from server.commands import index as index_command
+from server.commands import mcp as mcp_command
 from server.commands import parse as parse_command
 from server.commands import parse_log as parse_log_command
 from server.commands import search as search_command
@@ -75,6 +76,7 @@ def build_parser() -> argparse.ArgumentParser:
     search_command.register(sub)
     acp_command.register(sub)
     sessions_command.register(sub)
+    mcp_command.register(sub)
     parser.commands = sub.choices
     for command in sub.choices.values():  # accepted before or after the sub-command
         if not any("--log-level" in action.option_strings for action in command._actions):

@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
+from server.mcp_config import CONFIG_ENV, McpServerSpec, load_file, parse_servers
 from server.redact import redact, remember, remember_location
 from server.urls import base_url_problem, index_url_problem
 
@@ -64,6 +65,10 @@ class Config:
     commands: str = "ask"
     commandAllowList: tuple[str, ...] = ()
     commandTimeout: float = 120.0
+    # MCP servers (server/mcp/config.py: {"<name>": {"command", ...} | {"url", ...}}) and the
+    # seconds one of their tool calls may take before it is cancelled.
+    mcpServers: tuple[McpServerSpec, ...] = ()
+    mcpTimeout: float = 60.0
 
     def api_key(self, environ: Mapping[str, str] | None = None) -> str | None:
         """The secret from `apiKeyEnv`, else AGENT_LS_API_KEY (see `clean_api_key`); never
@@ -256,6 +261,8 @@ _CHECKS: dict[str, Callable[[Any], Any]] = {
     "commands": _one_of("ask", "allow", "off"),
     "commandAllowList": _command_globs,
     "commandTimeout": _positive_float,
+    "mcpServers": parse_servers,
+    "mcpTimeout": _positive_float,
 }
 assert set(_CHECKS) == {f.name for f in fields(Config)}
 
@@ -315,5 +322,12 @@ def from_environment(
 ) -> tuple[Config, list[ConfigProblem]]:
     """Defaults overlaid with the AGENT_LS_* environment variables."""
     env = os.environ if environ is None else environ
-    values = {key: env[var] for key, var in ENV_VARS.items() if env.get(var)}
-    return merge(Config(), values, "environment")
+    values: dict[str, Any] = {key: env[var] for key, var in ENV_VARS.items() if env.get(var)}
+    problems: list[ConfigProblem] = []
+    if env.get(CONFIG_ENV):
+        try:
+            values["mcpServers"] = load_file(env[CONFIG_ENV])
+        except ValueError as error:
+            problems.append(ConfigProblem("mcpServers", str(error), env[CONFIG_ENV], CONFIG_ENV))
+    config, more = merge(Config(), values, "environment")
+    return config, problems + more

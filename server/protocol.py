@@ -398,6 +398,7 @@ class StatusReport:
     folders: list[FolderStatus] | None = None  # the workspace folders (None: none open)
     rules: RulesReport | None = None  # the project's rules files in use (server/rules.py)
     commands: CommandsReport | None = None  # the run_command policy in force
+    mcp: list[McpServerStatus] | None = None  # the MCP servers (None: none configured)
 
 
 @attrs.frozen(kw_only=True)
@@ -435,6 +436,19 @@ class RulesReport:
     limit: int
     cut: bool
     files: list[RulesFileReport]
+
+
+@attrs.frozen(kw_only=True)
+class McpServerStatus:
+    """One MCP server in `agent/status`: its transport (stdio, http), its state (starting,
+    ready, failed, stopped), the tools it offers (as the server names them) and why it
+    failed."""
+
+    name: str
+    transport: str
+    state: str
+    tools: list[str]
+    error: str | None = None
 
 
 @attrs.frozen(kw_only=True)

@@ -12,6 +12,8 @@ from actions.review import ReviewBoard
 from server.capabilities import ResolvedClientCapabilities
 from server.config import Config, ConfigProblem, blocking_problem, from_environment, merge
 from server.history import SessionStore, UnknownSession
+from server.mcp.manager import McpManager
+from server.mcp.project import ProjectServers
 from server.providers import make_provider
 from server.providers.base import Provider
 from server.resolve import Resolution, UnusableSetting, explicit_keys, resolve_provider
@@ -37,6 +39,8 @@ class ServerState:
     # The staged plans of turns without a folder (the model only talks: it stages nothing).
     loose_board: ReviewBoard = field(default_factory=ReviewBoard)
     foreground: Yield = field(default_factory=Yield)  # chat turns the index build yields to
+    mcp: McpManager = field(default_factory=McpManager)  # the configured MCP servers
+    project_mcp: ProjectServers = field(default_factory=ProjectServers)  # trusted .mcp.json
 
     @classmethod
     def from_environment(cls) -> tuple[ServerState, list[ConfigProblem]]:

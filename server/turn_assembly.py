@@ -22,10 +22,14 @@ from actions.buffers import BufferSource
 from actions.checkpoints import CheckpointStore
 from actions.paths import Workspace
 from actions.review import StagedPlan, StagingApplier, new_plan
+from actions.tools.consent import ToolGate
 from actions.tools.run_command import CommandGate, CommandRequest, Runner
 from actions.tools.search_docs import IndexSource
 from server.config import Config
 from server.conversation import Recorder
+from server.mcp.manager import McpManager
+from server.mcp.project import TrustGate
+from server.mcp.turn import with_mcp_tools
 from server.protocol import ChatContext, FileApplied, FileStaged, PlanProgress, ProgressEvent
 from server.providers import ProviderError
 from server.rules import context_path, read_rules
@@ -56,6 +60,9 @@ class FrontEnd:
     # Where the user is when the chat has no editor context (ACP: the first file the prompt
     # attached; CLI: the current directory): the rules files of the folders down to it count.
     context_path: Path | None = None
+    tools: ToolGate | None = None  # its consent prompt for MCP tool calls (None: denied)
+    mcp: McpManager | None = None  # its own MCP servers (an ACP session's), besides the settings'
+    trust: TrustGate | None = None  # its prompt to trust a project's .mcp.json (None: not used)
 
 
 @dataclass(frozen=True)
@@ -127,6 +134,12 @@ async def run_front_end_turn(
         rules = await read_rules([root.workspace for root in roots], where, provider.name)
         agent = replace(agent, rules=rules.prompt_section())
         agent = with_commands(agent, config, front, session)
+        state.mcp.sync(config.mcpServers)
+        managers = [state.mcp] if front.mcp is None else [state.mcp, front.mcp]
+        if front.root is not None:  # the project's .mcp.json, once the user trusts it
+            project = await state.project_mcp.manager_for(front.root, front.trust)
+            managers += [project] if project is not None else []
+        agent = await with_mcp_tools(agent, config, managers, front.tools, session.allowed_tools)
         if staged is not None:
             agent = replace(agent, staging=True)
         with state.foreground.turn():  # the index build yields meanwhile

@@ -1,5 +1,6 @@
-"""The ACP agent: `initialize`, `session/new|load|list`, `session/set_config_option` (review
-on/off per session: server.acp.session_config), `session/prompt`, `session/cancel`.
+"""The ACP agent: `initialize`, `session/new|load|list|close`, `session/set_config_option`
+(review on/off per session: server.acp.session_config), `session/prompt`, `session/cancel`;
+the MCP servers a client passes run for their session (server.acp.mcp).
 
 The same agent core as the LSP server and the `chat` command: a turn is assembled by
 `server.turn_assembly.run_front_end_turn` (provider, review staging, tools, plans,
@@ -37,8 +38,10 @@ from acp.schema import (
     AvailableCommand,
     AvailableCommandsUpdate,
     ClientCapabilities,
+    CloseSessionResponse,
     Implementation,
     ListSessionsResponse,
+    McpCapabilities,
     PromptCapabilities,
     SessionCapabilities,
     SessionInfo,
@@ -51,6 +54,7 @@ from server import __version__
 from server.acp.commands import AcpCommandGate, terminal_runner
 from server.acp.files import AcpApplier, AcpBuffers
 from server.acp.history_commands import checkpoint_command
+from server.acp.mcp import AcpToolGate, start_session_servers
 from server.acp.prompt_text import attached_file, prompt_text, typed_text
 from server.acp.replay import replay
 from server.acp.review import review_plan
@@ -59,6 +63,7 @@ from server.acp.updates import UpdateSink
 from server.arguments import camel_case, decode, strict
 from server.conversation import Recorder
 from server.history import CorruptSession, SessionStore, UnknownSession
+from server.mcp.manager import McpManager
 from server.protocol import ErrorProgress, make_converter
 from server.providers import ProviderError
 from server.state import ServerState
@@ -108,6 +113,7 @@ class AcpSession:
     turn: asyncio.Task[Any] | None = None
     cancelled: bool = False
     extra: dict[str, Any] = field(default_factory=dict)
+    mcp: McpManager | None = None  # the MCP servers the client passed (server.acp.mcp)
 
 
 class AgentLsAcp:
@@ -136,6 +142,7 @@ class AgentLsAcp:
                 load_session=True,
                 prompt_capabilities=PromptCapabilities(embedded_context=True),
                 session_capabilities=SessionCapabilities(list=SessionListCapabilities()),
+                mcp_capabilities=McpCapabilities(http=True),
             ),
             agent_info=Implementation(name="agent-ls", title="agent-ls", version=__version__),
         )
@@ -160,6 +167,7 @@ class AgentLsAcp:
         """A session exists from here on: it is stored (empty), so another agent process can
         session/load it before its first prompt (acpx runs each prompt in a new process)."""
         session = self._open(cwd, uuid.uuid4().hex[:12])
+        session.mcp = start_session_servers(kwargs.get("mcp_servers"))
         try:
             await asyncio.to_thread(session.history.save, session.id, [])
         except OSError as error:  # disk full...: the session works here, as after a turn
@@ -173,6 +181,7 @@ class AgentLsAcp:
         )
 
     async def load_session(self, cwd: str, session_id: str, **kwargs: Any) -> LoadSessionResponse:
+        await self._stop_servers(session_id)  # loaded again: its servers are the new ones
         session = self._open(cwd, session_id)
         try:
             stored = await asyncio.to_thread(session.history.load_chat, session_id)
@@ -185,12 +194,35 @@ class AgentLsAcp:
             raise unknown_session(session_id, hint) from None
         session.chat.messages = stored.messages
         session.chat.shown = stored.shown
+        session.mcp = start_session_servers(kwargs.get("mcp_servers"))
         sink = UpdateSink(self.client, session_id)
         for update in replay(stored.shown, session.root):  # what the user saw (server.acp.replay)
             sink.send(update)
         await sink.close()
         self._announce_commands(session_id)
         return LoadSessionResponse(config_options=list(config_options(session.review)))
+
+    async def close_session(self, session_id: str, **kwargs: Any) -> CloseSessionResponse:
+        """The session ends here: its turn is cancelled and its MCP servers stopped (ACP's
+        unstable `session/close`; not advertised: in ACP v1 a session ends with the
+        connection, see `close`)."""
+        await self.cancel(session_id)
+        await self._stop_servers(session_id)
+        self.sessions.pop(session_id, None)
+        return CloseSessionResponse()
+
+    async def close(self) -> None:
+        """The connection ended: every session's MCP servers, and the configured ones, stop."""
+        for session_id in list(self.sessions):
+            await self._stop_servers(session_id)
+        await self.state.mcp.close()
+        await self.state.project_mcp.close()
+
+    async def _stop_servers(self, session_id: str) -> None:
+        session = self.sessions.get(session_id)
+        if session is not None and session.mcp is not None:
+            manager, session.mcp = session.mcp, None
+            await manager.close()
 
     async def list_sessions(
         self, cwd: str | None = None, cursor: str | None = None, **kwargs: Any
@@ -308,6 +340,9 @@ class AgentLsAcp:
             command_runner=terminal_runner(self.client, session.id, sink) if terminal else None,
             recorder=recorder,
             context_path=where,
+            tools=AcpToolGate(self.client, session.id, sink),
+            trust=AcpToolGate(self.client, session.id, sink),
+            mcp=session.mcp,
         )
         try:
             turn = await run_front_end_turn(self.state, front, session.chat, text)

@@ -260,4 +260,7 @@ def _title(name: str, args: Any) -> str:
     if name == "run_command" and isinstance(args, dict) and isinstance(args.get("command"), str):
         return f"Run: {args['command']}"[:200]
     shown = json.dumps(args, ensure_ascii=False) if args else ""
+    if name.startswith("mcp__") and "__" in name[5:]:  # an MCP tool: its server is the source
+        server, tool = name[5:].split("__", 1)
+        return f"{server}: {tool} {shown}".strip()[:200]
     return f"{name} {shown}".strip()[:200]

@@ -47,6 +47,7 @@ async def serve_acp(stdin: BinaryIO, stdout: BinaryIO) -> None:
     try:
         await connection.listen()
     finally:
+        await asyncio.shield(agent.close())  # every MCP server stopped
         await asyncio.shield(connection.close())
 
 

@@ -6,6 +6,7 @@ import argparse
 import asyncio
 import json
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,7 @@ from server.commands.errors import (
 )
 from server.commands.progress import Progress
 from server.config import Config, ConfigProblem, blocking_problem, from_environment, merge
+from server.mcp_config import load_file, parse_servers
 from server.protocol import (
     CommandOutput,
     ErrorProgress,
@@ -100,7 +102,16 @@ def register(sub: Any) -> None:
         action="store_true",
         help="run the model's shell commands without asking (setting commands: allow)",
     )
+    add_mcp_config(parser)
     parser.set_defaults(func=run)
+
+
+def add_mcp_config(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--mcp-config",
+        metavar="FILE",
+        help='MCP servers: a JSON file {"mcpServers": {...}} (default: $AGENT_LS_MCP_CONFIG)',
+    )
 
 
 def cli_config(args: argparse.Namespace) -> tuple[Config, set[str], list[ConfigProblem]]:
@@ -110,6 +121,12 @@ def cli_config(args: argparse.Namespace) -> tuple[Config, set[str], list[ConfigP
     if getattr(args, "allow_commands", False):
         flags["commands"] = "allow"
     config, more = merge(config, flags, "command line")
+    mcp_file = getattr(args, "mcp_config", None)
+    if mcp_file:
+        try:
+            config = replace(config, mcpServers=parse_servers(load_file(mcp_file)))
+        except ValueError as error:
+            more.append(ConfigProblem("mcpServers", str(error), mcp_file, "--mcp-config"))
     return config, set(flags), problems + more
 
 
@@ -135,12 +152,21 @@ async def chat_once(
         gate = TerminalGate(progress)
         # The current directory is where the user is: its folders' AGENTS.md count.
         front = FrontEnd(
-            root, [folder], DiskApplier(root), sink, commands=gate, context_path=current_dir()
+            root,
+            [folder],
+            DiskApplier(root),
+            sink,
+            commands=gate,
+            tools=gate,
+            trust=gate,
+            context_path=current_dir(),
         )
         turn = await run_front_end_turn(state, front, session, message)
         return session, turn.outcome
     finally:
         await progress.stop()
+        await state.mcp.close()  # the MCP servers end with the command
+        await state.project_mcp.close()
 
 
 def current_dir() -> Path | None:

@@ -17,9 +17,11 @@ from typing import Any
 import attrs
 
 from actions.paths import Workspace
-from server.commands.chat import cli_setup, current_dir
+from server.commands.chat import add_mcp_config, cli_setup, current_dir
 from server.commands.errors import FAILED, USAGE
 from server.commands.index import index_report, render_index
+from server.commands.mcp import render as render_mcp
+from server.commands.mcp import started
 from server.config import Config
 from server.index_summaries import LOCAL_NOT_ASKED, SUMMARIES_OFF
 from server.protocol import IndexReport, StatusReport, SummaryReport, from_wire, to_wire
@@ -38,6 +40,7 @@ def register(sub: Any) -> None:
     parser.add_argument("--model", help="model name")
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     parser.add_argument("--no-check", action="store_true", help="do not send a test request")
+    add_mcp_config(parser)
     parser.set_defaults(func=run)
 
 
@@ -90,6 +93,8 @@ def run(args: argparse.Namespace) -> int:
     listed = rules_report(rules)
     commands = commands_report(config, report.provider)
     report = attrs.evolve(report, rules=listed, commands=commands)
+    if config.mcpServers:  # each started, listed and stopped
+        report = attrs.evolve(report, mcp=asyncio.run(started(config.mcpServers)))
     if args.json:
         print(json.dumps(to_wire(report), ensure_ascii=False))
     else:
@@ -97,4 +102,7 @@ def run(args: argparse.Namespace) -> int:
         print(render_index(to_wire(report.index)))
         print(render_rules(listed))
         print(render_commands(commands))
+        if report.mcp:
+            print("mcp:")
+            print("\n".join(f"  {line}" for s in report.mcp for line in render_mcp(s).splitlines()))
     return 0 if report.reachable or (args.no_check and report.provider) else FAILED

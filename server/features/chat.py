@@ -164,6 +164,8 @@ async def editor_turn(
             index_sources=index_sources(ls, opened),
             buffers=applier,  # read_file sees the open buffers
             commands=EditorGate(ls),
+            tools=EditorGate(ls),
+            trust=EditorGate(ls),
         )
         turn = await run_front_end_turn(ls.state, front, session, message, context)
         outcome = turn.outcome

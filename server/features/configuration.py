@@ -65,10 +65,12 @@ async def refresh(ls: AgentLanguageServer, pushed: Any) -> None:
             settings = result[0] if result else None
         except Exception as exc:  # a client without workspace/configuration: keep the rest
             log.info("workspace/configuration unavailable: %s", exc)
+            ls.state.mcp.sync(ls.state.config()[0].mcpServers)
             return
     ls.state.client_settings = dict(settings) if isinstance(settings, dict) else {}
-    _, problems = ls.state.config()
+    config, problems = ls.state.config()
     ls.show_problems(problems)
+    ls.state.mcp.sync(config.mcpServers)  # started in the background, before any turn
 
 
 async def settled(ls: AgentLanguageServer) -> None:

@@ -91,12 +91,14 @@ async def on_folders_changed(
     ls: AgentLanguageServer, params: types.DidChangeWorkspaceFoldersParams
 ) -> None:
     """pygls updated `ls.workspace.folders`; close the removed folders' state (index, staged
-    plans, contexts) and start indexing the added ones."""
+    plans, contexts, the servers of their .mcp.json) and start indexing the added ones."""
     for folder in params.event.removed:
         path = to_fs_path(folder.uri)
         if not path:
             continue
         await ls.state.folders.close(Path(path))
+        for root in {Path(path), Path(path).resolve()}:
+            await ls.state.project_mcp.forget(root)
     added = [Path(p) for p in (to_fs_path(f.uri) for f in params.event.added) if p]
     if added:
         task = asyncio.ensure_future(_index(ls, added))
@@ -107,6 +109,8 @@ async def on_folders_changed(
 async def on_shutdown(ls: AgentLanguageServer, *args: object) -> None:
     """The client asked the server to shut down: every folder's index stops before the answer."""
     await ls.state.folders.close_all()
+    await ls.state.mcp.close()  # every MCP server stopped: no process left
+    await ls.state.project_mcp.close()
 
 
 async def _index(ls: AgentLanguageServer, roots: list[Path]) -> None:

@@ -8,6 +8,7 @@ documents: {pending, chunked, ready, failed}, chunks, failures: [{path, reason}]
 index}` (`name`: what paths are qualified by in a multi-root workspace, "" for one folder);
 `rules`: the rules files a turn reads (`{limit, cut, files: [{path, shown, bytes, included,
 cut, refused}]}`: the user's AGENTS.md and each folder's root one; server/rules.py).
+`mcp`: the configured MCP servers `{name, transport, state, tools, error?}` (docs/mcp.md).
 The test request goes through the server's cached provider, so a local model loaded for it
 stays loaded for the chat that follows.
 """
@@ -50,10 +51,13 @@ async def status(ls: AgentLanguageServer, params: Any) -> StatusReport:
     check = not (isinstance(params, dict) and params.get("check") is False)
     report = await provider_status(config, explicit, provider_for=ls.state.provider, check=check)
     index = from_wire(await index_status(ls), IndexReport)
+    mcp = ls.state.mcp.report() + ls.state.project_mcp.report()
     folders = await folder_statuses(ls)
     rules = rules_report(await read_rules(await workspaces(ls), None, report.provider))
     commands = commands_report(config, report.provider)
-    return attrs.evolve(report, index=index, folders=folders, rules=rules, commands=commands)
+    return attrs.evolve(
+        report, index=index, folders=folders, rules=rules, commands=commands, mcp=mcp or None
+    )
 
 
 async def workspaces(ls: AgentLanguageServer) -> list[Workspace]:

@@ -41,6 +41,7 @@ class ChatSession:
     shown: list[ShownEntry] = field(default_factory=list)  # what the user saw (server.conversation)
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     allowed_commands: set[str] = field(default_factory=set)  # "Always allow" answers
+    allowed_tools: set[str] = field(default_factory=set)  # MCP tools allowed always
 
 
 class AgentError(Exception):

@@ -136,6 +136,14 @@ def test_the_agent_core_imports_no_front_end() -> None:
     assert reached == set()
 
 
+def test_the_mcp_client_imports_no_front_end() -> None:
+    """`server.mcp` (and its setting) serve every front end: they reach none of them."""
+    graph = import_graph()
+    mcp = [m for m in graph if m.startswith(("server.mcp.", "server.mcp_config"))]
+    assert {"server.mcp.manager", "server.mcp.tools", "server.mcp_config"} <= set(mcp)
+    assert {(m, t) for m in mcp for t in reachable(graph, m) if is_front_end(t)} == set()
+
+
 def test_every_front_end_assembles_its_turn_in_one_place() -> None:
     """The loop is started by the assembly only: a front end calls `run_front_end_turn`."""
     graph = import_graph()

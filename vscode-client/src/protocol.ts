@@ -269,6 +269,7 @@ export interface StatusReport {
   folders?: FolderStatus[];
   rules?: RulesReport;
   commands?: CommandsReport;
+  mcp?: McpServerStatus[];
 }
 
 /**
@@ -306,6 +307,19 @@ export interface RulesReport {
   limit: number;
   cut: boolean;
   files: RulesFileReport[];
+}
+
+/**
+ * One MCP server in `agent/status`: its transport (stdio, http), its state (starting,
+ * ready, failed, stopped), the tools it offers (as the server names them) and why it
+ * failed.
+ */
+export interface McpServerStatus {
+  name: string;
+  transport: string;
+  state: string;
+  tools: string[];
+  error?: string;
 }
 
 /**

@@ -1,0 +1,84 @@
+"""The MCP servers of a configuration: started in the background when the configuration names
+them, stopped when it no longer does (or at shutdown), their state for `agent/status`.
+
+`sync(specs)` is cheap and idempotent: a server whose entry is unchanged keeps running; a
+changed entry is stopped and started anew. A turn calls `wait_started` before offering tools:
+it waits at most for the servers still starting, each bounded by its start timeout.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Sequence
+
+from server.mcp.connection import START_TIMEOUT, McpConnection, McpStatus
+from server.mcp_config import McpServerSpec
+from server.protocol import McpServerStatus
+
+log = logging.getLogger(__name__)
+
+
+class McpManager:
+    """Connections by server name, in the configuration's order."""
+
+    def __init__(self, start_timeout: float = START_TIMEOUT) -> None:
+        self.start_timeout = start_timeout
+        self.connections: dict[str, McpConnection] = {}
+        self._stopping: set[asyncio.Task[None]] = set()
+
+    def sync(self, specs: Sequence[McpServerSpec]) -> None:
+        """Run exactly the servers of `specs` (must be called on the event loop)."""
+        wanted = {spec.name: spec for spec in specs}
+        for name, connection in list(self.connections.items()):
+            if wanted.get(name) != connection.spec:
+                del self.connections[name]
+                self._stop_later(connection)
+        for name, spec in wanted.items():
+            if name not in self.connections:
+                connection = McpConnection(spec, self.start_timeout)
+                self.connections[name] = connection
+                connection.start()
+
+    async def wait_started(self) -> None:
+        """Until no server is starting (each start is bounded by its timeout)."""
+        starting = [c.wait_started() for c in self.connections.values() if c.state == "starting"]
+        if starting:
+            await asyncio.gather(*starting)
+
+    def ready(self) -> list[McpConnection]:
+        return [c for c in self.connections.values() if c.state == "ready"]
+
+    def status(self) -> list[McpStatus]:
+        return [connection.status() for connection in self.connections.values()]
+
+    def report(self) -> list[McpServerStatus]:
+        """The servers as `agent/status` and `agent-ls mcp list` show them."""
+        return [
+            McpServerStatus(
+                name=s.name,
+                transport=s.transport,
+                state=s.state,
+                tools=list(s.tools),
+                error=s.error or None,
+            )
+            for s in self.status()
+        ]
+
+    async def close(self) -> None:
+        """Stop every server (shutdown): no process is left."""
+        connections, self.connections = list(self.connections.values()), {}
+        await asyncio.gather(*(c.stop() for c in connections))
+        if self._stopping:
+            await asyncio.gather(*self._stopping)
+
+    def _stop_later(self, connection: McpConnection) -> None:
+        task = asyncio.create_task(connection.stop(), name=f"stop mcp {connection.spec.name}")
+        self._stopping.add(task)
+
+        def done(finished: asyncio.Task[None]) -> None:
+            self._stopping.discard(finished)
+            if not finished.cancelled() and finished.exception() is not None:
+                log.error("stopping mcp server %s failed", connection.spec.name)
+
+        task.add_done_callback(done)
