@@ -168,7 +168,11 @@ def render_vector_search(search: dict[str, Any]) -> str:
     if kind == "hnsw":
         text = f"; nearest chunks: HNSW graph of {search.get('vectors', 0)} vectors"
     elif kind == "exact":
-        text = "; nearest chunks: exact" + (", graph building" if search.get("building") else "")
+        text = "; nearest chunks: exact"
+        if search.get("building"):
+            progress = search.get("progress") or {}
+            done = f" ({progress['added']}/{progress['total']})" if progress.get("total") else ""
+            text += f", graph building{done}"
     elif kind == "pgvector":
         text = "; nearest chunks: pgvector HNSW"
     else:

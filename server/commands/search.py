@@ -80,6 +80,9 @@ def run(args: argparse.Namespace) -> int:
     index = open_workspace_index(args, query_only=True)
     if index is None:
         return 2
+    no_builds = getattr(index.store, "no_graph_builds", None)
+    if no_builds is not None:  # SQLite: a graph build begun here would die with the process
+        no_builds()
 
     async def query() -> list[Hit]:
         index.embed_in_background = False  # a one-shot search never waits for the model

@@ -51,7 +51,9 @@ def test_a_stale_index_is_walked_first(tmp_path: Path) -> None:
     paths, log = found(tmp_path, "blorptown")
     assert paths == ["docs/guide.md"]
     assert "walking the workspace: docs/guide.md changed" in log
-    (tmp_path / "docs" / "new.md").write_text("# New\n\nA frobnicate note.\n")  # folder's time moves
+    (tmp_path / "docs" / "new.md").write_text(
+        "# New\n\nA frobnicate note.\n"
+    )  # folder's time moves
     assert found(tmp_path, "frobnicate")[0] == ["docs/new.md"]
     (tmp_path / "docs" / "new.md").unlink()
     assert found(tmp_path, "frobnicate")[0] == []
