@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -57,3 +59,21 @@ def test_a_stale_index_is_walked_first(tmp_path: Path) -> None:
     assert found(tmp_path, "frobnicate")[0] == ["docs/new.md"]
     (tmp_path / "docs" / "new.md").unlink()
     assert found(tmp_path, "frobnicate")[0] == []
+
+
+def test_a_search_imports_neither_the_protocol_nor_the_chat_loop(tmp_path: Path) -> None:
+    indexed_workspace(tmp_path)
+    command = [sys.executable, "-X", "importtime", "-m", "server", "search"]
+    result = subprocess.run(
+        [*command, "--workspace", str(tmp_path), "zorblax"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "docs/guide.md" in result.stdout
+    imported = {line.split("|")[-1].strip() for line in result.stderr.splitlines()}
+    heavy = {"lsprotocol.types", "server.protocol", "server.commands.chat", "httpx", "git"}
+    assert not heavy & imported
+    assert "actions.checkpoints" not in imported
