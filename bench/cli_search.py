@@ -1,6 +1,6 @@
 """Wall time of `agent-ls search` on a warm index, as a user runs it (issue 27, item 6).
 
-    python bench/cli_search.py [--files 2000] [--runs 7] [--update]
+    python bench/cli_search.py [--files 2000] [--runs 7] [--update] [--code DIR]
 
 Builds a synthetic workspace (bench/retrieval.py's: markdown with tables and code, Python
 modules), indexes it once with `agent-ls index --no-embed` (vectors, with the `embeddings`
@@ -12,6 +12,7 @@ times `agent-ls search --workspace DIR --json QUERY`, each a new process:
 Byte-compiled modules are kept in a temporary PYTHONPYCACHEPREFIX (as an installed package
 has them); one warm-up run is not counted. Prints min / median / max wall seconds and the
 CPU seconds (user + system) of each, and the load average before and after.
+`--code DIR`: time the agent-ls of another checkout (e.g. a worktree of main) instead.
 Target (issue 27): the warm search <= 0.5 s wall on 2 idle cores.
 """
 
@@ -44,7 +45,8 @@ def timed(command: list[str], env: dict[str, str]) -> tuple[float, float]:
     """Wall and CPU seconds (children: user + system) of one run of ``command``."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    subprocess.run(command, env=env, check=True, stdout=subprocess.DEVNULL)
+    cwd = env["PYTHONPATH"]  # `python -m server` imports the checkout it runs in
+    subprocess.run(command, env=env, cwd=cwd, check=True, stdout=subprocess.DEVNULL)
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
@@ -70,23 +72,26 @@ def main() -> None:
     parser.add_argument("--files", type=int, default=2000)
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--update", action="store_true", help="also time `search --update`")
+    parser.add_argument("--code", type=Path, default=ROOT, help="the agent-ls checkout to time")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as temp:
         workspace, cache = Path(temp) / "ws", Path(temp) / "cache"
         workspace.mkdir()
         synthetic_workspace(workspace, args.files)
-        env = dict(os.environ, AGENT_LS_INDEX_DIR=str(cache), PYTHONPATH=str(ROOT))
+        code = str(args.code.resolve())
+        env = dict(os.environ, AGENT_LS_INDEX_DIR=str(cache), PYTHONPATH=code)
         env["PYTHONPYCACHEPREFIX"] = str(Path(temp) / "pycache")
         env.pop("PYTHONDONTWRITEBYTECODE", None)
         agent = [sys.executable, "-m", "server"]
         subprocess.run(
             [*agent, "index", "--workspace", str(workspace), "--no-embed", "--json"],
             env=env,
+            cwd=code,
             check=True,
             stdout=subprocess.DEVNULL,
         )
         search = [*agent, "search", "--workspace", str(workspace), "--json", QUERY]
-        print(f"{args.files} files, {args.runs} runs each; load before: {load()}")
+        print(f"{code}: {args.files} files, {args.runs} runs each; load before: {load()}")
         print("| command | min s | median s | max s | median CPU s |")
         print("|---|---|---|---|---|")
         print(row("python -c pass", series([sys.executable, "-c", "pass"], env, args.runs)))
