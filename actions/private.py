@@ -14,6 +14,7 @@ database created 0600 here (``private_file``) keeps its sidecars private too.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
 import stat
 from pathlib import Path
@@ -21,6 +22,7 @@ from pathlib import Path
 PRIVATE_DIR = 0o700
 PRIVATE_FILE = 0o600
 SQLITE_SIDECARS = ("-wal", "-shm", "-journal")
+STORE_ENV = "AGENT_LS_CHECKPOINT_DIR"
 
 
 def data_root() -> Path:
@@ -28,6 +30,15 @@ def data_root() -> Path:
     cache = os.environ.get("XDG_CACHE_HOME", "")
     cache_root = Path(cache) if os.path.isabs(cache) else Path.home() / ".cache"
     return cache_root / "agent-ls"
+
+
+def default_store_dir(workspace: Path) -> Path:
+    """Where the checkpoint store of `workspace` lives unless a `store_dir` is given (here, not
+    in `actions.checkpoints`, so that `agent-ls search` can deny it without importing that)."""
+    base = os.environ.get(STORE_ENV)
+    root = Path(base) if base else data_root() / "checkpoints"
+    key = hashlib.sha256(os.fsencode(os.path.realpath(workspace))).hexdigest()[:20]
+    return root / key
 
 
 def loose(path: Path) -> bool:

@@ -3,24 +3,32 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import sys
+from collections.abc import Iterable, Iterator, Sequence
 
 from server import __version__
-from server.commands import acp as acp_command
-from server.commands import chat as chat_command
-from server.commands import checkpoints as checkpoints_command
-from server.commands import doctor as doctor_command
-from server.commands import index as index_command
-from server.commands import mcp as mcp_command
-from server.commands import parse as parse_command
-from server.commands import parse_log as parse_log_command
-from server.commands import search as search_command
-from server.commands import sessions as sessions_command
 from server.commands.errors import INTERRUPTED, PIPE_CLOSED, CliParser, complain, failure
 from server.logs import setup_logging
 from server.stdio import protocol_stdout
 from server.wording import LOG_LEVELS
+
+# The sub-commands in `--help` order: (names it registers, its module). Only the module of the
+# command being run is imported (`agent-ls search` never loads lsprotocol or the chat loop); a
+# command line naming none (`--help`, a typo) imports them all.
+COMMANDS: tuple[tuple[tuple[str, ...], str], ...] = (
+    (("chat",), "server.commands.chat"),
+    (("parse",), "server.commands.parse"),
+    (("parse-log",), "server.commands.parse_log"),
+    (("undo", "redo", "checkpoints"), "server.commands.checkpoints"),
+    (("doctor",), "server.commands.doctor"),
+    (("index",), "server.commands.index"),
+    (("search",), "server.commands.search"),
+    (("acp",), "server.commands.acp"),
+    (("sessions",), "server.commands.sessions"),
+    (("mcp",), "server.commands.mcp"),
+)
 
 
 def serve(args: argparse.Namespace) -> int:
@@ -51,7 +59,21 @@ def port_number(text: str) -> int:
     return port
 
 
-def build_parser() -> argparse.ArgumentParser:
+def command_modules(argv: Sequence[str] | None) -> list[str]:
+    """The modules to register: the one of the sub-command named on the command line, or
+    every one (none named: the server, `--help`, a mistake that lists them all)."""
+    words = list(argv or ())
+    while words and words[0].startswith("-"):  # the options before the sub-command
+        option = words.pop(0)
+        if option == "--log-level" and words:
+            words.pop(0)
+    for names, module in COMMANDS:
+        if words and words[0] in names:
+            return [module]
+    return [module for _, module in COMMANDS]
+
+
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     parser = CliParser(
         prog="agent-ls",
         description="AI coding assistant as a Language Server.",
@@ -67,21 +89,22 @@ def build_parser() -> argparse.ArgumentParser:
     serve_parser.add_argument("--host", default="127.0.0.1")
     serve_parser.add_argument("--port", type=port_number, default=2087, help="0: a free port")
     serve_parser.set_defaults(func=serve)
-    chat_command.register(sub)
-    parse_command.register(sub)
-    parse_log_command.register(sub)
-    checkpoints_command.register(sub)
-    doctor_command.register(sub)
-    index_command.register(sub)
-    search_command.register(sub)
-    acp_command.register(sub)
-    sessions_command.register(sub)
-    mcp_command.register(sub)
+    for module in command_modules(argv):
+        importlib.import_module(module).register(sub)
     parser.commands = sub.choices
-    for command in sub.choices.values():  # accepted before or after the sub-command
+    for command in _commands(sub.choices.values()):  # accepted before or after the command
         if not any("--log-level" in action.option_strings for action in command._actions):
             _log_level_option(command, argparse.SUPPRESS)
     return parser
+
+
+def _commands(parsers: Iterable[argparse.ArgumentParser]) -> Iterator[argparse.ArgumentParser]:
+    """Each command's parser and those of its own sub-commands (`mcp list`)."""
+    for parser in parsers:
+        yield parser
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                yield from _commands(action.choices.values())
 
 
 def _log_level_option(parser: argparse.ArgumentParser, default: str) -> None:
@@ -96,7 +119,9 @@ def _log_level_option(parser: argparse.ArgumentParser, default: str) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    if argv is None:
+        argv = sys.argv[1:]
+    parser = build_parser(argv)
     args = parser.parse_args(argv)
     setup_logging(args.log_level)
     try:

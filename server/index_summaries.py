@@ -20,13 +20,15 @@ import contextlib
 import os
 from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from actions.index.model_summary import ModelSummarizer, SummariesUnavailable
 from actions.index.store import default_index_dir
 from server.config import ENV_VARS, Config
-from server.providers import make_provider
-from server.providers.base import ChatMessage, Provider
-from server.resolve import Resolution, resolve_provider
+
+if TYPE_CHECKING:  # the providers are imported when a summary is asked (`agent-ls search`
+    from server.providers.base import Provider  # starts without them)
+    from server.resolve import Resolution
 
 REPLY_CHARS = 800
 SYSTEM = "You write one-sentence descriptions of tables and code for a search index."
@@ -48,6 +50,8 @@ def summarizer(root: Path, model: str, get: Callable[[], Awaitable[Provider]]) -
     """A summarizer asking the provider ``get`` gives; cached beside the workspace's index."""
 
     async def ask(prompt: str) -> str:
+        from server.providers.base import ChatMessage
+
         provider = await get()
         messages = [ChatMessage("system", SYSTEM), ChatMessage("user", prompt)]
         parts: list[str] = []
@@ -89,6 +93,9 @@ def cli_summarizer(
     providers: list[Provider] = []
 
     async def get() -> Provider:
+        from server.providers import make_provider
+        from server.resolve import resolve_provider
+
         if not providers:
             resolution = await resolve_provider(config, set())
             allowed(resolution)

@@ -473,14 +473,24 @@ class IndexFailure:
 
 
 @attrs.frozen(kw_only=True)
+class GraphProgress:
+    """How far the vector graph being built is: vectors `added` of the `total` to add."""
+
+    added: int
+    total: int
+
+
+@attrs.frozen(kw_only=True)
 class VectorSearchReport:
     """How the nearest chunks are found now: `kind` `hnsw` (a saved graph of `vectors`
     vectors, newer ones searched exactly), `exact` (a small index, or while a graph is
-    `building`), `not loaded` (before the first search), `pgvector`; the last build `error`."""
+    `building`, built at low priority: its `progress`), `not loaded` (before the first
+    search), `pgvector`; the last build `error`."""
 
     kind: str
     vectors: int | None = None
     building: bool | None = None
+    progress: GraphProgress | None = None
     error: str | None = None
 
 

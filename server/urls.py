@@ -10,8 +10,6 @@ from __future__ import annotations
 import re
 from urllib.parse import urlsplit
 
-import httpx
-
 MAX_PORT = 65535
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 
@@ -23,6 +21,8 @@ def base_url_problem(url: str) -> str | None:
     problem = _port_problem(_authority(url), empty=False)
     if problem is not None:
         return problem
+    import httpx  # here: a command that reads settings without a base URL never loads it
+
     try:
         parsed = httpx.URL(url)
     except (httpx.InvalidURL, ValueError, TypeError) as error:

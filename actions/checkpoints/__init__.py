@@ -33,12 +33,7 @@ The user's ignore rules and the git environment come from `actions.files` (ignor
 """
 
 from actions.checkpoints.recorder import PlanRecorder
-from actions.checkpoints.store import (
-    STORE_ENV,
-    BufferReader,
-    CheckpointStore,
-    default_store_dir,
-)
+from actions.checkpoints.store import BufferReader, CheckpointStore
 from actions.checkpoints.types import (
     CheckpointConflict,
     CheckpointError,
@@ -53,6 +48,7 @@ from actions.checkpoints.types import (
     Transition,
     TransitionKind,
 )
+from actions.private import STORE_ENV, default_store_dir
 
 __all__ = [
     "STORE_ENV",

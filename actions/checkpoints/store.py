@@ -7,7 +7,6 @@ undo / redo / rollback run through the write-ahead journal of recovery.py.
 from __future__ import annotations
 
 import builtins
-import hashlib
 import os
 import secrets
 from collections.abc import Callable, Sequence
@@ -41,20 +40,11 @@ from actions.checkpoints.types import (
 )
 from actions.files.gitenv import clean_git_env, run_git
 from actions.paths import SecretPolicy
-from actions.private import data_root
+from actions.private import default_store_dir
 
-STORE_ENV = "AGENT_LS_CHECKPOINT_DIR"
 MAX_FILE_BYTES = 5 * 2**20  # files larger than this are refused (their copies would bloat)
 # The text of a path's open editor buffer (UTF-8), or None when the file is not open.
 BufferReader = Callable[[str], bytes | None]
-
-
-def default_store_dir(workspace: Path) -> Path:
-    """Where the store of `workspace` lives unless a `store_dir` is given."""
-    base = os.environ.get(STORE_ENV)
-    root = Path(base) if base else data_root() / "checkpoints"
-    key = hashlib.sha256(os.fsencode(os.path.realpath(workspace))).hexdigest()[:20]
-    return root / key
 
 
 class CheckpointStore(StoreFiles):

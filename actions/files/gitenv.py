@@ -9,8 +9,10 @@ import os
 import subprocess
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import git
+if TYPE_CHECKING:  # only named in a signature: `agent-ls search` never loads GitPython
+    import git
 
 
 def clean_git_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:

@@ -29,11 +29,14 @@ import os
 import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING
 
-import git
 import pathspec
 
 from actions.files.gitenv import clean_git_env, run_git
+
+if TYPE_CHECKING:  # GitPython is imported when a repository is opened (`agent-ls search`
+    import git  # on a fresh index never does)
 
 log = logging.getLogger(__name__)
 _Stamp = tuple[int, int, int]
@@ -165,6 +168,8 @@ class RepoIgnore:
     """The ignore rules of one repository (its work tree root and common git dir)."""
 
     def __init__(self, root: Path, files: IgnoreFiles | None = None) -> None:
+        import git
+
         self.root = root
         repo = git.Repo(root)
         exclude = Path(repo.common_dir) / "info" / "exclude"
@@ -238,6 +243,8 @@ def repo_ignore(root: Path) -> RepoIgnore | None:
     cached = _REPOS.get(root)
     if cached is not None and cached.still_valid():
         return cached
+    import git
+
     try:
         rules = RepoIgnore(root, _SHARED)
     except (git.InvalidGitRepositoryError, git.NoSuchPathError, OSError, ValueError) as exc:
@@ -258,6 +265,8 @@ def toplevel(folder: Path) -> Path | None:
 
 
 def _find_toplevel(folder: Path) -> Path | None:
+    import git
+
     try:
         repo = git.Repo(folder, search_parent_directories=True)
     except (git.InvalidGitRepositoryError, git.NoSuchPathError, OSError, ValueError):

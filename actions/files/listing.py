@@ -20,8 +20,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-import git
-
 from actions.files.gitenv import repository_env
 from actions.files.ignore import IgnoreTree
 
@@ -74,6 +72,8 @@ def in_skipped_dir(relative: str, skip_dirs: frozenset[str] = SKIP_DIRS) -> bool
 
 def git_files(root: Path, prefix: str, timeout: float) -> Listing | None:
     """Files from git, or ``None`` when ``root`` is not in a usable git work tree."""
+    import git  # here: a search of a fresh index lists nothing and never loads GitPython
+
     try:
         repo = git.Repo(root, search_parent_directories=True)
     except (git.InvalidGitRepositoryError, git.NoSuchPathError, OSError, ValueError):

@@ -37,9 +37,11 @@ def open_index(
     config: IndexConfig | None = None,
     summarizer: Summarizer | None = None,
     dense: bool = True,
+    optimize_model: bool = True,
 ) -> WorkspaceIndex:
     """The index of ``workspace`` (``url``: ``indexUrl``; empty = the embedded store), with
-    dense vectors when ``dense`` and the ``embeddings`` extra is installed."""
-    embedder: Embedder | None = load_embedder() if dense else None
+    dense vectors when ``dense`` and the ``embeddings`` extra is installed (``optimize_model``
+    False: a process that embeds only a query, see ``load_embedder``)."""
+    embedder: Embedder | None = load_embedder(optimize=optimize_model) if dense else None
     store = open_store(workspace.root, url)
     return WorkspaceIndex(workspace, store, config, summarizer, embedder)

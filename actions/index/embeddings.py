@@ -133,9 +133,12 @@ class Embedder:
     model_id = MODEL_ID
     dimension = DIMENSION
 
-    def __init__(self, model: Path, tokenizer: Path, threads: int = 1) -> None:
+    def __init__(
+        self, model: Path, tokenizer: Path, threads: int = 1, *, optimize: bool = True
+    ) -> None:
         self._paths = (model, tokenizer)
         self._threads = threads
+        self._optimize = optimize  # False: loads in 0.05 s instead of 0.5, embeds 3x slower
         self._lock = threading.Lock()
         self._loaded: tuple[Any, Any, bool] | None = None
 
@@ -157,6 +160,9 @@ class Embedder:
                 options.intra_op_num_threads = self._threads
                 options.inter_op_num_threads = 1
                 options.log_severity_level = 3
+                if not self._optimize:  # a one-shot query: the graph optimizer costs more
+                    level = onnxruntime.GraphOptimizationLevel.ORT_DISABLE_ALL
+                    options.graph_optimization_level = level
                 session = onnxruntime.InferenceSession(
                     str(self._paths[0]), options, providers=["CPUExecutionProvider"]
                 )
@@ -220,21 +226,23 @@ def _batches(lengths: list[int]) -> list[list[int]]:
     return batches
 
 
-def load_embedder() -> Embedder | None:
+def load_embedder(*, optimize: bool = True) -> Embedder | None:
     """The embedder when dense search is on (see ``dense_status``), else None. One per
-    process: every workspace folder's index shares the model (loaded once, thread-safe)."""
+    process: every workspace folder's index shares the model (loaded once, thread-safe).
+    ``optimize`` False: a process embedding a query or two (`agent-ls search`) skips the
+    graph optimizer (its load costs more than it saves on one query)."""
     if not dense_status().enabled:
         return None
     found = model_files()
     if isinstance(found, str):
         return None
     threads = os.environ.get(THREADS_ENV, "1")
-    return _shared(*found, int(threads) if threads.isdigit() else 1)
+    return _shared(*found, int(threads) if threads.isdigit() else 1, optimize)
 
 
 @functools.lru_cache(maxsize=4)
-def _shared(model: Path, tokenizer: Path, threads: int) -> Embedder:
-    return Embedder(model, tokenizer, threads=threads)
+def _shared(model: Path, tokenizer: Path, threads: int, optimize: bool) -> Embedder:
+    return Embedder(model, tokenizer, threads=threads, optimize=optimize)
 
 
 def text_hash(text: str) -> str:

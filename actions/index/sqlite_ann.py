@@ -20,6 +20,10 @@ Layout and lifecycle:
   (written aside, then renamed), swaps it in and trims the log. A missing, corrupt (does
   not load) or stale file (another epoch, or older than the trimmed log) is rebuilt from
   the blobs the same way; until then searches are exact over the blobs.
+- The build runs on a niced thread (``background.nice_this_thread``: a search, a chat turn and
+  the editor come first) and reports how far it is (``describe``: ``progress``, vectors added
+  of those to add). A process that only searches once (``agent-ls search``) starts no build:
+  it would leave it unfinished at exit (``builds`` False).
 - A failed build is tried again after ``RETRY_AFTER`` seconds, doubled per failure (at most
   ``RETRY_MAX``); its reason stays in ``build_error`` until a build succeeds.
 - Below ``ANN_MIN`` vectors there is no graph at all: exact search is as fast there.
@@ -36,6 +40,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from actions.index.background import nice_this_thread
 from actions.private import PRIVATE_FILE
 
 if TYPE_CHECKING:
@@ -54,6 +59,7 @@ CONNECTIVITY = 16
 EXPANSION_ADD = 64
 RETRY_AFTER = 60.0  # seconds before a failed build is tried again; doubled per failure
 RETRY_MAX = 3_600.0
+GRAPH_THREAD = "vector-index"
 STALE_TMP = 3_600.0  # seconds: an older ``.tmp`` graph was left by a build that crashed
 
 SCHEMA = """
@@ -123,6 +129,8 @@ class VectorIndex:
         self.retry_after = retry_after
         self._failures = 0
         self._retry_at = 0.0  # monotonic time of the next try after a failed build
+        self.builds = True  # False: never start a build (a one-shot search)
+        self.progress = (0, 0)  # vectors added, vectors to add, by the running build
 
     # ------------------------------------------------------------------ searching
 
@@ -206,7 +214,7 @@ class VectorIndex:
     # ------------------------------------------------------------------ building
 
     def _needs_build(self, state: _State) -> bool:
-        if not self._idle.is_set() or self._stop.is_set():
+        if not self.builds or not self._idle.is_set() or self._stop.is_set():
             return False
         if self._failures and time.monotonic() < self._retry_at:
             return False
@@ -221,12 +229,14 @@ class VectorIndex:
         snapshot = (state.epoch, state.graph_path, state.seq, state.ids, state.matrix)
         tombstones = frozenset(state.tombstones)
         self._builder = threading.Thread(
-            target=self._build, args=(snapshot, tombstones), name="vector-index", daemon=True
+            target=self._build, args=(snapshot, tombstones), name=GRAPH_THREAD, daemon=True
         )
         self._builder.start()
 
     def _build(self, snapshot: tuple[Any, ...], tombstones: frozenset[int]) -> None:
         epoch, base, seq, ids, matrix = snapshot
+        nice_this_thread()  # the searches meanwhile are exact, and come first
+        self.progress = (0, len(ids))
         try:
             path = self._write(base, tombstones, ids, matrix, f"{epoch}-{seq}")
             if path is not None:
@@ -265,6 +275,7 @@ class VectorIndex:
                 return None
             part = slice(start, start + BUILD_BATCH)
             graph.add(ids[part], matrix[part], threads=BUILD_THREADS)
+            self.progress = (min(start + BUILD_BATCH, len(ids)), len(ids))
         path = self.db_path.with_name(f"{self.db_path.name}.vectors-{name}.usearch")
         aside = path.with_name(path.name + ".tmp")
         graph.save(str(aside))
@@ -326,13 +337,16 @@ class VectorIndex:
         state = self._state
         if state is None:
             return {"kind": "not loaded"}
+        builder = self._builder  # a graph build, not a trim of the log
+        building = not self._idle.is_set() and builder is not None and builder.name == GRAPH_THREAD
         return {
             "kind": "hnsw" if state.graph is not None else "exact",
             "graph": len(state.graph) if state.graph is not None else 0,
             "delta": len(state.ids),
             "tombstones": len(state.tombstones),
             "file": str(state.graph_path or ""),
-            "building": not self._idle.is_set(),
+            "building": building,
+            "progress": {"added": self.progress[0], "total": self.progress[1]} if building else {},
             "error": self.build_error,
         }
 

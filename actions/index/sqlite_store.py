@@ -231,21 +231,21 @@ class SqliteStore(SqliteEmbeddings):
 
     def put_documents(self, records: Sequence[DocumentRecord]) -> None:
         with self._transaction() as db:
-            for record in records:
-                _upsert(db, record)
+            _upsert_many(db, records)
 
     def replace_chunks(self, record: DocumentRecord, chunks: Sequence[Chunk]) -> None:
         columns = [fts_columns(chunk) for chunk in chunks]  # outside the lock: pure work
         hashes = [text_hash(chunk.indexed_text) for chunk in chunks]
         with self._transaction() as db:
-            old = dict(  # vectors of the old chunks: unchanged text keeps its vector
-                db.execute(
-                    "SELECT text_hash, embedding FROM chunks WHERE document = ?"
-                    " AND embedding_status = 'ready'",
-                    (record.path,),
-                ).fetchall()
-            )
-            _delete_chunks(db, record.path)
+            present = db.execute(
+                "SELECT id, text_hash, embedding, embedding_status FROM chunks WHERE document = ?",
+                (record.path,),
+            ).fetchall()
+            # vectors of the old chunks: unchanged text keeps its vector
+            old = {digest: blob for _, digest, blob, status in present if status == "ready"}
+            if present:  # a new document (a full build: most) has nothing to delete
+                db.executemany("DELETE FROM chunks_fts WHERE rowid = ?", [(r[0],) for r in present])
+                db.execute("DELETE FROM chunks WHERE document = ?", (record.path,))
             (last,) = db.execute("SELECT coalesce(max(id), 0) FROM chunks").fetchone()
             ids = range(last + 1, last + 1 + len(chunks))
             rows = [
@@ -413,21 +413,25 @@ def _chunk(row: Sequence[object]) -> Chunk:
     )
 
 
+_UPSERT = (
+    "INSERT INTO documents (path, status, content_hash, size, mtime_ns, reason, chunks) "
+    "VALUES (?,?,?,?,?,?,?) ON CONFLICT(path) DO UPDATE SET status=excluded.status, "
+    "content_hash=excluded.content_hash, size=excluded.size, mtime_ns=excluded.mtime_ns, "
+    "reason=excluded.reason, chunks=excluded.chunks"
+)
+
+
 def _upsert(db: sqlite3.Connection, record: DocumentRecord) -> None:
-    db.execute(
-        "INSERT INTO documents (path, status, content_hash, size, mtime_ns, reason, chunks) "
-        "VALUES (?,?,?,?,?,?,?) ON CONFLICT(path) DO UPDATE SET status=excluded.status, "
-        "content_hash=excluded.content_hash, size=excluded.size, mtime_ns=excluded.mtime_ns, "
-        "reason=excluded.reason, chunks=excluded.chunks",
-        (
-            record.path,
-            record.status,
-            record.content_hash,
-            record.size,
-            record.mtime_ns,
-            record.reason,
-            record.chunks,
-        ),
+    _upsert_many(db, [record])
+
+
+def _upsert_many(db: sqlite3.Connection, records: Sequence[DocumentRecord]) -> None:
+    db.executemany(
+        _UPSERT,
+        [
+            (r.path, r.status, r.content_hash, r.size, r.mtime_ns, r.reason, r.chunks)
+            for r in records
+        ],
     )
 
 

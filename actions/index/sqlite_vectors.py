@@ -106,11 +106,18 @@ class SqliteEmbeddings:
     def vector_search(self) -> dict[str, object]:
         described = self._vectors.describe()
         report = {"kind": described["kind"], "building": described.get("building", False)}
+        if described.get("progress"):  # a graph being built: vectors added of those to add
+            report["progress"] = described["progress"]
         if described.get("graph"):
             report["vectors"] = described["graph"]
         if described.get("error"):
             report["error"] = described["error"]
         return report
+
+    def no_graph_builds(self) -> None:
+        """Never start building the vector graph (a process that searches once and exits:
+        exact search until a longer-lived process builds the graph)."""
+        self._vectors.builds = False
 
     def wait_for_vector_index(self, timeout: float | None = None) -> bool:
         """Bring the vector index up to date and wait for a build it starts (True: done)."""

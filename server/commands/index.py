@@ -26,11 +26,12 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
-from actions.checkpoints import default_store_dir
 from actions.index import StoreError, UpdateReport, WorkspaceIndex, open_index
 from actions.index.embeddings import dense_status
+from actions.index.freshness import refresh
 from actions.index.store import default_index_dir
 from actions.paths import Workspace
+from actions.private import default_store_dir
 from server.commands.errors import INTERRUPTED, USAGE, check_workspace, complain, usage_error
 from server.config import blocking_problem, from_environment, merge
 from server.index_summaries import cli_summarizer
@@ -61,8 +62,11 @@ def add_summaries_flag(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def open_workspace_index(args: argparse.Namespace) -> WorkspaceIndex | None:
-    """The index of --workspace (problems printed to stderr); None when it cannot be opened."""
+def open_workspace_index(
+    args: argparse.Namespace, *, query_only: bool = False
+) -> WorkspaceIndex | None:
+    """The index of --workspace (problems printed to stderr); None when it cannot be opened.
+    ``query_only``: the model embeds a query, not chunks (it loads faster, unoptimized)."""
     root = Path(args.workspace)
     if not check_workspace(root):
         return None
@@ -81,7 +85,7 @@ def open_workspace_index(args: argparse.Namespace) -> WorkspaceIndex | None:
     workspace = Workspace(root, extra_denied=[default_store_dir(root)])
     summarizer, why = cli_summarizer(root, config, off=getattr(args, "no_summaries", False))
     try:
-        index = open_index(workspace, url=url, summarizer=summarizer)
+        index = open_index(workspace, url=url, summarizer=summarizer, optimize_model=not query_only)
     except StoreError as error:
         complain(str(error))
         return None
@@ -164,7 +168,11 @@ def render_vector_search(search: dict[str, Any]) -> str:
     if kind == "hnsw":
         text = f"; nearest chunks: HNSW graph of {search.get('vectors', 0)} vectors"
     elif kind == "exact":
-        text = "; nearest chunks: exact" + (", graph building" if search.get("building") else "")
+        text = "; nearest chunks: exact"
+        if search.get("building"):
+            progress = search.get("progress") or {}
+            done = f" ({progress['added']}/{progress['total']})" if progress.get("total") else ""
+            text += f", graph building{done}"
     elif kind == "pgvector":
         text = "; nearest chunks: pgvector HNSW"
     else:
@@ -240,7 +248,8 @@ def run(args: argparse.Namespace) -> int:
     async def build() -> dict[str, Any]:
         bar = ProgressBar(sys.stderr)
         index.embed_in_background = False
-        report = await index.update_all(bar)
+        report = await refresh(index, force=True, progress=bar)
+        assert report is not None  # forced: always walked
         if index.embeddings is not None and not args.no_embed:
             await index.embeddings.drain(lambda done, total: bar(done, total, "embedding"))
             settle = getattr(index.store, "wait_for_vector_index", None)

@@ -1,7 +1,10 @@
 """`agent-ls search --workspace DIR [--k N] [--json] "query"`: query the retrieval index.
 
-The index is brought up to date first (incremental: only changed files are re-chunked; new
-chunks are found by BM25 at once, their vectors are left to `agent-ls index` or the server).
+The index is brought up to date first when it is stale (a file indexed since changed or went,
+a folder of indexed files gained or lost one, no walk recorded: actions/index/freshness.py)
+or with `--update`; a fresh index is searched at once, without walking the workspace. The
+update is incremental: only changed files are re-chunked; new chunks are found by BM25 at
+once, their vectors are left to `agent-ls index` or the server.
 Hybrid ranking (BM25 + dense vectors) when the `embeddings` extra is installed and
 `AGENT_LS_EMBEDDINGS` is not `0`.
 `--json` prints a JSON array of `{path, startLine, endLine, type, headings, content, summary,
@@ -16,6 +19,7 @@ import json
 from typing import Any
 
 from actions.index import Hit, StoreError
+from actions.index.freshness import refresh
 from server.commands.errors import usage_error
 from server.commands.index import add_summaries_flag, open_workspace_index
 
@@ -31,6 +35,11 @@ def register(sub: Any) -> None:
     )
     parser.add_argument("--index-url", dest="indexUrl", help="index store URL (postgresql://...)")
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
+    parser.add_argument(
+        "--update",
+        action="store_true",
+        help="walk the workspace for changes first even when the index looks fresh",
+    )
     add_summaries_flag(parser)
     parser.set_defaults(func=run)
 
@@ -68,13 +77,16 @@ def render(hits: list[Hit]) -> str:
 def run(args: argparse.Namespace) -> int:
     if not args.query.strip():
         return usage_error("the query is empty: say what to look for")
-    index = open_workspace_index(args)
+    index = open_workspace_index(args, query_only=True)
     if index is None:
         return 2
+    no_builds = getattr(index.store, "no_graph_builds", None)
+    if no_builds is not None:  # SQLite: a graph build begun here would die with the process
+        no_builds()
 
     async def query() -> list[Hit]:
         index.embed_in_background = False  # a one-shot search never waits for the model
-        await index.update_all()
+        await refresh(index, force=args.update)
         return await index.search(args.query, args.k)
 
     try:

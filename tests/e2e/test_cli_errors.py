@@ -28,9 +28,11 @@ COMMANDS = [
     "search",
     "acp",
     "sessions",
+    "mcp",
 ]
 # What a command needs besides the bad input (its positional argument).
-NEEDS = {"chat": ["hi"], "search": ["q"]}
+NEEDS = {"chat": ["hi"], "search": ["q"], "mcp": ["list"]}
+SUBCOMMAND = {"mcp": "mcp list"}  # where a sub-command's own option is refused
 WORKSPACE_COMMANDS = [
     "chat",
     "doctor",
@@ -96,7 +98,7 @@ def cases() -> dict[str, Case]:
             [
                 "agent-ls: argument --log-level: invalid choice: 'LOUD' (choose from "
                 "'DEBUG', 'INFO', 'WARNING', 'ERROR', 'CRITICAL')",
-                options_hint(command),
+                options_hint(SUBCOMMAND.get(command, command)),
             ],
             2,
         )

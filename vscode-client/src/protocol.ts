@@ -341,15 +341,23 @@ export interface IndexFailure {
   reason: string;
 }
 
+/** How far the vector graph being built is: vectors `added` of the `total` to add. */
+export interface GraphProgress {
+  added: number;
+  total: number;
+}
+
 /**
  * How the nearest chunks are found now: `kind` `hnsw` (a saved graph of `vectors`
  * vectors, newer ones searched exactly), `exact` (a small index, or while a graph is
- * `building`), `not loaded` (before the first search), `pgvector`; the last build `error`.
+ * `building`, built at low priority: its `progress`), `not loaded` (before the first
+ * search), `pgvector`; the last build `error`.
  */
 export interface VectorSearchReport {
   kind: string;
   vectors?: number;
   building?: boolean;
+  progress?: GraphProgress;
   error?: string;
 }
 

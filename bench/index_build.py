@@ -1,0 +1,120 @@
+"""CPU of `agent-ls index --no-embed` against a plain FTS5 build of the same chunks (issue 27,
+item 8: within 5x).
+
+    python bench/index_build.py [--files 2000] [--runs 3] [--profile]
+
+Builds a synthetic workspace (bench/retrieval.py's: markdown with tables and code, Python
+modules, in 100 folders; not a git repository), then, each run on a fresh store:
+- `agent-ls index --workspace DIR --no-embed --no-summaries --json` in a new process: CPU
+  seconds (user + system, its children included) and wall;
+- reference: a new Python process reading every file of the workspace and inserting the
+  chunks the index holds (their indexed text, read from the index just built) into one plain
+  FTS5 table (`unicode61`, one column) in one transaction — what any FTS5 index of these chunks
+  costs, without chunking;
+- `python -c pass` (the interpreter's start, in both figures).
+Prints min / median / max of each and the ratio of the medians of CPU seconds.
+`--profile`: one more index run under cProfile, its 25 most expensive functions (cumulative).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "bench"))
+
+from retrieval import synthetic_workspace  # noqa: E402
+
+PLAIN_FTS5 = """
+import os, sqlite3, sys
+workspace, chunks, target = sys.argv[1:4]
+for folder, _, names in os.walk(workspace):
+    for name in names:
+        with open(os.path.join(folder, name), "rb") as handle:
+            handle.read()
+texts = [row[0] for row in sqlite3.connect(chunks).execute("SELECT indexed_text FROM chunks")]
+db = sqlite3.connect(target)
+db.execute("CREATE VIRTUAL TABLE fts USING fts5(body)")
+with db:
+    db.executemany("INSERT INTO fts (body) VALUES (?)", [(text,) for text in texts])
+db.close()
+"""
+
+
+def timed(command: list[str], env: dict[str, str]) -> tuple[float, float]:
+    """Wall and CPU seconds (user + system, children included) of one run."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    subprocess.run(command, env=env, check=True, stdout=subprocess.DEVNULL)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def row(name: str, results: list[tuple[float, float]]) -> str:
+    walls, cpus = [w for w, _ in results], [c for _, c in results]
+    return (
+        f"| {name} | {min(cpus):.2f} | {statistics.median(cpus):.2f} | {max(cpus):.2f} "
+        f"| {statistics.median(walls):.2f} |"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--files", type=int, default=2000)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--profile", action="store_true")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as temp:
+        workspace = Path(temp) / "ws"
+        workspace.mkdir()
+        synthetic_workspace(workspace, args.files)
+        env = dict(os.environ, PYTHONPATH=str(ROOT), PYTHONPYCACHEPREFIX=f"{temp}/pycache")
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        agent = [sys.executable, "-m", "server", "index", "--workspace", str(workspace)]
+        agent += ["--no-embed", "--no-summaries", "--json"]
+        index, plain, start = [], [], []
+        for run in range(args.runs + 1):  # the first: warm-up (byte code, page cache)
+            env["AGENT_LS_INDEX_DIR"] = store = f"{temp}/store{run}"
+            built = timed(agent, env)
+            (database,) = Path(store).glob("*/index.sqlite3")
+            target = f"{temp}/plain{run}.sqlite3"
+            reference = timed(
+                [sys.executable, "-c", PLAIN_FTS5, str(workspace), str(database), target], env
+            )
+            interpreter = timed([sys.executable, "-c", "pass"], env)
+            if run:
+                index.append(built)
+                plain.append(reference)
+                start.append(interpreter)
+        chunks = sqlite3.connect(database).execute("SELECT count(*) FROM chunks").fetchone()[0]
+        print(f"{args.files} files, {chunks} chunks, {args.runs} runs (CPU seconds)")
+        print("| build | min CPU s | median CPU s | max CPU s | median wall s |")
+        print("|---|---|---|---|---|")
+        print(row("agent-ls index --no-embed", index))
+        print(row("plain FTS5 of the same chunks", plain))
+        print(row("python -c pass", start))
+        ratio = statistics.median(c for _, c in index) / statistics.median(c for _, c in plain)
+        print(f"ratio (median CPU): {ratio:.1f}x")
+        if args.profile:
+            env["AGENT_LS_INDEX_DIR"] = f"{temp}/profiled"
+            command = [sys.executable, "-m", "cProfile", "-s", "cumulative", "-m", "server"]
+            output = subprocess.run(
+                [*command, *agent[3:]], env=env, capture_output=True, text=True, check=True
+            ).stdout
+            lines = output.splitlines()
+            first = next(i for i, line in enumerate(lines) if "ncalls" in line)
+            print("\n".join(lines[first : first + 26]))
+
+
+if __name__ == "__main__":
+    main()
