@@ -1,0 +1,279 @@
+"""Cut a source file by its syntax tree (tree-sitter): one chunk per definition.
+
+A definition (``grammars.DEFINITIONS``) of at most ``max_def_lines`` lines is one atomic chunk
+whose ``headings`` are the enclosing definitions and its own, each ``"<kind> <name>"``, then its
+signature: ``("class Parser", "method parse", "def parse(self, text: str) -> Tree")``. Its span
+includes what dresses it (decorators, ``export``, ``template<...>``) and the comments right
+above it (doc comments). A bigger definition is cut at its inner definitions; the code around
+them, like the code between top-level definitions, is packed whole statement by whole
+statement into chunks of at most ``window`` lines (a statement bigger than that is cut at its
+own inner statements, and only a leaf bigger than that by lines). Never mid-statement.
+
+``definition_entry`` / ``parse_entry`` write and read the ``"<kind> <name>"`` headings
+(``find_symbol`` reads them back).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+from tree_sitter import Node
+
+from actions.index.grammars import (
+    CLASS_KINDS,
+    DEFINITIONS,
+    FUNCTION_VALUES,
+    WRAPPERS,
+    parser_for,
+)
+from actions.index.markdown_elements import Element, strip_last_eol
+
+SIGNATURE_CHARS = 200
+COMMENTS = frozenset({"comment", "line_comment", "block_comment"})
+_SPACE = re.compile(r"\s+")
+_OPENER = re.compile(r"\s*(?:=>|[{:=])?\s*$")  # what opens the body: `{`, `:`, `=>`
+_NAME_TYPES = frozenset(
+    {
+        "identifier",
+        "namespace_identifier",
+        "field_identifier",
+        "property_identifier",
+        "private_property_identifier",
+        "type_identifier",
+        "qualified_identifier",
+        "destructor_name",
+        "operator_name",
+        "constant",
+        "scope_resolution",
+        "word",
+    }
+)
+
+
+@dataclass(frozen=True)
+class Definition:
+    """A definition node, the node its chunk starts with (a wrapper, a doc comment), its kind
+    and name."""
+
+    node: Node
+    first: Node
+    kind: str
+    name: str
+
+
+def definition_entry(kind: str, name: str) -> str:
+    return f"{kind} {name}"
+
+
+def parse_entry(heading: str) -> tuple[str, str] | None:
+    """``(kind, name)`` of a ``"<kind> <name>"`` heading, None for anything else."""
+    kind, space, name = heading.partition(" ")
+    if not space or not name or not kind.isalpha() or not kind.islower():
+        return None
+    return kind, name
+
+
+def syntax_chunks(
+    text: str, lines: Sequence[str], language: str, window: int, max_def_lines: int
+) -> list[Element] | None:
+    """The chunks of ``text`` by its syntax; None when no grammar parses ``language``."""
+    parser = parser_for(language)
+    if parser is None:
+        return None
+    tree = parser.parse(text.encode("utf-8"))
+    cutter = _Cutter(lines, language, window, max_def_lines)
+    cutter.flush(cutter.region(tree.root_node.named_children, (), ""), (), "")
+    return cutter.chunks
+
+
+class _Cutter:
+    def __init__(
+        self, lines: Sequence[str], language: str, window: int, max_def_lines: int
+    ) -> None:
+        self.lines = lines
+        self.language = language
+        self.window = window
+        self.max_def_lines = max_def_lines
+        self.kinds = DEFINITIONS[language]
+        self.chunks: list[Element] = []
+
+    def region(
+        self,
+        nodes: Sequence[Node],
+        path: tuple[str, ...],
+        signature: str,
+        carried: Sequence[Node] = (),
+    ) -> list[Node]:
+        """Chunks of a run of sibling nodes: definitions alone, the rest packed; returns the
+        nodes still waiting to be packed (``carried`` are those of the code before)."""
+        pending = list(carried)
+        for index, node in enumerate(nodes):
+            if node.type in COMMENTS and self._doc_comment_of(nodes, index):
+                pending.append(node)  # flushed with the definition it documents
+                continue
+            found = self._definition(node, path)
+            if found is not None:
+                docs = _trailing_comments(pending, found.first)
+                self.flush(pending[: len(pending) - len(docs)], path, signature)
+                pending = []
+                self._define(found, docs[0] if docs else found.first, path)
+            elif node.named_child_count and (
+                _lines(node) > self.window or (path and self._holds_definition(node))
+            ):
+                pending = self.region(node.named_children, path, signature, pending)
+            else:
+                if pending and _end(node) - _start(pending[0]) + 1 > self.window:
+                    self.flush(pending, path, signature)
+                    pending = []
+                pending.append(node)
+        return pending
+
+    def _holds_definition(self, node: Node) -> bool:
+        """Is ``node`` the body of a definition being cut (a definition among its children)?"""
+        return any(self._definition(child, ()) is not None for child in node.named_children)
+
+    def _doc_comment_of(self, nodes: Sequence[Node], index: int) -> bool:
+        """Is ``nodes[index]`` a comment run that ends right above a definition?"""
+        row = nodes[index].end_point.row
+        for after in nodes[index + 1 :]:
+            if after.start_point.row > row + 1:
+                return False
+            if after.type not in COMMENTS:
+                return self._definition(after, ()) is not None
+            row = after.end_point.row
+        return False
+
+    def _define(self, found: Definition, start: Node, path: tuple[str, ...]) -> None:
+        entry = definition_entry(found.kind, found.name)
+        inner = (*path, entry)
+        signature = self._signature(found.node)
+        first, last = _start(start), _end(found.node)
+        if last - first + 1 <= self.max_def_lines:
+            self._emit(first, last, (*inner, signature), atomic=True)
+            return
+        mark = len(self.chunks)
+        self.flush(self.region(found.node.named_children, inner, signature), inner, signature)
+        if first < _start(found.node) and mark < len(self.chunks):  # decorators, doc comment
+            piece = self.chunks.pop(mark)
+            self._emit(first, piece.end_line, piece.headings)
+            self.chunks.insert(mark, self.chunks.pop())
+
+    def _definition(self, node: Node, path: tuple[str, ...]) -> Definition | None:
+        target = node
+        while target.type in WRAPPERS:
+            inner = target.child_by_field_name("definition") or target.child_by_field_name(
+                "declaration"
+            )
+            if inner is None:
+                named = [child for child in target.named_children if child.type != "decorator"]
+                inner = named[-1] if named else None
+            if inner is None:
+                return None
+            target = inner
+        kind = self.kinds.get(target.type)
+        name = ""
+        if kind is not None:
+            name = _name(target)
+        elif target.type in ("lexical_declaration", "variable_declaration"):
+            kind, name = _bound_function(target)
+        if not kind or not name:
+            return None
+        if kind == "function" and path and (outer := parse_entry(path[-1])):
+            kind = "method" if outer[0] in CLASS_KINDS else kind
+        return Definition(target, node, kind, name)
+
+    def _signature(self, node: Node) -> str:
+        body = node.child_by_field_name("body")
+        if node.type in ("lexical_declaration", "variable_declaration"):
+            value = node.named_children[0].child_by_field_name("value")
+            body = value.child_by_field_name("body") if value is not None else None
+        raw = node.text or b""
+        if body is not None and body.start_byte > node.start_byte:
+            raw = raw[: body.start_byte - node.start_byte]
+        else:
+            raw = raw.split(b"\n", 1)[0]
+        text = _SPACE.sub(" ", raw.decode("utf-8", "replace")).strip()
+        return _OPENER.sub("", text)[:SIGNATURE_CHARS]
+
+    def flush(self, nodes: Sequence[Node], path: tuple[str, ...], signature: str) -> None:
+        if not nodes:
+            return
+        headings = (*path, signature) if path else ()
+        first, last = _start(nodes[0]), max(_end(node) for node in nodes)
+        if last - first + 1 <= self.window:
+            self._emit(first, last, headings)
+            return
+        for start in range(first, last + 1, self.window):  # one leaf longer than a window
+            self._emit(start, min(last, start + self.window - 1), headings)
+
+    def _emit(
+        self, first: int, last: int, headings: tuple[str, ...], *, atomic: bool = False
+    ) -> None:
+        while first <= last and not self.lines[first - 1].strip():
+            first += 1
+        while last >= first and not self.lines[last - 1].strip():
+            last -= 1
+        if first > last:
+            return
+        text = strip_last_eol("".join(self.lines[first - 1 : last]))
+        self.chunks.append(Element("code", text, first, last, headings, self.language, atomic))
+
+
+def _name(node: Node) -> str:
+    """The defined name: the ``name`` field, else the declarator's (C), else the type (Rust
+    ``impl``), else the first ``type_spec`` (Go)."""
+    for field in ("name", "declarator", "type"):
+        child = node.child_by_field_name(field)
+        while child is not None and child.type not in _NAME_TYPES:
+            child = child.child_by_field_name("declarator") or child.child_by_field_name("name")
+        if child is not None and child.text:
+            return child.text.decode("utf-8", "replace")
+    for child in node.named_children:
+        if child.type == "type_spec":
+            return _name(child)
+    return ""
+
+
+def _bound_function(node: Node) -> tuple[str, str]:
+    """``("function", name)`` for ``const name = () => ...``, else empty."""
+    declarators = [child for child in node.named_children if child.type == "variable_declarator"]
+    if len(declarators) != 1:
+        return "", ""
+    value = declarators[0].child_by_field_name("value")
+    if value is None or value.type not in FUNCTION_VALUES:
+        return "", ""
+    return "function", _name(declarators[0])
+
+
+def _trailing_comments(pending: Sequence[Node], first: Node) -> list[Node]:
+    """The comments at the end of ``pending`` that touch ``first`` (its doc comment)."""
+    docs: list[Node] = []
+    row = first.start_point.row
+    for node in reversed(pending):
+        if node.type not in COMMENTS or node.end_point.row < row - 1:
+            break
+        docs.insert(0, node)
+        row = node.start_point.row
+    return docs
+
+
+def _start(node: Node) -> int:
+    return node.start_point.row + 1
+
+
+def _end(node: Node) -> int:
+    end = node.end_point
+    return end.row if end.column == 0 and end.row > node.start_point.row else end.row + 1
+
+
+def _lines(node: Node) -> int:
+    return _end(node) - _start(node) + 1
+
+
+def walk_definitions(elements: Sequence[Element]) -> Iterator[tuple[str, str, Element]]:
+    """``(kind, name, element)`` of every chunk that is (a piece of) a definition."""
+    for element in elements:
+        if len(element.headings) >= 2 and (entry := parse_entry(element.headings[-2])):
+            yield entry[0], entry[1], element
