@@ -130,6 +130,17 @@ class _Cutter:
                 pending.append(node)
         return pending
 
+    def _names(self, node: Node, qualified: tuple[str, ...]) -> tuple[str, ...]:
+        """``Outer.name`` of the definition ``node`` and of every definition inside it."""
+        names = [".".join(qualified)]
+        for child in node.named_children:
+            found = self._definition(child, ())
+            if found is None:
+                names += self._names(child, qualified)[1:]
+            else:
+                names += self._names(found.node, (*qualified, found.name))
+        return tuple(names)
+
     def _holds_definition(self, node: Node) -> bool:
         """Is ``node`` the body of a definition being cut (a definition among its children)?"""
         return any(self._definition(child, ()) is not None for child in node.named_children)
@@ -151,7 +162,9 @@ class _Cutter:
         signature = self._signature(found.node)
         first, last = _start(start), _end(found.node)
         if last - first + 1 <= self.max_def_lines:
-            self._emit(first, last, (*inner, signature), atomic=True)
+            outer = tuple(entry.partition(" ")[2] for entry in path)
+            names = self._names(found.node, (*outer, found.name))
+            self._emit(first, last, (*inner, signature), atomic=True, names=names)
             return
         mark = len(self.chunks)
         self.flush(self.region(found.node.named_children, inner, signature), inner, signature)
@@ -209,7 +222,13 @@ class _Cutter:
             self._emit(start, min(last, start + self.window - 1), headings)
 
     def _emit(
-        self, first: int, last: int, headings: tuple[str, ...], *, atomic: bool = False
+        self,
+        first: int,
+        last: int,
+        headings: tuple[str, ...],
+        *,
+        atomic: bool = False,
+        names: tuple[str, ...] = (),
     ) -> None:
         while first <= last and not self.lines[first - 1].strip():
             first += 1
@@ -218,7 +237,8 @@ class _Cutter:
         if first > last:
             return
         text = strip_last_eol("".join(self.lines[first - 1 : last]))
-        self.chunks.append(Element("code", text, first, last, headings, self.language, atomic))
+        element = Element("code", text, first, last, headings, self.language, atomic, names)
+        self.chunks.append(element)
 
 
 def _name(node: Node) -> str:
