@@ -16,7 +16,7 @@ own inner statements, and only a leaf bigger than that by lines). Never mid-stat
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from tree_sitter import Node
@@ -83,14 +83,17 @@ def syntax_chunks(
     if parser is None:
         return None
     tree = parser.parse(text.encode("utf-8"))
-    cutter = _Cutter(lines, language, window, max_def_lines)
+    cutter = Cutter(lines, language, window, max_def_lines)
     cutter.flush(cutter.region(tree.root_node.named_children, (), ""), (), "")
     return cutter.chunks
 
 
-class _Cutter:
+class Cutter:
+    """Cuts one file (``region`` then ``flush``); ``definition`` / ``signature`` tell what a
+    node defines."""
+
     def __init__(
-        self, lines: Sequence[str], language: str, window: int, max_def_lines: int
+        self, lines: Sequence[str], language: str, window: int = 60, max_def_lines: int = 150
     ) -> None:
         self.lines = lines
         self.language = language
@@ -113,7 +116,7 @@ class _Cutter:
             if node.type in COMMENTS and self._doc_comment_of(nodes, index):
                 pending.append(node)  # flushed with the definition it documents
                 continue
-            found = self._definition(node, path)
+            found = self.definition(node, path)
             if found is not None:
                 docs = _trailing_comments(pending, found.first)
                 self.flush(pending[: len(pending) - len(docs)], path, signature)
@@ -134,7 +137,7 @@ class _Cutter:
         """``Outer.name`` of the definition ``node`` and of every definition inside it."""
         names = [".".join(qualified)]
         for child in node.named_children:
-            found = self._definition(child, ())
+            found = self.definition(child, ())
             if found is None:
                 names += self._names(child, qualified)[1:]
             else:
@@ -143,7 +146,7 @@ class _Cutter:
 
     def _holds_definition(self, node: Node) -> bool:
         """Is ``node`` the body of a definition being cut (a definition among its children)?"""
-        return any(self._definition(child, ()) is not None for child in node.named_children)
+        return any(self.definition(child, ()) is not None for child in node.named_children)
 
     def _doc_comment_of(self, nodes: Sequence[Node], index: int) -> bool:
         """Is ``nodes[index]`` a comment run that ends right above a definition?"""
@@ -152,14 +155,14 @@ class _Cutter:
             if after.start_point.row > row + 1:
                 return False
             if after.type not in COMMENTS:
-                return self._definition(after, ()) is not None
+                return self.definition(after, ()) is not None
             row = after.end_point.row
         return False
 
     def _define(self, found: Definition, start: Node, path: tuple[str, ...]) -> None:
         entry = definition_entry(found.kind, found.name)
         inner = (*path, entry)
-        signature = self._signature(found.node)
+        signature = self.signature(found.node)
         first, last = _start(start), _end(found.node)
         if last - first + 1 <= self.max_def_lines:
             outer = tuple(entry.partition(" ")[2] for entry in path)
@@ -173,7 +176,7 @@ class _Cutter:
             self._emit(first, piece.end_line, piece.headings)
             self.chunks.insert(mark, self.chunks.pop())
 
-    def _definition(self, node: Node, path: tuple[str, ...]) -> Definition | None:
+    def definition(self, node: Node, path: tuple[str, ...]) -> Definition | None:
         target = node
         while target.type in WRAPPERS:
             inner = target.child_by_field_name("definition") or target.child_by_field_name(
@@ -189,6 +192,9 @@ class _Cutter:
         name = ""
         if kind is not None:
             name = _name(target)
+            receiver = target.child_by_field_name("receiver")  # Go: func (s *Store) Get
+            if receiver is not None and (owner := _first(receiver, "type_identifier")):
+                name = f"{owner}.{name}"
         elif target.type in ("lexical_declaration", "variable_declaration"):
             kind, name = _bound_function(target)
         if not kind or not name:
@@ -197,7 +203,7 @@ class _Cutter:
             kind = "method" if outer[0] in CLASS_KINDS else kind
         return Definition(target, node, kind, name)
 
-    def _signature(self, node: Node) -> str:
+    def signature(self, node: Node) -> str:
         body = node.child_by_field_name("body")
         if node.type in ("lexical_declaration", "variable_declaration"):
             value = node.named_children[0].child_by_field_name("value")
@@ -256,6 +262,16 @@ def _name(node: Node) -> str:
     return ""
 
 
+def _first(node: Node, node_type: str) -> str:
+    """The text of the first node of ``node_type`` in ``node`` (depth first)."""
+    for child in node.named_children:
+        if child.type == node_type and child.text:
+            return child.text.decode("utf-8", "replace")
+        if found := _first(child, node_type):
+            return found
+    return ""
+
+
 def _bound_function(node: Node) -> tuple[str, str]:
     """``("function", name)`` for ``const name = () => ...``, else empty."""
     declarators = [child for child in node.named_children if child.type == "variable_declarator"]
@@ -290,10 +306,3 @@ def _end(node: Node) -> int:
 
 def _lines(node: Node) -> int:
     return _end(node) - _start(node) + 1
-
-
-def walk_definitions(elements: Sequence[Element]) -> Iterator[tuple[str, str, Element]]:
-    """``(kind, name, element)`` of every chunk that is (a piece of) a definition."""
-    for element in elements:
-        if len(element.headings) >= 2 and (entry := parse_entry(element.headings[-2])):
-            yield entry[0], entry[1], element

@@ -140,7 +140,7 @@ CASES = [
         [
             (1, 1, ()),
             (3, 6, ("type Store", "type Store struct")),
-            (8, 12, ("method Get", "func (s *Store) Get(key string) (int, bool)")),
+            (8, 12, ("method Store.Get", "func (s *Store) Get(key string) (int, bool)")),
         ],
     ),
     (
