@@ -4,7 +4,8 @@ A chunk of a source file with a grammar is parsed again (its content is the exac
 lines, so the lines found are the file's): every definition in it, nested ones included, is a
 ``Symbol`` with its qualified name (the enclosing definitions of the chunk's heading path, then
 those inside the chunk: ``Store.load_settings``). The pieces of a definition too big for one
-chunk are merged into one symbol spanning them all.
+chunk (its head, the code between its inner definitions, those definitions) are merged into
+one symbol spanning all the pieces found.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ class Symbol:
     end_line: int
     signature: str
     language: str
+    piece: bool = False  # only a part of the definition (it spans several chunks)
 
 
 def normalized(name: str) -> str:
@@ -43,27 +45,29 @@ def normalized(name: str) -> str:
 
 
 def chunk_symbols(chunk: Chunk) -> list[Symbol]:
-    """The definitions in ``chunk`` (none for a language without a grammar)."""
+    """The definitions in ``chunk`` and the pieces of those it is inside of (``merged``
+    makes one symbol of each; none for a language without a grammar)."""
     if chunk.type != "code" or parser_for(chunk.language) is None:
         return []
     entries = [entry for heading in chunk.headings[:-1] if (entry := parse_entry(heading))]
     own = bool(chunk.headings and not chunk.is_atomic and entries)
     outer = entries if own else entries[:-1]
     found: list[Symbol] = []
-    if own:  # a piece of a definition cut at its inner definitions
-        kind, name = entries[-1]
-        name = normalized(name).rpartition(".")[2]
-        qualified = ".".join(normalized(name) for _, name in entries)
+    for depth in range(1, len(outer) + 1):  # a piece of each definition it is inside of
+        kind = outer[depth - 1][0]
+        qualified = ".".join(normalized(name) for _, name in outer[:depth])
+        signature = chunk.headings[-1] if depth == len(entries) else ""
         found.append(
             Symbol(
                 chunk.document,
-                name,
+                qualified.rpartition(".")[2],
                 kind,
                 qualified,
                 chunk.start_line,
                 chunk.end_line,
-                chunk.headings[-1],
+                signature,
                 chunk.language,
+                piece=True,
             )
         )
     parser = parser_for(chunk.language)
@@ -74,7 +78,7 @@ def chunk_symbols(chunk: Chunk) -> list[Symbol]:
     walk = _Walk(chunk, cutter, chunk.start_line - 1)
     names = tuple(normalized(name) for _, name in outer)
     walk.nodes(tree.root_node.named_children, tuple(path), names)
-    return merged([*found, *walk.found])
+    return [*found, *walk.found]
 
 
 class _Walk:
@@ -112,21 +116,25 @@ class _Walk:
 
 
 def merged(symbols: Iterable[Symbol]) -> list[Symbol]:
-    """One symbol per (document, qualified name), spanning all its pieces."""
-    by_key: dict[tuple[str, str], Symbol] = {}
+    """Each definition once: the pieces of a definition cut into several chunks (``piece``)
+    spanned by one symbol, the one parsed at their first line when there is one; distinct
+    definitions of one name (overloads) kept apart."""
+    parsed: dict[tuple[str, str, int], Symbol] = {}
+    pieces: dict[tuple[str, str], Symbol] = {}
     for symbol in symbols:
-        key = (symbol.document, symbol.qualified)
-        seen = by_key.get(key)
-        if seen is None:
-            by_key[key] = symbol
+        if not symbol.piece:
+            parsed.setdefault((symbol.document, symbol.qualified, symbol.start_line), symbol)
             continue
-        first = symbol if symbol.start_line < seen.start_line else seen
-        by_key[key] = replace(
-            first,
-            start_line=min(seen.start_line, symbol.start_line),
-            end_line=max(seen.end_line, symbol.end_line),
-        )
-    return list(by_key.values())
+        key = (symbol.document, symbol.qualified)
+        seen = pieces.setdefault(key, symbol)
+        first = min(seen, symbol, key=lambda piece: (piece.start_line, not piece.signature))
+        start, end = min(seen.start_line, symbol.start_line), max(seen.end_line, symbol.end_line)
+        pieces[key] = replace(first, start_line=start, end_line=end)
+    for (document, qualified), span in pieces.items():
+        head = parsed.get((document, qualified, span.start_line))
+        whole = replace(head or span, end_line=max(span.end_line, head.end_line if head else 0))
+        parsed[(document, qualified, span.start_line)] = replace(whole, piece=False)
+    return list(parsed.values())
 
 
 def matches(symbol: Symbol, wanted: str) -> bool:

@@ -85,7 +85,7 @@ class FindSymbol:
                 if matches(symbol, wanted) and (not kind or symbol.kind == kind):
                     symbols.append(symbol)
                     contents.setdefault((symbol.document, symbol.start_line), hit.chunk)
-        found = sorted(merged(symbols), key=lambda symbol: _exactness(symbol, wanted))[:k]
+        found = _ranked(merged(symbols), wanted)[:k]
         if not found:
             what = f"{kind} {wanted!r}" if kind else repr(wanted)
             return ToolResult.success(
@@ -95,6 +95,20 @@ class FindSymbol:
         texts = [_render(rank, symbol, contents) for rank, symbol in enumerate(found, 1)]
         data = {"symbols": [_record(symbol) for symbol in found]}
         return ToolResult.success("\n\n".join(texts), data)
+
+
+def _ranked(symbols: list[Symbol], wanted: str) -> list[Symbol]:
+    """Exact names first, then in the index's order; of one name's definitions in one file
+    (overloads and their implementation), the longest first."""
+    order: dict[tuple[str, str], int] = {}
+    for symbol in symbols:
+        order.setdefault((symbol.document, symbol.qualified), len(order))
+
+    def key(symbol: Symbol) -> tuple[int, int, int]:
+        span = symbol.end_line - symbol.start_line
+        return _exactness(symbol, wanted), order[(symbol.document, symbol.qualified)], -span
+
+    return sorted(symbols, key=key)
 
 
 def _exactness(symbol: Symbol, wanted: str) -> int:
