@@ -134,13 +134,13 @@ class Cutter:
         return pending
 
     def _names(self, node: Node, qualified: tuple[str, ...]) -> tuple[str, ...]:
-        """``Outer.name`` of the definition ``node`` and of every definition inside it."""
+        """``Outer.name`` of the definition ``node`` and of the definitions of its body (the
+        body's statements only: a definition nested in an expression is not named)."""
         names = [".".join(qualified)]
-        for child in node.named_children:
+        body = node.child_by_field_name("body") or node
+        for child in body.named_children:
             found = self.definition(child, ())
-            if found is None:
-                names += self._names(child, qualified)[1:]
-            else:
+            if found is not None:
                 names += self._names(found.node, (*qualified, found.name))
         return tuple(names)
 
