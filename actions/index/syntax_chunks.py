@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from tree_sitter import Node
 
@@ -32,6 +32,33 @@ from actions.index.markdown_elements import Element, strip_last_eol
 
 SIGNATURE_CHARS = 200
 COMMENTS = frozenset({"comment", "line_comment", "block_comment"})
+CLOSING_LINES = 3
+# bodies of statements, by their names in the grammars (a statement holding one may be cut too)
+BLOCKS = frozenset(
+    {
+        "block",
+        "compound_statement",
+        "statement_block",
+        "statement_list",
+        "declaration_list",
+        "field_declaration_list",
+        "class_body",
+        "interface_body",
+        "enum_body",
+        "body_statement",
+        "do_group",
+        "switch_body",
+        "switch_block",
+        "constructor_body",
+        "else_clause",
+        "elif_clause",
+        "except_clause",
+        "finally_clause",
+        "then",
+        "else",
+        "ERROR",
+    }
+)
 _SPACE = re.compile(r"\s+")
 _OPENER = re.compile(r"\s*(?:=>|[{:=])?\s*$")  # what opens the body: `{`, `:`, `=>`
 _NAME_TYPES = frozenset(
@@ -85,6 +112,7 @@ def syntax_chunks(
     tree = parser.parse(text.encode("utf-8"))
     cutter = Cutter(lines, language, window, max_def_lines)
     cutter.flush(cutter.region(tree.root_node.named_children, (), ""), (), "")
+    cutter.fill_gaps()
     return cutter.chunks
 
 
@@ -122,7 +150,7 @@ class Cutter:
                 self.flush(pending[: len(pending) - len(docs)], path, signature)
                 pending = []
                 self._define(found, docs[0] if docs else found.first, path)
-            elif node.named_child_count and (
+            elif _is_block(node) and (
                 _lines(node) > self.window or (path and self._holds_definition(node))
             ):
                 pending = self.region(node.named_children, path, signature, pending)
@@ -221,11 +249,32 @@ class Cutter:
             return
         headings = (*path, signature) if path else ()
         first, last = _start(nodes[0]), max(_end(node) for node in nodes)
-        if last - first + 1 <= self.window:
-            self._emit(first, last, headings)
+        if last - first + 1 <= self.window or nodes[0].type != "ERROR":
+            self._emit(first, last, headings)  # a statement longer than a window stays whole
             return
-        for start in range(first, last + 1, self.window):  # one leaf longer than a window
+        for start in range(first, last + 1, self.window):  # code that does not parse
             self._emit(start, min(last, start + self.window - 1), headings)
+
+    def fill_gaps(self) -> None:
+        """The lines no node covered (a block's closing ``}`` / ``end``) join the chunk before
+        them when they are only that (at most ``CLOSING_LINES`` short lines), else make one."""
+        chunks = sorted(self.chunks, key=lambda element: element.start_line)
+        filled: list[Element] = []
+        for index, element in enumerate(chunks):
+            filled.append(element)
+            last = chunks[index + 1].start_line - 1 if index + 1 < len(chunks) else len(self.lines)
+            gap = [n for n in range(element.end_line + 1, last + 1) if self.lines[n - 1].strip()]
+            if not gap:
+                continue
+            if len(gap) <= CLOSING_LINES and all(len(self.lines[n - 1].strip()) <= 4 for n in gap):
+                self.chunks = []
+                self._emit(element.start_line, gap[-1], element.headings, atomic=element.is_atomic)
+                filled[-1] = replace(self.chunks[0], names=element.names)
+            else:
+                self.chunks = []
+                self._emit(gap[0], gap[-1], () if element.is_atomic else element.headings)
+                filled += self.chunks
+        self.chunks = filled
 
     def _emit(
         self,
@@ -260,6 +309,12 @@ def _name(node: Node) -> str:
         if child.type == "type_spec":
             return _name(child)
     return ""
+
+
+def _is_block(node: Node) -> bool:
+    """A body of statements, or a statement holding one (``if``, ``for``, ``try``...): what a
+    chunk may be cut inside of; never an expression (a long list stays whole)."""
+    return node.type in BLOCKS or any(child.type in BLOCKS for child in node.named_children)
 
 
 def _first(node: Node, node_type: str) -> str:

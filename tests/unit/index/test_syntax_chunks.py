@@ -1,6 +1,7 @@
 """Source files cut by their syntax tree, per language: one chunk per definition headed by
 its enclosing definitions, its own kind and name and its signature; big definitions cut at
-their inner definitions, never mid-statement; languages without a grammar keep line windows."""
+their inner definitions, never mid-statement (the closing `}` / `end` of a cut definition
+joins its last chunk); languages without a grammar keep line windows."""
 
 from __future__ import annotations
 
@@ -128,7 +129,7 @@ CASES = [
             (12, 13, ("class ConfigStore", "class ConfigStore extends Base")),
             (
                 15,
-                17,
+                18,
                 ("class ConfigStore", "method get", "get(name: string): Config | undefined"),
             ),
         ],
@@ -150,7 +151,7 @@ CASES = [
         [
             (1, 1, ()),
             (3, 3, ("impl Point", "impl Point")),
-            (4, 7, ("impl Point", "method norm", "pub fn norm(&self) -> f64")),
+            (4, 8, ("impl Point", "method norm", "pub fn norm(&self) -> f64")),
         ],
     ),
     (
@@ -162,7 +163,7 @@ CASES = [
             (3, 4, ("class Parser", "public class Parser")),
             (
                 6,
-                9,
+                10,
                 (
                     "class Parser",
                     "method parse",
@@ -189,7 +190,7 @@ CASES = [
             (2, 3, ("namespace net", "class Socket", "class Socket")),
             (
                 4,
-                4,
+                6,
                 ("namespace net", "class Socket", "method send", "int send(const char* data)"),
             ),
         ],
@@ -201,7 +202,7 @@ CASES = [
         [
             (1, 1, ("module Shop", "module Shop")),
             (2, 2, ("module Shop", "class Cart", "class Cart")),
-            (3, 5, ("module Shop", "class Cart", "method total", "def total(items)")),
+            (3, 7, ("module Shop", "class Cart", "method total", "def total(items)")),
         ],
     ),
     (
