@@ -33,6 +33,8 @@ from actions.index.markdown_elements import Element, strip_last_eol
 SIGNATURE_CHARS = 200
 COMMENTS = frozenset({"comment", "line_comment", "block_comment"})
 CLOSING_LINES = 3
+DOC_LINES = 40  # the comment right above a definition joins its chunk up to this long
+LONGEST_STATEMENT = 600  # a longer one (a data literal) is cut by lines after all
 # bodies of statements, by their names in the grammars (a statement holding one may be cut too)
 BLOCKS = frozenset(
     {
@@ -140,10 +142,7 @@ class Cutter:
         """Chunks of a run of sibling nodes: definitions alone, the rest packed; returns the
         nodes still waiting to be packed (``carried`` are those of the code before)."""
         pending = list(carried)
-        for index, node in enumerate(nodes):
-            if node.type in COMMENTS and self._doc_comment_of(nodes, index):
-                pending.append(node)  # flushed with the definition it documents
-                continue
+        for node in nodes:
             found = self.definition(node, path)
             if found is not None:
                 docs = _trailing_comments(pending, found.first)
@@ -175,17 +174,6 @@ class Cutter:
     def _holds_definition(self, node: Node) -> bool:
         """Is ``node`` the body of a definition being cut (a definition among its children)?"""
         return any(self.definition(child, ()) is not None for child in node.named_children)
-
-    def _doc_comment_of(self, nodes: Sequence[Node], index: int) -> bool:
-        """Is ``nodes[index]`` a comment run that ends right above a definition?"""
-        row = nodes[index].end_point.row
-        for after in nodes[index + 1 :]:
-            if after.start_point.row > row + 1:
-                return False
-            if after.type not in COMMENTS:
-                return self.definition(after, ()) is not None
-            row = after.end_point.row
-        return False
 
     def _define(self, found: Definition, start: Node, path: tuple[str, ...]) -> None:
         entry = definition_entry(found.kind, found.name)
@@ -249,10 +237,11 @@ class Cutter:
             return
         headings = (*path, signature) if path else ()
         first, last = _start(nodes[0]), max(_end(node) for node in nodes)
-        if last - first + 1 <= self.window or nodes[0].type != "ERROR":
+        size = last - first + 1
+        if size <= self.window or (size <= LONGEST_STATEMENT and nodes[0].type != "ERROR"):
             self._emit(first, last, headings)  # a statement longer than a window stays whole
             return
-        for start in range(first, last + 1, self.window):  # code that does not parse
+        for start in range(first, last + 1, self.window):  # code that does not parse, data
             self._emit(start, min(last, start + self.window - 1), headings)
 
     def fill_gaps(self) -> None:
@@ -339,15 +328,18 @@ def _bound_function(node: Node) -> tuple[str, str]:
 
 
 def _trailing_comments(pending: Sequence[Node], first: Node) -> list[Node]:
-    """The comments at the end of ``pending`` that touch ``first`` (its doc comment)."""
+    """The comments at the end of ``pending`` that touch ``first`` (its doc comment: at most
+    ``DOC_LINES`` lines of them)."""
     docs: list[Node] = []
     row = first.start_point.row
     for node in reversed(pending):
         if node.type not in COMMENTS or node.end_point.row < row - 1:
             break
-        docs.insert(0, node)
+        if first.start_point.row - node.start_point.row >= DOC_LINES:
+            break
+        docs.append(node)
         row = node.start_point.row
-    return docs
+    return docs[::-1]
 
 
 def _start(node: Node) -> int:
