@@ -108,6 +108,12 @@ function readConfig(path) {
   return fs.readFileSync(path);
 }
 """
+TSX = """import React from "react";
+
+export function Button({ label }: Props) {
+  return <button>{label}</button>;
+}
+"""
 
 # (file, text, max_def_lines) -> the chunks as (first, last, headings)
 CASES = [
@@ -228,6 +234,12 @@ CASES = [
                 ),
             ),
         ],
+    ),
+    (
+        "button.tsx",
+        TSX,
+        150,
+        [(1, 1, ()), (3, 5, ("function Button", "function Button({ label }: Props)"))],
     ),
     (
         "read.js",
