@@ -93,7 +93,7 @@ def _chunk(path: str, position: int, element: Element, caption: str) -> Chunk:
         position=position,
         type=kind,
         content=element.content,
-        indexed_text=indexed_text(path, element.headings, small),
+        indexed_text=indexed_text(path, (*element.headings, *element.names), small),
         summary=summary,
         is_atomic=element.is_atomic,
         headings=element.headings,

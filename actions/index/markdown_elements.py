@@ -61,6 +61,7 @@ class Element:
     headings: tuple[str, ...] = ()
     language: str = ""
     is_atomic: bool = False
+    names: tuple[str, ...] = ()  # source: the qualified names defined in it (``Store.load``)
 
 
 def split_lines(text: str) -> list[str]:

@@ -1,21 +1,19 @@
 """Split a source file into chunks for retrieval (SPEC §10).
 
-Python is cut by definitions with the standard ``ast`` module: each top-level function or
-class (decorators included) is one chunk whose ``headings`` is its name; a class longer than
-``max_lines`` is cut into its methods (``("Class", "method")``) plus the class header. The code
-between definitions (imports, constants) is cut by lines. Every other language, and Python
-that does not parse, is cut into windows of ``window`` lines overlapping by ``overlap`` lines.
+Python, JavaScript, TypeScript, Go, Rust, Java, C, C++, Ruby and shell are cut by their syntax
+tree (``syntax_chunks``: one chunk per definition, headed by its kind, name, enclosing
+definitions and signature; never mid-statement). Every other language is cut into windows of
+``window`` lines overlapping by ``overlap`` lines.
 
 ``content`` is always the exact source lines, ``start_line`` / ``end_line`` 1-based inclusive.
 """
 
 from __future__ import annotations
 
-import ast
-import warnings
 from collections.abc import Sequence
 
 from actions.index.markdown_elements import Element, split_lines, strip_last_eol
+from actions.index.syntax_chunks import syntax_chunks
 
 WINDOW = 60
 OVERLAP = 10
@@ -29,7 +27,7 @@ LANGUAGES: dict[str, str] = {
     ".mjs": "javascript",
     ".cjs": "javascript",
     ".ts": "typescript",
-    ".tsx": "typescript",
+    ".tsx": "tsx",
     ".go": "go",
     ".rs": "rust",
     ".java": "java",
@@ -61,77 +59,10 @@ def chunk_source(
 ) -> list[Element]:
     """Chunks of a source file (see the module docstring)."""
     lines = split_lines(text)
-    if language == "python":
-        tree = _parse_python(text)
-        if tree is not None:
-            return _python_chunks(tree, lines, language, window, overlap, max_def_lines)
+    by_syntax = syntax_chunks(text, lines, language, window, max_def_lines)
+    if by_syntax is not None:
+        return by_syntax
     return line_windows(lines, 1, len(lines), (), language, window, overlap)
-
-
-def _parse_python(text: str) -> ast.Module | None:
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # SyntaxWarning for odd escapes in old code
-            return ast.parse(text)
-    except (SyntaxError, ValueError):
-        return None
-
-
-Definition = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
-
-
-def _span(node: Definition) -> tuple[int, int]:
-    first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
-    return first, node.end_lineno or node.lineno
-
-
-def _python_chunks(
-    tree: ast.Module,
-    lines: Sequence[str],
-    language: str,
-    window: int,
-    overlap: int,
-    max_def_lines: int,
-) -> list[Element]:
-    chunks: list[Element] = []
-    cursor = 1
-    for node in tree.body:
-        if not isinstance(node, Definition):
-            continue
-        first, last = _span(node)
-        chunks += line_windows(lines, cursor, first - 1, (), language, window, overlap)
-        chunks += _definition(node, lines, (), language, window, overlap, max_def_lines)
-        cursor = last + 1
-    chunks += line_windows(lines, cursor, len(lines), (), language, window, overlap)
-    return chunks
-
-
-def _definition(
-    node: Definition,
-    lines: Sequence[str],
-    outer: tuple[str, ...],
-    language: str,
-    window: int,
-    overlap: int,
-    max_def_lines: int,
-) -> list[Element]:
-    first, last = _span(node)
-    path = (*outer, node.name)
-    if last - first + 1 <= max_def_lines:
-        return [_lines_element(lines, first, last, path, language, atomic=True)]
-    if not isinstance(node, ast.ClassDef):
-        return line_windows(lines, first, last, path, language, window, overlap)
-    chunks: list[Element] = []
-    cursor = first
-    for child in node.body:
-        if not isinstance(child, Definition):
-            continue
-        start, end = _span(child)
-        chunks += line_windows(lines, cursor, start - 1, path, language, window, overlap)
-        chunks += _definition(child, lines, path, language, window, overlap, max_def_lines)
-        cursor = end + 1
-    chunks += line_windows(lines, cursor, last, path, language, window, overlap)
-    return chunks
 
 
 def line_windows(

@@ -49,7 +49,8 @@ from actions.index.terms import (
 )
 from actions.private import private_sqlite
 
-SCHEMA_VERSION = 4  # 4: the FTS words of ``terms`` as they are (ascii tokenizer)
+SCHEMA_VERSION = 5  # 5: source cut by syntax, identifiers indexed whole (rebuilt from files)
+# 4: the FTS words of ``terms`` as they are (ascii tokenizer)
 WEIGHTS = (2.0, 1.0, 0.5)
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS documents (

@@ -7,12 +7,15 @@ an identifier is found by its parts whatever the query looks like (``findme_norm
 ``zorblax.config.load_settings``, ``src/utils/helpers.py``); a camelCase name stays one word.
 The stores index exactly these words (FTS5 through its ``ascii`` tokenizer, which never
 splits them again; PostgreSQL under the ``simple`` configuration), so a query word is known
-to the index exactly when the index holds it."""
+to the index exactly when the index holds it. ``identifiers.identifier_words`` adds each
+identifier's other form (``load_settings`` whole, ``parseConfig`` by its parts)."""
 
 from __future__ import annotations
 
 import functools
 import re
+
+from actions.index.identifiers import identifier_words
 
 FUSION_DEPTH = 50  # how many of each ranking take part in the hybrid fusion (at least k)
 
@@ -33,7 +36,8 @@ CAPPED_ROWS = 1000
 def terms(text: str) -> list[str]:
     """Lower-cased words with a light plural stemmer (``indexes`` -> ``index``), the form
     both the FTS columns and the queries use."""
-    return [_stem(word) for word in _WORD.findall(text.lower())]
+    words = [*_WORD.findall(text.lower()), *identifier_words(text)]
+    return [_stem(word) for word in words]
 
 
 @functools.lru_cache(maxsize=65536)

@@ -1,16 +1,18 @@
 """Tools the model can call: manifests (data), implementations (behaviour), the registry.
 
 ``default_registry(workspace)`` registers the built-ins ``list_files``, ``read_file``,
-``search_files`` (a grep) and ``search_docs`` (the retrieval index; ``index_source`` gives the
-live index, else the workspace's embedded index is opened and brought up to date on first use).
+``search_files`` (a grep), ``search_docs`` (the retrieval index; ``index_source`` gives the
+live index, else the workspace's embedded index is opened and brought up to date on first use)
+and ``find_symbol`` (definitions by name, over the same index).
 """
 
 from __future__ import annotations
 
 from actions.paths import Workspace
-from actions.tools import list_files, read_file, search_files
+from actions.tools import find_symbol, list_files, read_file, search_files
 from actions.tools import search_docs as docs_tool
 from actions.tools.base import Tool, ToolImplementation, ToolResult
+from actions.tools.find_symbol import FindSymbol
 from actions.tools.list_files import ListFiles, ListFilesConfig
 from actions.tools.read_file import ReadFile, ReadFileConfig
 from actions.tools.registry import ToolRegistry
@@ -18,6 +20,7 @@ from actions.tools.search_docs import IndexSource, SearchDocs
 from actions.tools.search_files import SearchFiles, SearchFilesConfig
 
 __all__ = [
+    "FindSymbol",
     "ListFiles",
     "ListFilesConfig",
     "ReadFile",
@@ -50,9 +53,9 @@ def default_registry(
     registry.register(read_file.MANIFEST, ReadFile(workspace, read_config))
     registry.register(search_files.MANIFEST, SearchFiles(workspace))
     if search_docs:
-        registry.register(
-            docs_tool.MANIFEST, SearchDocs(index_source or lazy_index(workspace, index_url))
-        )
+        source = index_source or lazy_index(workspace, index_url)
+        registry.register(docs_tool.MANIFEST, SearchDocs(source))
+        registry.register(find_symbol.MANIFEST, FindSymbol(source))
     return registry
 
 

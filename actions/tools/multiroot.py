@@ -4,7 +4,7 @@ Each tool routes its ``path`` to one folder and runs that folder's tool, whose o
 names paths qualified by the folder (``/frontend/src/app.ts``). Without a path (or with the top
 ``/``), ``list_files`` and ``search_files`` cover every folder, one after the other, and
 ``search_docs`` merges the best passages of every folder's index by score
-(``actions.index.merged``).
+(``actions.index.merged``); ``find_symbol`` finds definitions in that merged view.
 """
 
 from __future__ import annotations
@@ -15,8 +15,9 @@ from typing import TYPE_CHECKING, Any
 
 from actions.buffers import BufferSource
 from actions.roots import Roots
-from actions.tools import list_files, read_file, search_docs, search_files
+from actions.tools import find_symbol, list_files, read_file, search_docs, search_files
 from actions.tools.base import Tool, ToolResult
+from actions.tools.find_symbol import FindSymbol
 from actions.tools.list_files import ListFiles, ListFilesConfig
 from actions.tools.read_file import ReadFile
 from actions.tools.registry import ToolRegistry
@@ -40,10 +41,9 @@ def multiroot_registry(
     registry.register(_described(read_file.MANIFEST, roots), ReadFile(roots, buffers=buffers))
     registry.register(_described(search_files.MANIFEST, roots), RoutedSearchFiles(roots))
     if index_sources is not None:
-        registry.register(
-            _described(search_docs.MANIFEST, roots),
-            SearchDocs(merged_index(roots, index_sources)),
-        )
+        merged = merged_index(roots, index_sources)
+        registry.register(_described(search_docs.MANIFEST, roots), SearchDocs(merged))
+        registry.register(_described(find_symbol.MANIFEST, roots), FindSymbol(merged))
     return registry
 
 

@@ -63,6 +63,7 @@ TOOL_KINDS: dict[str, ToolKind] = {
     "read_file": "read",
     "search_files": "search",
     "search_docs": "search",
+    "find_symbol": "search",
     "run_command": "execute",
 }
 MAX_TOOL_OUTPUT = 4000

@@ -55,6 +55,7 @@ async def test_with_the_index_off_nothing_is_built_nor_offered(tmp_path: Path, h
             sent = json.dumps(llm.requests[-1].body)
             assert "search_files" in sent
             assert "search_docs" not in sent
+            assert "find_symbol" not in sent
         assert not (cache / "agent-ls" / "index").exists()
     refused = subprocess.run(
         [sys.executable, "-m", "server", "search", "--workspace", str(root), "kumquat"],

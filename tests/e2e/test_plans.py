@@ -236,6 +236,7 @@ async def test_native_openai_tool_calls_run_and_reach_the_model_as_tool_messages
         "read_file",
         "search_files",
         "search_docs",
+        "find_symbol",
         "run_command",
     ]
     call = second["messages"][-2]

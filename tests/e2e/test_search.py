@@ -90,7 +90,7 @@ async def test_did_save_reindexes_without_the_watcher(workspace: Path) -> None:
         )
         await events.wait_for(events.indexed("app.py"), since=mark)
         (hit,) = await search(client, "compute tax", k=1)
-        assert hit["headings"] == ["compute_tax"]
+        assert hit["headings"] == ["function compute_tax", "def compute_tax(amount)"]
         mark = events.mark()
         (workspace / "notes.md").write_text("Notes about otters.\n")
         path.unlink()

@@ -9,7 +9,7 @@ import sqlite3
 from dataclasses import replace
 from pathlib import Path
 
-from actions.index.sqlite_store import SqliteStore
+from actions.index.sqlite_store import SCHEMA_VERSION, SqliteStore
 from tests.unit.index.test_store import chunk, ready
 
 V3_FTS = "CREATE VIRTUAL TABLE chunks_fts USING fts5(head, small, body, tokenize = 'unicode61')"
@@ -50,7 +50,7 @@ def test_a_version_3_index_is_recut_on_open_keeping_its_vectors(tmp_path: Path) 
         assert [h.chunk.document for h in reopened.search("normal word", 5)] == ["src/normal.py"]
         assert reopened.embedding_counts()["ready"] == 1  # the vector survived
         check = sqlite3.connect(path)
-        assert check.execute("PRAGMA user_version").fetchone() == (4,)
+        assert check.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION,)
         check.close()
     finally:
         reopened.close()

@@ -48,7 +48,10 @@ async def test_index_then_search_returns_original_elements(ws: Path) -> None:
     assert table.chunk.summary.startswith("Table: The flags below tune the frobnicator.")
     assert (table.chunk.start_line, table.chunk.end_line) == (7, 208)
     hit = (await index.search("compute checksum", 1))[0]
-    assert (hit.chunk.document, hit.chunk.headings) == ("src/tool.py", ("compute_checksum",))
+    assert (hit.chunk.document, hit.chunk.headings) == (
+        "src/tool.py",
+        ("function compute_checksum", "def compute_checksum(data)"),
+    )
     assert hit.chunk.content == "def compute_checksum(data):\n    return sum(data)"
     index.close()
 
