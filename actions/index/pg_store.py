@@ -9,7 +9,7 @@ Lexical ranking is the SQLite store's: the text is reduced to the same words by 
 as a ``tsvector`` under the ``simple`` configuration, ``head`` (path + heading path) weighted
 A, ``small`` (summary, or the prose itself) B and ``body`` (the original table / long code) C.
 Matches are found through a GIN index and ranked by BM25 computed as FTS5 does (k1 1.2, b 0.75,
-column weights 2 : 1 : 0.5 read from the lexemes' weights), every content word of the query
+column weights 1 : 1 : 0.5 read from the lexemes' weights), every content word of the query
 scored, the chunks ranked picked by the same rule (``terms.plan_query``). ``ts_rank_cd``
 (cover density, no document frequencies) was measured instead and ranks worse: hit@5 0.74
 against 0.90 on bench/retrieval_pg.py's questions.
@@ -344,7 +344,7 @@ class PgStore(PgEmbeddings):
 
     def _lexical(self, cur: Any, plan: QueryPlan, idf: list[float], k: int) -> list[Any]:
         """Chunks by BM25 as SQLite FTS5 computes it: per word, IDF x the column-weighted
-        term frequency (A 2, B 1, C 0.5) saturated by ``BM25_K1`` and length-normalised;
+        term frequency (A 1, B 1, C 0.5) saturated by ``BM25_K1`` and length-normalised;
         every word of ``plan.scored`` scored, the chunks holding one of ``plan.matched``
         ranked."""
         query = " | ".join(f"'{word}'" for word in plan.matched)  # \w+ words: no quote inside
@@ -353,7 +353,7 @@ class PgStore(PgEmbeddings):
             f"SELECT {_CHUNK_COLUMNS}, best.score FROM (SELECT m.id, (SELECT sum(q.idf * f.tf"
             " * (%(k1)s + 1) / (f.tf + %(k1)s * (1 - %(b)s + %(b)s * m.length / %(avg)s)))"
             " FROM unnest(%(words)s::text[], %(idf)s::float8[]) AS q(word, idf)"
-            " CROSS JOIN LATERAL (SELECT sum(CASE w WHEN 'A' THEN 2.0 WHEN 'B' THEN 1.0"
+            " CROSS JOIN LATERAL (SELECT sum(CASE w WHEN 'A' THEN 1.0 WHEN 'B' THEN 1.0"
             " ELSE 0.5 END) AS tf FROM unnest(m.tsv) AS u(lexeme, positions, weights),"
             " unnest(u.weights) AS w WHERE u.lexeme = q.word) AS f WHERE f.tf > 0) AS score"
             f" FROM (SELECT id, tsv, length FROM {SCHEMA}.chunks WHERE workspace = %(ws)s"

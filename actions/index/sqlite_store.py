@@ -1,11 +1,13 @@
 """The embedded index: one SQLite file, chunks searched with FTS5's BM25.
 
-Three FTS columns weigh differently: ``head`` (the file path and heading path, x2),
-``small`` (the summary of a table / long code block, or the text of prose and short code,
-x1) and ``body`` (the original table or long code, x0.5: an exact cell value still finds
-its table, but the summary ranks it). Text is indexed as lower-cased words with a light
-plural stemmer (``terms``: ``_`` and punctuation separate words), handed to FTS5's ``ascii``
-tokenizer already split, so the index holds exactly the words a query is reduced to.
+Three FTS columns: ``head`` (the file path and heading path, x1: as much as the text, as in
+plain BM25 — x2 ranked every chunk of a file whose name shares a word with the question above
+the passage that answers it), ``small`` (the summary of a table / long code block, or the text
+of prose and short code, x1) and ``body`` (the original table or long code, x0.5: an exact
+cell value still finds its table, but the summary ranks it). Text is indexed as lower-cased
+words with a light plural stemmer (``terms``: ``_`` and punctuation separate words), handed
+to FTS5's ``ascii`` tokenizer already split, so the index holds exactly the words a query is
+reduced to.
 Queries are reduced to the same words, stop words dropped, every other word kept and scored:
 BM25 ranks chunks matching more, rarer words first (``terms.plan_query``). When the query's
 words are together in more than ``MATCH_BUDGET`` chunks, the chunks ranked are those holding
@@ -52,7 +54,7 @@ from actions.index.terms import (
 from actions.private import private_sqlite
 
 SCHEMA_VERSION = 4  # 4: the FTS words of ``terms`` as they are (ascii tokenizer)
-WEIGHTS = (2.0, 1.0, 0.5)
+WEIGHTS = (1.0, 1.0, 0.5)
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS documents (
     path TEXT PRIMARY KEY, status TEXT NOT NULL, content_hash TEXT NOT NULL DEFAULT '',
