@@ -26,6 +26,8 @@ Prints, each over >= 3 runs (min / median / max):
   against exact numpy over the same matrix, and its recall@10 against exact;
 - seconds from a file save to the first search that returns it (watchfiles + incremental
   re-index, in-process).
+The same side by side with plain FTS5 and bm25s, on more corpora (npm's docs, the Node.js API
+reference): bench/retrieval_quality.py.
 Targets (issue 14): hit@5 >= 0.8, query p50 <= 20 ms, save -> searchable <= 200 ms,
 10k files <= 60 s.
 """

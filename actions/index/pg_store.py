@@ -9,9 +9,10 @@ Lexical ranking is the SQLite store's: the text is reduced to the same words by 
 as a ``tsvector`` under the ``simple`` configuration, ``head`` (path + heading path) weighted
 A, ``small`` (summary, or the prose itself) B and ``body`` (the original table / long code) C.
 Matches are found through a GIN index and ranked by BM25 computed as FTS5 does (k1 1.2, b 0.75,
-column weights 2 : 1 : 0.5 read from the lexemes' weights), with the same pruning of very
-common query words. ``ts_rank_cd`` (cover density, no document frequencies) was measured
-instead and ranks worse: hit@5 0.74 against 0.90 on bench/retrieval_pg.py's questions.
+column weights 1 : 1 : 0.5 read from the lexemes' weights), every content word of the query
+scored, the chunks ranked picked by the same rule (``terms.plan_query``). ``ts_rank_cd``
+(cover density, no document frequencies) was measured instead and ranks worse: hit@5 0.74
+against 0.90 on bench/retrieval_pg.py's questions.
 
 Dense vectors go in a ``vector`` column (any dimension; an HNSW index per dimension in use is
 created on first write or first stored embedding). ``search(..., vector=...)`` fuses the
@@ -37,10 +38,10 @@ from actions.index.model import STATUSES, Chunk, DocumentRecord, Hit, StoreError
 from actions.index.pg_embeddings import PgEmbeddings, carried, vector_literal
 from actions.index.terms import (
     CAPPED_ROWS,
-    COMMON_MIN,
-    COMMON_SHARE,
+    EXACT_STATS_BELOW,
     FUSION_DEPTH,
-    MAX_TERMS,
+    QueryPlan,
+    plan_query,
     query_terms,
     terms,
 )
@@ -303,9 +304,9 @@ class PgStore(PgEmbeddings):
             ).fetchall()
         return [_chunk(row) for row in rows]
 
-    def _weighted(self, cur: Any, words: list[str]) -> tuple[list[str], list[float], bool]:
-        """The words worth ranking by, their inverse document frequencies, and whether they
-        are all very common (then only the first ``CAPPED_ROWS`` matches are ranked)."""
+    def _weighted(self, cur: Any, words: list[str]) -> tuple[QueryPlan, list[float]]:
+        """How ``words`` are ranked and the inverse document frequencies of its scored words
+        (a word cached as found in no chunk is counted again: it may have been written since)."""
         if self._writes >= STATS_TTL or self._total is None:
             self._frequencies.clear()
             self._writes = 0
@@ -314,22 +315,19 @@ class PgStore(PgEmbeddings):
                 " WHERE workspace = %s",
                 (self.workspace,),
             ).fetchone()
-        unknown = [word for word in words if word not in self._frequencies]
+        unknown = [word for word in words if not self._frequencies.get(word)]
         for word, frequency in cur.execute(
             f"SELECT w, (SELECT count(*) FROM {SCHEMA}.chunks WHERE workspace = %s"
             " AND tsv @@ to_tsquery('simple', quote_literal(w))) FROM unnest(%s::text[]) AS w",
             (self.workspace, unknown),
         ).fetchall():
             self._frequencies[word] = int(frequency)
-        if (self._total or 0) < 2 * COMMON_MIN:
+        if (self._total or 0) < EXACT_STATS_BELOW:
             self._writes = STATS_TTL  # a small index: exact statistics are cheap
-        found = {word: self._frequencies[word] for word in words if self._frequencies[word]}
-        total = self._total or 0
-        known = sorted(found, key=lambda word: found[word])
-        limit = max(COMMON_MIN, int(total * COMMON_SHARE))
-        chosen = [word for word in known if found[word] <= limit][:MAX_TERMS] or known[:2]
-        idf = [math.log(1 + (total - found[w] + 0.5) / (found[w] + 0.5)) for w in chosen]
-        return chosen, idf, bool(chosen) and found[chosen[0]] > limit
+        plan = plan_query(words, self._frequencies)
+        total, found = self._total or 0, self._frequencies
+        idf = [math.log(1 + (total - found[w] + 0.5) / (found[w] + 0.5)) for w in plan.scored]
+        return plan, idf
 
     def search(self, query: str, k: int, *, vector: Sequence[float] | None = None) -> list[Hit]:
         words = query_terms(query.replace("_", " "))
@@ -337,25 +335,25 @@ class PgStore(PgEmbeddings):
             return []
         depth = max(k, FUSION_DEPTH) if vector is not None else k
         with self._cursor("search failed") as cur:
-            chosen, idf, capped = self._weighted(cur, words) if words else ([], [], False)
-            lexical = self._lexical(cur, chosen, idf, depth, capped) if chosen else []
+            plan, idf = self._weighted(cur, words) if words else (plan_query([], {}), [])
+            lexical = self._lexical(cur, plan, idf, depth) if plan.scored else []
             if vector is None:
                 return [Hit(_chunk(row[:-1]), float(row[-1])) for row in lexical]
             dense = [row for row in self._nearest(cur, vector, depth) if row[-1] >= MIN_SIMILARITY]
         return _fuse([lexical, dense], k)
 
-    def _lexical(
-        self, cur: Any, words: list[str], idf: list[float], k: int, capped: bool
-    ) -> list[Any]:
+    def _lexical(self, cur: Any, plan: QueryPlan, idf: list[float], k: int) -> list[Any]:
         """Chunks by BM25 as SQLite FTS5 computes it: per word, IDF x the column-weighted
-        term frequency (A 2, B 1, C 0.5) saturated by ``BM25_K1`` and length-normalised."""
-        query = " | ".join(f"'{word}'" for word in words)  # \w+ words: no quote inside
-        limit = f" LIMIT {CAPPED_ROWS:d}" if capped else ""
+        term frequency (A 1, B 1, C 0.5) saturated by ``BM25_K1`` and length-normalised;
+        every word of ``plan.scored`` scored, the chunks holding one of ``plan.matched``
+        ranked."""
+        query = " | ".join(f"'{word}'" for word in plan.matched)  # \w+ words: no quote inside
+        limit = f" LIMIT {CAPPED_ROWS:d}" if plan.capped else ""
         rows: list[Any] = cur.execute(
             f"SELECT {_CHUNK_COLUMNS}, best.score FROM (SELECT m.id, (SELECT sum(q.idf * f.tf"
             " * (%(k1)s + 1) / (f.tf + %(k1)s * (1 - %(b)s + %(b)s * m.length / %(avg)s)))"
             " FROM unnest(%(words)s::text[], %(idf)s::float8[]) AS q(word, idf)"
-            " CROSS JOIN LATERAL (SELECT sum(CASE w WHEN 'A' THEN 2.0 WHEN 'B' THEN 1.0"
+            " CROSS JOIN LATERAL (SELECT sum(CASE w WHEN 'A' THEN 1.0 WHEN 'B' THEN 1.0"
             " ELSE 0.5 END) AS tf FROM unnest(m.tsv) AS u(lexeme, positions, weights),"
             " unnest(u.weights) AS w WHERE u.lexeme = q.word) AS f WHERE f.tf > 0) AS score"
             f" FROM (SELECT id, tsv, length FROM {SCHEMA}.chunks WHERE workspace = %(ws)s"
@@ -366,7 +364,7 @@ class PgStore(PgEmbeddings):
                 "k1": BM25_K1,
                 "b": BM25_B,
                 "avg": max(float(self._average), 1.0),
-                "words": words,
+                "words": list(plan.scored),
                 "idf": idf,
                 "ws": self.workspace,
                 "query": query,

@@ -1,16 +1,20 @@
 """The embedded index: one SQLite file, chunks searched with FTS5's BM25.
 
-Three FTS columns weigh differently: ``head`` (the file path and heading path, x2),
-``small`` (the summary of a table / long code block, or the text of prose and short code,
-x1) and ``body`` (the original table or long code, x0.5: an exact cell value still finds
-its table, but the summary ranks it). Text is indexed as lower-cased words with a light
-plural stemmer (``terms``: ``_`` and punctuation separate words), handed to FTS5's ``ascii``
-tokenizer already split, so the index holds exactly the words a query is reduced to.
-Queries are reduced to the same words, stop words dropped, words found in more than 5% of
-the chunks (of a large index) dropped when rarer ones exist — they barely change the ranking
-and cost the most — and the rest OR-ed: BM25 ranks chunks matching more,
-rarer words first. A query of only very common words ranks the first ``CAPPED_ROWS`` matching
-chunks (bounded time; such a query has no good answer anyway).
+Three FTS columns: ``head`` (the file path and heading path, x1: as much as the text, as in
+plain BM25 — x2 ranked every chunk of a file whose name shares a word with the question above
+the passage that answers it), ``small`` (the summary of a table / long code block, or the text
+of prose and short code, x1) and ``body`` (the original table or long code, x0.5: an exact
+cell value still finds its table, but the summary ranks it). Text is indexed as lower-cased
+words with a light plural stemmer (``terms``: ``_`` and punctuation separate words), handed
+to FTS5's ``ascii`` tokenizer already split, so the index holds exactly the words a query is
+reduced to.
+Queries are reduced to the same words, stop words dropped, every other word kept and scored:
+BM25 ranks chunks matching more, rarer words first (``terms.plan_query``). When the query's
+words are together in more than ``MATCH_BUDGET`` chunks, the chunks ranked are those holding
+one of its rarest words, still scored by every word (two FTS5 queries: the chunks holding a
+rare and a common word, then those holding only rare ones); a query of only very common words
+ranks the first ``CAPPED_ROWS`` matching chunks (bounded time; such a query has no good answer
+anyway).
 
 One connection per store, guarded by a lock (callers come from worker threads); WAL mode so
 another process (``agent-ls index`` beside a running server) can read and write too.
@@ -40,10 +44,10 @@ from actions.index.sqlite_ann import SCHEMA as VECTOR_SCHEMA
 from actions.index.sqlite_vectors import SqliteEmbeddings, pack
 from actions.index.terms import (
     CAPPED_ROWS,
-    COMMON_MIN,
-    COMMON_SHARE,
+    EXACT_STATS_BELOW,
     FUSION_DEPTH,
-    MAX_TERMS,
+    QueryPlan,
+    plan_query,
     query_terms,
     terms,
 )
@@ -51,7 +55,7 @@ from actions.private import private_sqlite
 
 SCHEMA_VERSION = 5  # 5: source cut by syntax, identifiers indexed whole (rebuilt from files)
 # 4: the FTS words of ``terms`` as they are (ascii tokenizer)
-WEIGHTS = (2.0, 1.0, 0.5)
+WEIGHTS = (1.0, 1.0, 0.5)
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS documents (
     path TEXT PRIMARY KEY, status TEXT NOT NULL, content_hash TEXT NOT NULL DEFAULT '',
@@ -179,7 +183,7 @@ class SqliteStore(SqliteEmbeddings):
     def _transaction(self) -> Iterator[sqlite3.Connection]:
         with self._lock:
             self._writes += 1
-            if self._total is not None and self._total < 2 * COMMON_MIN:
+            if self._total is not None and self._total < EXACT_STATS_BELOW:
                 self._writes = STATS_TTL  # a small index: exact statistics are cheap
             if self._batching:  # one savepoint per write inside the batch's transaction
                 if not self._db.in_transaction:
@@ -279,35 +283,29 @@ class SqliteStore(SqliteEmbeddings):
             ).fetchall()
         return [_chunk(row) for row in rows]
 
-    def _selective(self, words: list[str]) -> list[str]:
-        """The words worth ranking by: known ones, the very common dropped when rarer exist."""
-        if not words:
-            return []
+    def _plan(self, words: list[str]) -> QueryPlan:
+        """How ``words`` are ranked, from their chunk frequencies (cached; a word found in
+        no chunk is looked up again each time: it may have been written since)."""
         with self._lock:
             if self._writes >= STATS_TTL or self._total is None:
                 self._frequencies.clear()
                 (self._total,) = self._db.execute("SELECT count(*) FROM chunks").fetchone()
                 self._writes = 0
             for word in words:
-                if word not in self._frequencies:
+                if not self._frequencies.get(word):
                     row = self._db.execute(
                         "SELECT doc FROM chunks_vocab WHERE term = ?", (word,)
                     ).fetchone()
                     self._frequencies[word] = int(row[0]) if row else 0
-            found = {word: self._frequencies[word] for word in words if self._frequencies[word]}
-            total = self._total
-        known = sorted(found, key=lambda word: found[word])
-        limit = max(COMMON_MIN, int(total * COMMON_SHARE))
-        selective = [word for word in known if found[word] <= limit]
-        return selective[:MAX_TERMS] or known[:2]
+            return plan_query(words, self._frequencies)
 
     def search(self, query: str, k: int, *, vector: Sequence[float] | None = None) -> list[Hit]:
         """BM25 alone, or (``vector`` given) BM25 and cosine fused by relative score fusion."""
-        words = self._selective(query_terms(query))
-        if k <= 0 or (not words and vector is None):
+        plan = self._plan(query_terms(query))
+        if k <= 0 or (not plan.scored and vector is None):
             return []
         depth = k if vector is None else max(k, FUSION_DEPTH)
-        lexical = self._lexical(words, depth) if words else []
+        lexical = self._lexical(plan, depth) if plan.scored else []
         if vector is None:
             return [Hit(_chunk(row[:-2]), -float(str(row[-1]))) for row in lexical]
         with self._lock:
@@ -328,18 +326,35 @@ class SqliteStore(SqliteEmbeddings):
             rows.update((row[-1], row[:-1]) for row in found)
         return [Hit(_chunk(rows[key]), score) for key, score in fused if key in rows]
 
-    def _lexical(self, words: list[str], k: int) -> list[tuple[object, ...]]:
-        """The ``k`` best chunk rows by BM25, each ending with its row id and its rank."""
-        match = fts_query(words)
-        weights = ", ".join(str(weight) for weight in WEIGHTS)
-        window, arguments = "", [match]
-        if self._frequencies.get(words[0], 0) > max(COMMON_MIN, (self._total or 0) * COMMON_SHARE):
-            # only very common words: rank the first CAPPED_ROWS matches, not all of them
+    def _lexical(self, plan: QueryPlan, k: int) -> list[tuple[object, ...]]:
+        """The ``k`` best chunk rows by BM25 over every word of ``plan`` among the chunks
+        holding one of ``plan.matched``, each row ending with its row id and its rank."""
+        rare = fts_query(list(plan.matched))
+        window, arguments = "", []
+        if plan.capped:  # only very common words: rank the first CAPPED_ROWS matches
             window = (
                 " AND rowid <= (SELECT max(rowid) FROM (SELECT rowid FROM chunks_fts"
                 f" WHERE chunks_fts MATCH ? LIMIT {CAPPED_ROWS}))"
             )
-            arguments.append(match)
+            arguments.append(rare)
+        # FTS5's bm25() scores the phrases of the MATCH expression, each once: "(rare) AND
+        # (common)" scores a chunk holding both by every word, "rare" alone scores exactly
+        # the chunks holding no common word; a chunk's best-known score is the first.
+        # A word in half the chunks or more weighs nothing to FTS5 (its idf is floored at
+        # 1e-6) but costs the most to read: it is left out of the scoring query.
+        half = (self._total or 0) / 2
+        others = [word for word in plan.others if self._frequencies.get(word, 0) < half]
+        matches = [f"({rare}) AND ({fts_query(others)})"] if others else []
+        found: dict[object, tuple[object, ...]] = {}
+        for match in (*matches, rare):
+            for row in self._ranked(match, window, arguments, k):
+                found.setdefault(row[-2], row)
+        return sorted(found.values(), key=lambda row: float(str(row[-1])))[:k]
+
+    def _ranked(
+        self, match: str, window: str, arguments: list[str], k: int
+    ) -> list[tuple[object, ...]]:
+        weights = ", ".join(str(weight) for weight in WEIGHTS)
         sql = (  # rank in the FTS index alone, then fetch only the k winners
             f"SELECT {_CHUNK_COLUMNS}, chunks.id, best.rank FROM ("
             f"SELECT rowid, bm25(chunks_fts, {weights}) AS rank FROM chunks_fts "
@@ -348,7 +363,9 @@ class SqliteStore(SqliteEmbeddings):
         )
         with self._lock:
             try:
-                rows: list[tuple[object, ...]] = self._db.execute(sql, (*arguments, k)).fetchall()
+                rows: list[tuple[object, ...]] = self._db.execute(
+                    sql, (match, *arguments, k)
+                ).fetchall()
             except sqlite3.OperationalError as error:
                 raise StoreError(f"search failed: {error}") from None
         return rows

@@ -1,0 +1,248 @@
+"""Ranking quality on public documentation nobody on the team wrote, side by side with plain BM25.
+
+    python bench/retrieval_quality.py [--runs 3] [--corpus nodejs,npm]
+
+For each corpus: hit@5 (a relevant passage among the first five) and MRR of agent-ls's BM25,
+dense alone and hybrid (dense needs the `embeddings` extra), and, over the very same chunks,
+plain FTS5 (one row per chunk: path, headings and text; SQLite's default ``unicode61``
+tokenizer, the question's words OR-ed, ``bm25()``), the same with FTS5's ``porter`` stemmer,
+and bm25s (PyPI; imported when installed, else installed with pip into a temporary folder,
+``--no-bm25s`` to skip). A result is relevant when it comes from the expected file and its
+line range holds the answer's first line. Latency: min / median / max over --runs runs of the
+median time per question (BM25, hybrid with the query embedding).
+
+Corpora (nothing downloaded at run time but the bm25s wheel):
+- ``nodejs``: bench/data/nodejs, 10 files of the Node.js docs (Debian package ``nodejs``,
+  MIT), 31 questions (bench/data/questions.json); the fusion rule was chosen on them.
+- ``npm``: npm's own documentation, ``docs/content`` of the ``npm`` package (91 markdown
+  files; the copy the Debian package ``nodejs`` installs under /usr/lib/node_modules/npm, else
+  ``npm pack npm`` from the npm registry into a temporary folder), 22 questions
+  (bench/data/questions_npm.json) written from the files before any search was run on them;
+  nothing was tuned on them.
+- ``nodeapi``: the whole Node.js API reference as Debian's ``nodejs`` package installs it
+  (/usr/share/doc/nodejs/api/*.md, 64 files, MIT), 14 questions on modules outside
+  bench/data/nodejs (bench/data/questions_nodeapi.json), written before any search was run
+  on them, after the npm results were known: the check that a change made while looking at
+  npm's questions holds elsewhere.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import re
+import shutil
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from actions.index import WorkspaceIndex  # noqa: E402
+from actions.index.embeddings import Embedder, load_embedder  # noqa: E402
+from actions.index.model import Chunk  # noqa: E402
+from actions.index.sqlite_store import SqliteStore  # noqa: E402
+from actions.paths import Workspace  # noqa: E402
+
+DATA = ROOT / "bench" / "data"
+NPM_DOCS = Path("/usr/lib/node_modules/npm/docs/content")
+NODE_API = Path("/usr/share/doc/nodejs/api")
+Ranker = Callable[[str], list[Chunk]]
+
+
+@dataclass(frozen=True)
+class Question:
+    q: str
+    path: str
+    line: int
+
+
+def questions(root: Path, name: str) -> list[Question]:
+    found = []
+    for item in json.loads((DATA / name).read_text()):
+        text = (root / item["path"]).read_text()
+        line = text.count("\n", 0, text.index(item["needle"])) + 1
+        found.append(Question(item["q"], item["path"], line))
+    return found
+
+
+def npm_docs(tmp: Path) -> Path:
+    """npm's docs/content: the Debian copy, else the npm registry's tarball of ``npm``."""
+    if NPM_DOCS.is_dir():
+        return NPM_DOCS
+    subprocess.run(["npm", "pack", "npm", "--pack-destination", str(tmp)], check=True)
+    (tarball,) = tmp.glob("npm-*.tgz")
+    with tarfile.open(tarball) as archive:
+        archive.extractall(tmp / "npm", filter="data")
+    return tmp / "npm" / "package" / "docs" / "content"
+
+
+def corpus(name: str, tmp: Path) -> tuple[Path, list[Question]]:
+    """The corpus copied into a workspace of its own, and its questions."""
+    if name == "nodejs":
+        source, file = DATA / "nodejs", "questions.json"
+    elif name == "npm":
+        source, file = npm_docs(tmp), "questions_npm.json"
+    elif name == "nodeapi":
+        if not NODE_API.is_dir():
+            raise SystemExit(f"{NODE_API} is missing: apt-get install nodejs (Debian's)")
+        source, file = NODE_API, "questions_nodeapi.json"
+    else:
+        raise SystemExit(f"unknown corpus {name!r}: nodejs, npm, nodeapi")
+    workspace = tmp / f"corpus-{name}"
+    keep = shutil.ignore_patterns("SOURCE.md", "LICENSE", "*.html", "*.json.gz", "assets")
+    shutil.copytree(source, workspace, ignore=keep)
+    return workspace, questions(workspace, file)
+
+
+def evaluate(rank: Ranker, items: list[Question]) -> tuple[float, float, float]:
+    """hit@5, MRR and the median milliseconds per question."""
+    hits = reciprocal = 0.0
+    times = []
+    for item in items:
+        started = time.perf_counter()
+        results = rank(item.q)
+        times.append((time.perf_counter() - started) * 1e3)
+        relevant = [
+            c.document == item.path and c.start_line <= item.line <= c.end_line for c in results
+        ]
+        first = relevant.index(True) + 1 if True in relevant else 0
+        hits += 1 <= first <= 5
+        reciprocal += 1 / first if first else 0.0
+    return hits / len(items), reciprocal / len(items), statistics.median(times)
+
+
+def plain_fts5(chunks: list[Chunk], tokenizer: str) -> Ranker:
+    """Plain FTS5 over the same chunks: one column, the question's words OR-ed."""
+    db = sqlite3.connect(":memory:")
+    db.execute(f"CREATE VIRTUAL TABLE plain USING fts5(text, tokenize = '{tokenizer}')")
+    db.executemany(
+        "INSERT INTO plain (rowid, text) VALUES (?, ?)",
+        [(number, chunk.indexed_text) for number, chunk in enumerate(chunks)],
+    )
+
+    def rank(query: str) -> list[Chunk]:
+        words = re.findall(r"\w+", query.lower())
+        if not words:
+            return []
+        match = " OR ".join(f'"{word}"' for word in dict.fromkeys(words))
+        rows = db.execute(
+            "SELECT rowid FROM plain WHERE plain MATCH ? ORDER BY bm25(plain) LIMIT 10", (match,)
+        ).fetchall()
+        return [chunks[row_id] for (row_id,) in rows]
+
+    return rank
+
+
+def bm25s_ranker(chunks: list[Chunk], tmp: Path) -> Ranker | None:
+    """bm25s (Lucene BM25, its English stop words, no stemmer) over the same chunks."""
+    try:
+        import bm25s  # type: ignore[import-not-found]
+    except ImportError:
+        target = tmp / "bm25s-lib"
+        done = subprocess.run(
+            [sys.executable, "-m", "pip", "install", "-q", "--target", str(target), "bm25s"],
+            check=False,
+        )
+        if done.returncode != 0:
+            return None
+        sys.path.insert(0, str(target))
+        import bm25s  # type: ignore[import-not-found, no-redef]
+
+    def tokens(texts: list[str]) -> list[list[str]]:
+        found: list[list[str]] = bm25s.tokenize(
+            texts, stopwords="en", return_ids=False, show_progress=False
+        )
+        return found
+
+    retriever = bm25s.BM25()
+    retriever.index(tokens([c.indexed_text for c in chunks]), show_progress=False)
+    vocabulary = set(retriever.vocab_dict)
+
+    def rank(query: str) -> list[Chunk]:
+        words = [word for word in tokens([query])[0] if word in vocabulary]
+        if not words:
+            return []
+        found, _ = retriever.retrieve([words], k=min(10, len(chunks)), show_progress=False)
+        return [chunks[int(number)] for number in found[0]]
+
+    return rank
+
+
+async def measure(
+    name: str, tmp: Path, embedder: Embedder | None, runs: int, use_bm25s: bool
+) -> list[tuple[str, list[tuple[float, float, float]]]]:
+    workspace, items = corpus(name, tmp)
+    store = SqliteStore(tmp / f"store-{name}" / "index.sqlite3")
+    index = WorkspaceIndex(Workspace(workspace), store, embedder=embedder)
+    index.embed_in_background = False
+    await index.update_all()
+    if index.embeddings is not None:
+        await index.embeddings.drain()
+    chunks = [c for path in sorted(store.documents()) for c in store.chunks_of(path)]
+    rankers: list[tuple[str, Ranker]] = [
+        ("agent-ls BM25", lambda q: [h.chunk for h in index.search_now(q, 10, dense=False)]),
+    ]
+    if embedder is not None:
+        rankers.append(
+            (
+                "agent-ls dense",
+                lambda q: [h.chunk for h in store.search("", 10, vector=embedder.embed([q])[0])],
+            )
+        )
+        rankers.append(("agent-ls hybrid", lambda q: [h.chunk for h in index.search_now(q, 10)]))
+    rankers.append(("plain FTS5 (unicode61)", plain_fts5(chunks, "unicode61")))
+    rankers.append(("plain FTS5 (porter)", plain_fts5(chunks, "porter unicode61")))
+    if use_bm25s:
+        ranker = bm25s_ranker(chunks, tmp)
+        if ranker is not None:
+            rankers.append(("bm25s", ranker))
+    results = [(label, [evaluate(rank, items) for _ in range(runs)]) for label, rank in rankers]
+    index.close()
+    print(
+        f"\n{name}: {len(list(workspace.rglob('*.md')))} files, {len(chunks)} chunks,"
+        f" {len(items)} questions"
+    )
+    return results
+
+
+def report(results: list[tuple[str, list[tuple[float, float, float]]]]) -> None:
+    print(f"  {'ranking':<24} {'hit@5':>6} {'MRR':>6}   ms per question: min / median / max")
+    for label, values in results:
+        hit, mrr, _ = values[0]  # the rankings are deterministic: every run scores the same
+        times = [value[2] for value in values]
+        print(
+            f"  {label:<24} {hit:6.3f} {mrr:6.3f}   {min(times):.2f} / "
+            f"{statistics.median(times):.2f} / {max(times):.2f}"
+        )
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--corpus", default="nodejs,npm,nodeapi")
+    parser.add_argument("--no-bm25s", action="store_true")
+    args = parser.parse_args()
+    embedder = load_embedder()
+    with tempfile.TemporaryDirectory() as name:
+        for corpus_name in args.corpus.split(","):
+            report(
+                await measure(
+                    corpus_name, Path(name), embedder, max(1, args.runs), not args.no_bm25s
+                )
+            )
+    if embedder is None:
+        print("(no dense / hybrid: the embeddings extra is missing)")
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
