@@ -52,12 +52,17 @@ class AcpCommandGate:
             content=[tool_content(text_block(f"$ {request.command}\n(in {request.cwd})"))],
             raw_input={"command": request.command, "cwd": str(request.cwd)},
         )
-        response = await self.client.request_permission(
-            session_id=self.session_id, tool_call=call, options=OPTIONS
-        )
-        if getattr(response.outcome, "outcome", None) != "selected":
-            return Consent.DENY  # cancelled
-        return ANSWERS.get(getattr(response.outcome, "option_id", ""), Consent.DENY)
+        return await ask_permission(self.client, self.session_id, call)
+
+
+async def ask_permission(client: Any, session_id: str, call: ToolCallUpdate) -> Consent:
+    """`session/request_permission` with Run / Always allow / Deny; cancelled is Deny."""
+    response = await client.request_permission(
+        session_id=session_id, tool_call=call, options=OPTIONS
+    )
+    if getattr(response.outcome, "outcome", None) != "selected":
+        return Consent.DENY  # cancelled
+    return ANSWERS.get(getattr(response.outcome, "option_id", ""), Consent.DENY)
 
 
 def terminal_runner(client: Any, session_id: str, sink: UpdateSink) -> Runner:

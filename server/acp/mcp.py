@@ -15,18 +15,13 @@ from acp.schema import PermissionOption, ToolCallUpdate
 
 from actions.tools.consent import ToolCallRequest
 from actions.tools.run_command import Consent
+from server.acp.commands import ask_permission
 from server.acp.updates import UpdateSink
 from server.mcp.manager import McpManager
 from server.mcp.project import TrustRequest
 from server.mcp_config import McpServerSpec
 from server.redact import remember, remember_location
 
-OPTIONS = [
-    PermissionOption(option_id="run", name="Run", kind="allow_once"),
-    PermissionOption(option_id="always", name="Always allow", kind="allow_always"),
-    PermissionOption(option_id="deny", name="Deny", kind="reject_once"),
-]
-ANSWERS = {"run": Consent.RUN, "always": Consent.ALWAYS, "deny": Consent.DENY}
 _UNNAMEABLE = re.compile(r"[^A-Za-z0-9_.-]")
 
 
@@ -87,12 +82,7 @@ class AcpToolGate:
             status="pending",
             content=[tool_content(text_block(f"{request.title}\n{request.details}"))],
         )
-        response = await self.client.request_permission(
-            session_id=self.session_id, tool_call=call, options=OPTIONS
-        )
-        if getattr(response.outcome, "outcome", None) != "selected":
-            return Consent.DENY  # cancelled
-        return ANSWERS.get(getattr(response.outcome, "option_id", ""), Consent.DENY)
+        return await ask_permission(self.client, self.session_id, call)
 
     async def ask_trust(self, request: TrustRequest) -> bool:
         call = ToolCallUpdate(
