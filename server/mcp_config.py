@@ -33,6 +33,8 @@ _NAME = re.compile(r"^[A-Za-z0-9_.-]{1,40}$")
 _STDIO_KEYS = frozenset({"command", "args", "env", "cwd", "allow", "type"})
 _HTTP_KEYS = frozenset({"url", "headers", "allow", "type"})
 
+START_TIMEOUT = 30.0  # seconds an MCP server may take to start before it counts as failed
+
 
 @dataclass(frozen=True)
 class McpServerSpec:

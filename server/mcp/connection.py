@@ -28,13 +28,12 @@ from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-from server.mcp_config import McpServerSpec
+from server.mcp_config import START_TIMEOUT, McpServerSpec
 from server.redact import redact
 
 log = logging.getLogger(__name__)
 
 State = Literal["starting", "ready", "failed", "stopped"]
-START_TIMEOUT = 30.0
 MAX_BACKOFF = 60.0
 
 

@@ -11,10 +11,13 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from server.mcp.connection import START_TIMEOUT, McpConnection, McpStatus
-from server.mcp_config import McpServerSpec
+from server.mcp_config import START_TIMEOUT, McpServerSpec
 from server.protocol import McpServerStatus
+
+if TYPE_CHECKING:  # the MCP SDK (half a second of imports) loads with the first server
+    from server.mcp.connection import McpConnection, McpStatus
 
 log = logging.getLogger(__name__)
 
@@ -36,6 +39,8 @@ class McpManager:
                 self._stop_later(connection)
         for name, spec in wanted.items():
             if name not in self.connections:
+                from server.mcp.connection import McpConnection
+
                 connection = McpConnection(spec, self.start_timeout)
                 self.connections[name] = connection
                 connection.start()

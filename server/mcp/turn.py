@@ -10,7 +10,6 @@ from dataclasses import replace
 from actions.tools.consent import DenyTools, ToolGate
 from server.config import Config
 from server.mcp.manager import McpManager
-from server.mcp.tools import McpTool, tool_name
 from server.turns.turn import Agent
 
 
@@ -23,8 +22,10 @@ async def with_mcp_tools(
 ) -> Agent:
     """The agent with the tools of the servers of `managers` (not to the embedded model, too
     small to be trusted with them). Waits at most for the servers still starting."""
-    if agent.provider.name == "local":
+    if agent.provider.name == "local" or not any(m.connections for m in managers):
         return agent
+    from server.mcp.tools import McpTool, tool_name  # the MCP SDK loads with the first server
+
     await asyncio.gather(*(manager.wait_started() for manager in managers))
     registry = agent.registry
     taken = set(registry.names())
