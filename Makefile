@@ -101,7 +101,7 @@ vscode: install
 	bash vscode-client/ci.sh
 
 test: install deps clients lint typecheck vscode
-	@echo "== the whole suite: ~2,600 tests, usually 18 min on 2 cores (a dot per test)"
+	@echo "== the whole suite: ~2,900 tests, usually 24 min on 2 cores (a dot per test)"
 	$(BIN)/pytest -q
 
 fix: install

@@ -350,7 +350,8 @@ async def test_unknown_tool_lists_the_valid_ones(tmp_path: Path) -> None:
     result = await registry.call("write_file", {})
     assert result.error_kind == "tool_not_found"
     assert result.text == (
-        "unknown tool 'write_file'; valid tools: list_files, read_file, search_files, search_docs"
+        "unknown tool 'write_file'; valid tools: "
+        "list_files, read_file, search_files, search_docs, find_symbol"
     )
     with pytest.raises(ToolNotFound):
         registry.get("write_file")
