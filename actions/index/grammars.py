@@ -12,25 +12,8 @@ The grammars are the tree-sitter project's own PyPI wheels (``tree-sitter-python
 from __future__ import annotations
 
 import functools
-import importlib
-from collections.abc import Callable
 
 from tree_sitter import Language, Parser
-
-# language -> (module, function returning the grammar)
-_GRAMMARS: dict[str, tuple[str, str]] = {
-    "python": ("tree_sitter_python", "language"),
-    "javascript": ("tree_sitter_javascript", "language"),
-    "typescript": ("tree_sitter_typescript", "language_typescript"),
-    "tsx": ("tree_sitter_typescript", "language_tsx"),
-    "go": ("tree_sitter_go", "language"),
-    "rust": ("tree_sitter_rust", "language"),
-    "java": ("tree_sitter_java", "language"),
-    "c": ("tree_sitter_c", "language"),
-    "cpp": ("tree_sitter_cpp", "language"),
-    "ruby": ("tree_sitter_ruby", "language"),
-    "shell": ("tree_sitter_bash", "language"),
-}
 
 _JS = {
     "function_declaration": "function",
@@ -113,9 +96,53 @@ FUNCTION_VALUES = frozenset(
 def parser_for(language: str) -> Parser | None:
     """A parser of ``language`` (a name of ``source_chunks.LANGUAGES``), None when no grammar
     is shipped for it."""
-    found = _GRAMMARS.get(language)
-    if found is None:
-        return None
-    module, function = found
-    grammar: Callable[[], object] = getattr(importlib.import_module(module), function)
-    return Parser(Language(grammar()))
+    grammar = _grammar(language)
+    return None if grammar is None else Parser(Language(grammar))
+
+
+def _grammar(language: str) -> object | None:
+    """The grammar of ``language``, its wheel imported here, on first use."""
+    match language:
+        case "python":
+            import tree_sitter_python
+
+            return tree_sitter_python.language()
+        case "javascript":
+            import tree_sitter_javascript
+
+            return tree_sitter_javascript.language()
+        case "typescript" | "tsx":
+            import tree_sitter_typescript
+
+            if language == "tsx":
+                return tree_sitter_typescript.language_tsx()
+            return tree_sitter_typescript.language_typescript()
+        case "go":
+            import tree_sitter_go
+
+            return tree_sitter_go.language()
+        case "rust":
+            import tree_sitter_rust
+
+            return tree_sitter_rust.language()
+        case "java":
+            import tree_sitter_java
+
+            return tree_sitter_java.language()
+        case "c":
+            import tree_sitter_c
+
+            return tree_sitter_c.language()
+        case "cpp":
+            import tree_sitter_cpp
+
+            return tree_sitter_cpp.language()
+        case "ruby":
+            import tree_sitter_ruby
+
+            return tree_sitter_ruby.language()
+        case "shell":
+            import tree_sitter_bash
+
+            return tree_sitter_bash.language()
+    return None
