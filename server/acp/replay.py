@@ -25,7 +25,7 @@ from acp import (
 from acp.helpers import text_block, tool_content, tool_diff_content
 from acp.schema import ToolCallLocation
 
-from server.acp.updates import TOOL_KINDS, _paths, _title
+from server.acp.updates import tool_started
 from server.protocol import (
     ShownAnswer,
     ShownEntry,
@@ -57,15 +57,7 @@ def replay(shown: Sequence[ShownEntry], root: Path) -> Iterator[Any]:
 
 
 def _tool(call_id: str, tool: ShownTool) -> Iterator[Any]:
-    paths = _paths(tool.args)
-    yield start_tool_call(
-        call_id,
-        _title(tool.name, tool.args),
-        kind=TOOL_KINDS.get(tool.name, "other"),
-        status="in_progress",
-        locations=[ToolCallLocation(path=p) for p in paths] or None,
-        raw_input=tool.args,
-    )
+    yield tool_started(call_id, tool.name, tool.args)
     yield update_tool_call(
         call_id,
         status="failed" if tool.status == "failed" else "completed",

@@ -140,17 +140,7 @@ class UpdateSink:
     def _tool_started(self, event: ToolCallStarted) -> None:
         call_id = self.next_id("tool")
         self.pending_tools.append((event.name, call_id))
-        paths = _paths(event.args)
-        self.send(
-            start_tool_call(
-                call_id,
-                _title(event.name, event.args),
-                kind=TOOL_KINDS.get(event.name, "other"),
-                status="in_progress",
-                locations=[ToolCallLocation(path=p) for p in paths] or None,
-                raw_input=event.args,
-            )
-        )
+        self.send(tool_started(call_id, event.name, event.args))
 
     def _tool_finished(self, event: ToolCallResult) -> None:
         call_id = next((cid for n, cid in self.pending_tools if n == event.name), None)
@@ -247,6 +237,20 @@ class UpdateSink:
 
 def _verb(old: str | None, new: str | None) -> str:
     return "Create" if old is None else ("Delete" if new is None else "Edit")
+
+
+def tool_started(call_id: str, name: str, args: JsonObject) -> Any:
+    """A tool call as it starts: its title, kind, the paths it names, its arguments (live,
+    and again when session/load replays it)."""
+    paths = _paths(args)
+    return start_tool_call(
+        call_id,
+        _title(name, args),
+        kind=TOOL_KINDS.get(name, "other"),
+        status="in_progress",
+        locations=[ToolCallLocation(path=p) for p in paths] or None,
+        raw_input=args,
+    )
 
 
 def _paths(args: JsonObject) -> list[str]:
