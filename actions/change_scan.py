@@ -37,7 +37,7 @@ from pathlib import Path
 import git
 
 from actions.checkpoints.types import CheckpointError
-from actions.files.gitenv import clean_git_env, repository_env
+from actions.files.gitenv import clean_git_env, repository_env, run_git
 from actions.held_files import Baseline, Changes, FileImage, Held, Scope, diff
 
 log = logging.getLogger(__name__)
@@ -314,15 +314,7 @@ def _finish(process: subprocess.Popen[bytes]) -> bytes:
 def _git(args: list[str], env: dict[str, str], cwd: Path, data: bytes = b"") -> bytes:
     """Run git with exactly `env` (stdin `data`), its output; GitFailed when it fails."""
     try:
-        done = subprocess.run(
-            ["git", *args],
-            input=data,
-            capture_output=True,
-            env=env,
-            cwd=cwd,
-            check=False,
-            timeout=GIT_TIMEOUT,
-        )
+        done = run_git(args, env=env, cwd=cwd, data=data, timeout=GIT_TIMEOUT)
     except (OSError, subprocess.TimeoutExpired) as exc:
         raise GitFailed(f"git {args[0]}: {exc}") from exc
     if done.returncode != 0:

@@ -25,11 +25,22 @@ def clean_git_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
 
 
 def run_git(
-    args: Sequence[str], *, env: Mapping[str, str], cwd: Path | None = None, data: bytes = b""
+    args: Sequence[str],
+    *,
+    env: Mapping[str, str],
+    cwd: Path | None = None,
+    data: bytes = b"",
+    timeout: float | None = None,
 ) -> subprocess.CompletedProcess[bytes]:
     """Run git with exactly `env` (never inheriting GIT_DIR & co.); output captured."""
     return subprocess.run(
-        ["git", *args], input=data, capture_output=True, env=dict(env), cwd=cwd, check=False
+        ["git", *args],
+        input=data,
+        capture_output=True,
+        env=dict(env),
+        cwd=cwd,
+        check=False,
+        timeout=timeout,
     )
 
 
