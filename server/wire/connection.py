@@ -105,11 +105,26 @@ class Connection:
         if refusal is not None:
             self.refuse(refusal)
             return
+        if message.kind == "response" and self.answers_a_withdrawn_request(message.id):
+            return
         structured = self.structure(message)
         if isinstance(structured, Refusal):
             self.refuse(structured)
             return
         self.protocol.handle_message(structured)
+
+    def answers_a_withdrawn_request(self, msg_id: MsgId | None) -> bool:
+        """A late answer to a request the server no longer waits for (the turn that asked was
+        stopped, e.g. a consent prompt answered after Stop): dropped. pygls would set the result
+        of the cancelled future, raise, and end the server."""
+        futures = self.protocol._request_futures
+        future = futures.get(msg_id) if msg_id is not None else None
+        if future is None or not future.done():
+            return False
+        del futures[msg_id]
+        self.protocol._result_types.pop(msg_id, None)
+        log.info("dropped the answer to request %r: the server stopped waiting for it", msg_id)
+        return True
 
     def lifecycle(self, message: Message) -> Refusal | None:
         method, is_request = message.method, message.kind == "request"

@@ -14,11 +14,13 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
 from lsprotocol import types
+from pygls.exceptions import JsonRpcException, JsonRpcRequestCancelled
 from pytest_lsp import LanguageClient, client_capabilities, make_test_lsp_client
 
 from server.protocol import AGENT_STATUS
-from tests.e2e.conftest import as_dict, chat, command
+from tests.e2e.conftest import as_dict, cancel, chat, command, start_chat
 from tests.e2e.conversations import doc, tool
 from tests.e2e.rawclient import RawClient
 from tests.fakellm import FakeLLM, last_user_message
@@ -73,6 +75,35 @@ async def test_a_dismissed_prompt_is_deny(client: LanguageClient, fakellm: FakeL
     fakellm.set_script({"replies": [tool("run_command", command="touch made.txt"), answer("ok")]})
     await chat(client, "make a file")
     assert not (root / "made.txt").exists()
+
+
+async def test_a_prompt_answered_after_stop_runs_nothing_and_the_server_keeps_serving(
+    client: LanguageClient, fakellm: FakeLLM
+) -> None:
+    """Stop while the prompt is open, then the editor answers it (a dialog still on screen):
+    the command never runs, the stopped turn asks the model nothing more, the server lives."""
+    root = workspace(client)
+    shown, answer_now = asyncio.Event(), asyncio.Event()
+
+    async def on_request(params: types.ShowMessageRequestParams) -> types.MessageActionItem:
+        shown.set()
+        await answer_now.wait()
+        return types.MessageActionItem(title="Run")
+
+    client.feature(types.WINDOW_SHOW_MESSAGE_REQUEST)(on_request)
+    fakellm.set_script({"replies": [tool("run_command", command="touch late.txt"), answer("no")]})
+    request = start_chat(client, "make a file", "chat-stopped-at-the-prompt")
+    await shown.wait()
+    cancel(client, "chat-stopped-at-the-prompt")
+    with pytest.raises(JsonRpcException) as stopped:
+        await request
+    assert stopped.value.code == JsonRpcRequestCancelled.CODE
+    answer_now.set()  # the answer comes after the server stopped waiting for it
+    fakellm.set_script({"replies": [answer("still here")]})
+    result = await chat(client, "are you there?")
+    assert result["text"] == "still here"
+    assert not (root / "late.txt").exists()
+    assert len(fakellm.requests) == 2  # the stopped turn's one request, then this turn's
 
 
 async def test_run_gives_the_model_output_and_exit_code_and_undo_takes_it_back(

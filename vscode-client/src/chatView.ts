@@ -112,8 +112,10 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
       case "send":
         return this.send(message.text, message.sessionId);
       case "stop":
-        this.denyConsents();
+        // Cancel first: the server must see the stop before the Deny, or it would tell the
+        // model "denied" and ask it once more while the turn is being stopped.
         this.turn?.cancel();
+        this.denyConsents();
         return;
       case "consentAnswer":
         return this.closeConsent(message.id, message.choice);

@@ -133,6 +133,7 @@ test("Always allow: the same line later in the turn runs without a card", { skip
 
 test("Stop while the card waits is Deny; closing the panel is Deny", { skip: SKIP, timeout: 240_000 }, () =>
   bench.pictured("consent-withdrawn", async () => {
+    await bench.resetRequests();
     await bench.setScript({ replies: [run("touch stopped.txt"), say("unused")] });
     await ask("Make another file");
     await waitingCard();
@@ -142,7 +143,6 @@ test("Stop while the card waits is Deny; closing the panel is Deny", { skip: SKI
     assert.equal(await chat.locator(".entry.consent.waiting").count(), 0);
     assert.equal(exists("stopped.txt"), false);
 
-    await bench.resetRequests();
     await bench.setScript({ replies: [run("touch closed.txt"), say("Understood, not run.")] });
     await ask("And one more");
     await waitingCard();
@@ -156,5 +156,7 @@ test("Stop while the card waits is Deny; closing the panel is Deny", { skip: SKI
     await chat.locator(".entry.assistant", { hasText: "Understood, not run." }).waitFor({ timeout: 60_000 });
     assert.equal(await chat.locator(".entry.consent.waiting").count(), 0, "no card left waiting");
     assert.equal(await chat.locator(".entry.consent .consent-outcome").last().textContent(), "Denied");
+    // The stopped turn asked the model once (no "denied" sent after the stop); the closed one twice.
+    assert.equal((await bench.requests()).length, 3);
   }),
 );
