@@ -119,7 +119,7 @@ class Connection:
         of the cancelled future, raise, and end the server."""
         futures = self.protocol._request_futures
         future = futures.get(msg_id) if msg_id is not None else None
-        if future is None or not future.done():
+        if msg_id is None or future is None or not future.done():
             return False
         del futures[msg_id]
         self.protocol._result_types.pop(msg_id, None)
