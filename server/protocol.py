@@ -45,13 +45,17 @@ CMD_STAGED_CONTENT = "agent.stagedContent"
 
 CONFIG_SECTION = "agentLs"
 
-# The consent to a model's shell command (window/showMessageRequest, type Warning): the
-# message starts with CONSENT_PREFIX, the actions are exactly these three titles, in order.
-# Any editor shows it as a plain prompt; the VS Code client recognises it and shows a card.
+# The consents agent-ls asks the editor for (window/showMessageRequest, type Warning): a model's
+# shell command and an MCP tool call (actions exactly Run / Always allow / Deny, in order), a
+# project's `.mcp.json` (Trust / Deny). Any editor shows the plain message; the params also
+# carry `agentLs`, a `ConsentPrompt` naming the kind and its parts (`ConsentRequestParams`
+# below), which the VS Code and Neovim clients read instead of the prose. The command prompt's
+# message starts with CONSENT_PREFIX (older clients recognise it by that).
 CONSENT_PREFIX = "agent-ls: the model wants to run a command in "
 CONSENT_RUN = "Run"
 CONSENT_ALWAYS = "Always allow"
 CONSENT_DENY = "Deny"
+CONSENT_TRUST = "Trust"
 
 # JSON as the model wrote it (tool arguments, action documents): typed, never interpreted.
 JsonValue: TypeAlias = Union[  # noqa: UP007 (a recursive alias needs Union at runtime)
@@ -762,6 +766,69 @@ class StagedContent:
     content: str | None = None
 
 
+# Consent prompts (window/showMessageRequest with the `agentLs` marker) ---------------------
+
+
+@attrs.frozen(kw_only=True)
+class CommandConsent:
+    """The model wants to run `command` (a shell line) in `folder` (as shown: `name (path)`)."""
+
+    kind: Literal["command"] = "command"
+    command: str
+    folder: str
+
+
+@attrs.frozen(kw_only=True)
+class ToolConsent:
+    """The model wants to call the tool `tool` of the MCP server `server`; `arguments` as JSON
+    text (the model's object, keys sorted)."""
+
+    kind: Literal["mcp_tool"] = "mcp_tool"
+    server: str
+    tool: str
+    arguments: str
+
+
+@attrs.frozen(kw_only=True)
+class ProjectServer:
+    """One server of a project's `.mcp.json`: its name and what it runs (the command line, or
+    the URL of an HTTP server)."""
+
+    name: str
+    runs: str
+
+
+@attrs.frozen(kw_only=True)
+class TrustConsent:
+    """A project's `.mcp.json` (`path`) would start these servers: Trust / Deny."""
+
+    kind: Literal["mcp_trust"] = "mcp_trust"
+    path: str
+    servers: list[ProjectServer]
+
+
+ConsentPrompt = CommandConsent | ToolConsent | TrustConsent
+
+
+@attrs.frozen(kw_only=True)
+class MessageAction:
+    """An action of a message request (LSP `MessageActionItem`)."""
+
+    title: str
+
+
+@attrs.frozen(kw_only=True)
+class ConsentRequestParams:
+    """The params of agent-ls' consent requests: LSP `ShowMessageRequestParams` (`type` 2,
+    Warning; the `actions` of the kind, in order) plus `agentLs`, what is asked, typed. An
+    editor that does not know `agentLs` shows `message` and the actions."""
+
+    type: int
+    message: str
+    actions: list[MessageAction]
+    agent_ls: ConsentPrompt
+
+
 # The converter ----------------------------------------------------------------------------
 
 _JSON_SCALARS = {str, int, float, bool, type(None)}
@@ -827,6 +894,25 @@ def _structure_progress(converter: cattrs.Converter) -> Callable[[Any, Any], Cha
     return hook
 
 
+def _unstructure_request(
+    converter: cattrs.Converter,
+) -> Callable[[types.ShowMessageRequest], dict[str, Any]]:
+    """`window/showMessageRequest` with its params as their own class unstructures them:
+    lsprotocol's hook would spell `ConsentRequestParams` as plain `ShowMessageRequestParams`
+    and drop its `agentLs`."""
+
+    def hook(request: types.ShowMessageRequest) -> dict[str, Any]:
+        params: Any = request.params
+        return {
+            "id": request.id,
+            "params": converter.unstructure(params, unstructure_as=type(params)),
+            "method": request.method,
+            "jsonrpc": request.jsonrpc,
+        }
+
+    return hook
+
+
 def _tagged(
     converter: cattrs.Converter, types_: Iterable[type], tag: str
 ) -> Callable[[Any, Any], Any]:
@@ -864,6 +950,10 @@ def make_converter() -> cattrs.Converter:
     converter.register_structure_hook_func(
         lambda cls: cls == ShownEntry, _tagged(converter, get_args(ShownEntry), "kind")
     )
+    converter.register_structure_hook_func(
+        lambda cls: cls == ConsentPrompt, _tagged(converter, get_args(ConsentPrompt), "kind")
+    )
+    converter.register_unstructure_hook(types.ShowMessageRequest, _unstructure_request(converter))
     return converter
 
 

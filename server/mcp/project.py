@@ -34,8 +34,12 @@ class TrustRequest:
     path: Path
     servers: tuple[McpServerSpec, ...]
 
+    def runs(self) -> list[tuple[str, str]]:
+        """Each server's name and what it runs (its command line, or its URL)."""
+        return [(s.name, _what_runs(s)) for s in self.servers]
+
     def summary(self) -> str:
-        return "\n".join(f"{s.name}: {_what_runs(s)}" for s in self.servers)
+        return "\n".join(f"{name}: {runs}" for name, runs in self.runs())
 
 
 def _what_runs(spec: McpServerSpec) -> str:

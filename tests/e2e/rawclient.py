@@ -36,8 +36,11 @@ class RawClient:
         self._next_id = 0
 
     @classmethod
-    async def start(cls, *args: str, cwd: Path | None = None) -> RawClient:
-        env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    async def start(
+        cls, *args: str, cwd: Path | None = None, env: dict[str, str] | None = None
+    ) -> RawClient:
+        """The server with `args`; `env` added to this process' environment."""
+        env = {**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})}
         env.pop("AGENT_LS_API_KEY", None)
         process = await asyncio.create_subprocess_exec(
             sys.executable,

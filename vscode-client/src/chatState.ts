@@ -272,7 +272,7 @@ export function reduce(state: ChatState, message: HostMessage): ChatState {
     case "moved":
       return mapPlans(state, (entry) => applyMove(entry, message.undo, message.result));
     case "consent":
-      return withActive(state, (s) => askConsent(s, message.id, message.command, message.folder));
+      return withActive(state, (s) => askConsent(s, message.id, message.prompt));
     case "consentClosed":
       return { ...state, sessions: state.sessions.map((s) => answerConsent(s, message.id, message.choice)) };
   }

@@ -6,10 +6,10 @@
 import * as vscode from "vscode";
 import { AgentClient, TurnCancelled, errorMessage } from "./client";
 import { CHAT_VIEW_ID, CHECKPOINT_SCHEME, STAGED_SCHEME } from "./constants";
-import { type CommandConsent, ConsentBroker, type ConsentChoice } from "./consent";
+import { ConsentBroker, type ConsentChoice } from "./consent";
 import { chatHtml, nonce } from "./html";
 import { type HostMessage, parseViewMessage } from "./messages";
-import type { ChatContext, ReviewPlan, UndoResult } from "./protocol";
+import type { ChatContext, ConsentPrompt, ReviewPlan, UndoResult } from "./protocol";
 import { showStagedDiff } from "./stagedDiff";
 import { workspaceFile } from "./workspaceFiles";
 
@@ -185,10 +185,11 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
   }
 
   /**
-   * The server asks to run a command: a card in the panel (revealed if need be) answered by
-   * its buttons; Deny (undefined) when the panel closes, the turn stops or `token` fires.
+   * The server asks consent (a command, an MCP tool call, a `.mcp.json`): a card in the panel
+   * (revealed if need be) answered by its buttons; Deny (undefined) when the panel closes,
+   * the turn stops or `token` fires.
    */
-  async askConsent(consent: CommandConsent, token: vscode.CancellationToken): Promise<ConsentChoice | undefined> {
+  async askConsent(prompt: ConsentPrompt, token: vscode.CancellationToken): Promise<ConsentChoice | undefined> {
     if (!this.view?.visible) {
       await this.reveal();
     }
@@ -197,7 +198,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     }
     const { id, answer } = this.consents.open();
     const withdrawn = token.onCancellationRequested(() => this.closeConsent(id, undefined));
-    this.post({ type: "consent", id, ...consent });
+    this.post({ type: "consent", id, prompt });
     try {
       return await answer;
     } finally {

@@ -18,7 +18,7 @@ import {
   State,
 } from "vscode-languageclient/node";
 import { chatCommandParams, wantsInstruction } from "./codeActions";
-import { type CommandConsent, type ConsentChoice, parseConsent } from "./consent";
+import { type ConsentChoice, parseConsent } from "./consent";
 import {
   type ProgressEvent,
   parseChatResult,
@@ -44,6 +44,7 @@ import {
   type ChatParams,
   type ChatResult,
   type CheckpointEntry,
+  type ConsentPrompt,
   type RejectParams,
   type ReviewPlan,
   type StagedContent,
@@ -68,7 +69,7 @@ export interface ClientHooks {
   /** Ask "Rewrite how?"; undefined when the user dismissed the box. */
   askInstruction?: (title: string) => Promise<string | undefined>;
   /** Ask to run a model's command (a card in the chat panel); undefined is Deny. */
-  consent?: (consent: CommandConsent, token: vscode.CancellationToken) => Promise<ConsentChoice | undefined>;
+  consent?: (prompt: ConsentPrompt, token: vscode.CancellationToken) => Promise<ConsentChoice | undefined>;
 }
 
 /** What vscode-languageclient does for a message request: a toast with the actions. */

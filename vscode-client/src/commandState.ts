@@ -1,17 +1,18 @@
 /**
- * The chat panel's entries for `run_command`: the consent card (answered by a click, or Deny
- * when the panel closes or the turn stops) and the command's streamed output, a block under
- * its tool row. Pure reducers over a session, used by chatState.
+ * The chat panel's consent cards (a shell command, an MCP tool call, a `.mcp.json`: answered
+ * by a click, or Deny when the panel closes or the turn stops) and the streamed output of
+ * `run_command`, a block under its tool row. Pure reducers over a session, used by chatState.
  */
 
 import type { Session } from "./chatState";
 import type { ConsentChoice } from "./consent";
+import type { ConsentPrompt } from "./protocol";
 
 export interface ConsentEntry {
   kind: "consent";
   id: string;
-  command: string;
-  folder: string;
+  /** What is asked (server/protocol.py `ConsentPrompt`). */
+  prompt: ConsentPrompt;
   /** The button clicked; "Deny" also when the request was withdrawn. Unset while waiting. */
   answer?: ConsentChoice;
 }
@@ -47,8 +48,8 @@ function keepEnd(text: string): string {
 }
 
 /** A card for a consent request, waiting for a click. */
-export function askConsent(session: Session, id: string, command: string, folder: string): Session {
-  return { ...session, entries: [...session.entries, { kind: "consent", id, command, folder }] };
+export function askConsent(session: Session, id: string, prompt: ConsentPrompt): Session {
+  return { ...session, entries: [...session.entries, { kind: "consent", id, prompt }] };
 }
 
 /** Record the answer of consent `id` (undefined: withdrawn, which is Deny). */
@@ -64,8 +65,17 @@ export function answerConsent(session: Session, id: string, choice?: ConsentChoi
   return changed ? { ...session, entries } : session;
 }
 
-/** A restored panel: a card still waiting belongs to a request that is gone (Deny). */
+/** A restored panel: a card still waiting belongs to a request that is gone (Deny). A card
+ * saved before cards had a `prompt` (`{command, folder}`) is read as a command's. */
 export function expireConsents(session: Session): Session {
-  const waiting = session.entries.flatMap((e) => (e.kind === "consent" && !e.answer ? [e.id] : []));
-  return waiting.reduce((s, id) => answerConsent(s, id), session);
+  const entries = session.entries.map((e) => (e.kind === "consent" && !e.prompt ? savedCommand(e) : e));
+  const waiting = entries.flatMap((e) => (e.kind === "consent" && !e.answer ? [e.id] : []));
+  return waiting.reduce((s, id) => answerConsent(s, id), { ...session, entries });
+}
+
+function savedCommand(entry: ConsentEntry): ConsentEntry {
+  const old = entry as unknown as { command?: unknown; folder?: unknown };
+  const text = (value: unknown) => (typeof value === "string" ? value : "");
+  const prompt: ConsentPrompt = { kind: "command", command: text(old.command), folder: text(old.folder) };
+  return { kind: "consent", id: entry.id, prompt, answer: entry.answer ?? "Deny" };
 }

@@ -1,51 +1,108 @@
 /**
- * The server's consent to a model's shell command, shown as a card in the chat panel instead
- * of a toast. The server sends a plain `window/showMessageRequest` (any editor can answer it);
- * this client recognises it by its message prefix and its three exact action titles.
+ * The server's consents, shown as cards in the chat panel instead of toasts: a model's shell
+ * command, an MCP tool call (Run / Always allow / Deny) and a project's `.mcp.json` (Trust /
+ * Deny). The server sends a plain `window/showMessageRequest` (any editor can answer it) whose
+ * params also carry `agentLs`, what is asked, typed (`ConsentPrompt`, generated from
+ * server/protocol.py); this client reads that, never the prose of the message.
  *
  * `parseConsent` is pure (unit-tested); `ConsentBroker` keeps the requests the panel has not
  * answered yet and answers each one exactly once: the button clicked, else Deny (null) when
  * the panel closes, the turn is cancelled or the server withdraws the request.
  */
 
-import { CONSENT_ALWAYS, CONSENT_DENY, CONSENT_PREFIX, CONSENT_RUN } from "./protocol";
+import {
+  CONSENT_ALWAYS,
+  CONSENT_DENY,
+  CONSENT_PREFIX,
+  CONSENT_RUN,
+  CONSENT_TRUST,
+  type ConsentPrompt,
+  type ProjectServer,
+} from "./protocol";
 
+/** The actions of a command or MCP tool call consent, in order. */
 export const CONSENT_CHOICES = [CONSENT_RUN, CONSENT_ALWAYS, CONSENT_DENY] as const;
-export type ConsentChoice = (typeof CONSENT_CHOICES)[number];
-
-/** What the card shows: the command line and where it runs. */
-export interface CommandConsent {
-  command: string;
-  folder: string;
-}
+/** The actions of the `.mcp.json` trust prompt, in order. */
+export const TRUST_CHOICES = [CONSENT_TRUST, CONSENT_DENY] as const;
+export type ConsentChoice = (typeof CONSENT_CHOICES)[number] | (typeof TRUST_CHOICES)[number];
 
 interface MessageRequest {
   type: number;
   message: string;
   actions?: { title: string }[] | null;
+  agentLs?: unknown;
 }
 
 const WARNING = 2; // MessageType.Warning
 
 export function isConsentChoice(value: unknown): value is ConsentChoice {
-  return (CONSENT_CHOICES as readonly unknown[]).includes(value);
+  return (CONSENT_CHOICES as readonly unknown[]).includes(value) || (TRUST_CHOICES as readonly unknown[]).includes(value);
 }
 
-/** The command consent in `params`, or undefined for any other message request. */
-export function parseConsent(params: MessageRequest): CommandConsent | undefined {
+/** The buttons of a prompt's card, in the server's order. */
+export function choicesFor(prompt: ConsentPrompt): readonly ConsentChoice[] {
+  return prompt.kind === "mcp_trust" ? TRUST_CHOICES : CONSENT_CHOICES;
+}
+
+/** The consent in `params`, or undefined for any other message request. */
+export function parseConsent(params: MessageRequest): ConsentPrompt | undefined {
+  if (params.type !== WARNING) {
+    return undefined;
+  }
+  const prompt = params.agentLs === undefined ? legacyCommand(params.message) : parsePrompt(params.agentLs);
   const titles = (params.actions ?? []).map((a) => a.title);
-  if (params.type !== WARNING || titles.join("\n") !== CONSENT_CHOICES.join("\n")) {
+  if (!prompt || titles.join("\n") !== choicesFor(prompt).join("\n")) {
     return undefined;
   }
-  if (!params.message.startsWith(CONSENT_PREFIX)) {
+  return prompt;
+}
+
+const isString = (value: unknown): value is string => typeof value === "string";
+
+function isServer(value: unknown): value is ProjectServer {
+  const s = value as Record<string, unknown> | null;
+  return typeof s === "object" && s !== null && isString(s.name) && isString(s.runs);
+}
+
+/** `agentLs` checked field by field (it comes over the wire): undefined when malformed. */
+function parsePrompt(raw: unknown): ConsentPrompt | undefined {
+  if (typeof raw !== "object" || raw === null) {
     return undefined;
   }
-  const rest = params.message.slice(CONSENT_PREFIX.length);
+  const p = raw as Record<string, unknown>;
+  switch (p.kind) {
+    case "command":
+      return isString(p.command) && isString(p.folder) ? { kind: "command", command: p.command, folder: p.folder } : undefined;
+    case "mcp_tool":
+      return isString(p.server) && isString(p.tool) && isString(p.arguments)
+        ? { kind: "mcp_tool", server: p.server, tool: p.tool, arguments: p.arguments }
+        : undefined;
+    case "mcp_trust":
+      return isString(p.path) && Array.isArray(p.servers) && p.servers.every(isServer)
+        ? { kind: "mcp_trust", path: p.path, servers: p.servers.map((s) => ({ name: s.name, runs: s.runs })) }
+        : undefined;
+    default:
+      return undefined;
+  }
+}
+
+/** A server older than `agentLs`: its command consent, by the message's exact words. */
+function legacyCommand(message: string): ConsentPrompt | undefined {
+  if (!message.startsWith(CONSENT_PREFIX)) {
+    return undefined;
+  }
+  const rest = message.slice(CONSENT_PREFIX.length);
   const cut = rest.indexOf(":\n\n");
-  if (cut < 0) {
-    return undefined;
+  return cut < 0 ? undefined : { kind: "command", folder: rest.slice(0, cut), command: rest.slice(cut + 3) };
+}
+
+/** A tool call's arguments for the card: the JSON indented, else the text as it came. */
+export function prettyArguments(text: string): string {
+  try {
+    return JSON.stringify(JSON.parse(text), null, 2);
+  } catch {
+    return text;
   }
-  return { folder: rest.slice(0, cut), command: rest.slice(cut + 3) };
 }
 
 type Answer = (choice: ConsentChoice | undefined) => void;

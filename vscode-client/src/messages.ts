@@ -5,7 +5,7 @@
 
 import { type ConsentChoice, isConsentChoice } from "./consent";
 import type { ProgressEvent } from "./payloads";
-import type { ChatContext, ChatResult, ReviewPlan, UndoResult } from "./protocol";
+import type { ChatContext, ChatResult, ConsentPrompt, ReviewPlan, UndoResult } from "./protocol";
 
 export type Level = "info" | "error";
 
@@ -21,8 +21,8 @@ export type HostMessage =
   | { type: "reviewed"; plan: ReviewPlan }
   /** An undo or redo went through: the checkpoint's files change state. */
   | { type: "moved"; undo: boolean; result: UndoResult }
-  /** The server asks to run a command: a card with Run / Always allow / Deny. */
-  | { type: "consent"; id: string; command: string; folder: string }
+  /** The server asks consent: a card (Run / Always allow / Deny, or Trust / Deny). */
+  | { type: "consent"; id: string; prompt: ConsentPrompt }
   /** The consent was answered (the button), or withdrawn (no choice: Deny). */
   | { type: "consentClosed"; id: string; choice?: ConsentChoice };
 

@@ -29,6 +29,7 @@ export const CONSENT_PREFIX = "agent-ls: the model wants to run a command in ";
 export const CONSENT_RUN = "Run";
 export const CONSENT_ALWAYS = "Always allow";
 export const CONSENT_DENY = "Deny";
+export const CONSENT_TRUST = "Trust";
 
 /** JSON exactly as the model wrote it (tool arguments, action documents). */
 export type JsonObject = Record<string, unknown>;
@@ -584,6 +585,59 @@ export interface StagedContent {
   op: "create" | "update" | "delete";
   state: "pending" | "accepted" | "rejected";
   content?: string;
+}
+
+/** The model wants to run `command` (a shell line) in `folder` (as shown: `name (path)`). */
+export interface CommandConsent {
+  kind: "command";
+  command: string;
+  folder: string;
+}
+
+/**
+ * The model wants to call the tool `tool` of the MCP server `server`; `arguments` as JSON
+ * text (the model's object, keys sorted).
+ */
+export interface ToolConsent {
+  kind: "mcp_tool";
+  server: string;
+  tool: string;
+  arguments: string;
+}
+
+/**
+ * One server of a project's `.mcp.json`: its name and what it runs (the command line, or
+ * the URL of an HTTP server).
+ */
+export interface ProjectServer {
+  name: string;
+  runs: string;
+}
+
+/** A project's `.mcp.json` (`path`) would start these servers: Trust / Deny. */
+export interface TrustConsent {
+  kind: "mcp_trust";
+  path: string;
+  servers: ProjectServer[];
+}
+
+export type ConsentPrompt = CommandConsent | ToolConsent | TrustConsent;
+
+/** An action of a message request (LSP `MessageActionItem`). */
+export interface MessageAction {
+  title: string;
+}
+
+/**
+ * The params of agent-ls' consent requests: LSP `ShowMessageRequestParams` (`type` 2,
+ * Warning; the `actions` of the kind, in order) plus `agentLs`, what is asked, typed. An
+ * editor that does not know `agentLs` shows `message` and the actions.
+ */
+export interface ConsentRequestParams {
+  type: number;
+  message: string;
+  actions: MessageAction[];
+  agentLs: ConsentPrompt;
 }
 
 /** lsprotocol's `Range` (the LSP specification), as a payload nests it. */

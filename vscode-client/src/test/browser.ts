@@ -21,6 +21,7 @@ export function privateHome(prefix: string): { dir: string; env: Record<string, 
     XDG_CONFIG_HOME: path.join(dir, ".config"),
     XDG_CACHE_HOME: path.join(dir, ".cache"),
     XDG_DATA_HOME: path.join(dir, ".local", "share"),
+    XDG_STATE_HOME: path.join(dir, ".local", "state"), // agent-ls keeps its MCP trust there
   });
   return { dir, env };
 }

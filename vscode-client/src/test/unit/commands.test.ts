@@ -14,11 +14,14 @@ const MESSAGE = "agent-ls: the model wants to run a command in / (/w/project):\n
 const ACTIONS = [{ title: "Run" }, { title: "Always allow" }, { title: "Deny" }];
 const WARNING = 2;
 
-test("the server's consent request is recognised: command line and folder", () => {
-  assert.deepEqual(parseConsent({ type: WARNING, message: MESSAGE, actions: ACTIONS }), {
-    folder: "/ (/w/project)",
-    command: "pytest -q; echo 'a: b'\n",
-  });
+const COMMAND = { kind: "command", folder: "/ (/w/project)", command: "pytest -q; echo 'a: b'\n" } as const;
+
+test("the server's consent request is recognised by its agentLs: command line and folder", () => {
+  assert.deepEqual(parseConsent({ type: WARNING, message: MESSAGE, actions: ACTIONS, agentLs: COMMAND }), COMMAND);
+});
+
+test("a server without agentLs: its command consent is recognised by its exact words", () => {
+  assert.deepEqual(parseConsent({ type: WARNING, message: MESSAGE, actions: ACTIONS }), COMMAND);
 });
 
 test("any other message request keeps VS Code's own prompt", () => {
@@ -29,6 +32,9 @@ test("any other message request keeps VS Code's own prompt", () => {
     { type: WARNING, message: MESSAGE, actions: null },
     { type: WARNING, message: "Some server: run it?", actions: ACTIONS },
     { type: WARNING, message: "agent-ls: the model wants to run a command in / without a command", actions: ACTIONS },
+    { type: WARNING, message: MESSAGE, actions: ACTIONS, agentLs: { ...COMMAND, command: 3 } },
+    { type: WARNING, message: MESSAGE, actions: ACTIONS, agentLs: { ...COMMAND, kind: "other" } },
+    { type: WARNING, message: MESSAGE, actions: ACTIONS, agentLs: "command" },
   ];
   for (const params of others) {
     assert.equal(parseConsent(params), undefined, JSON.stringify(params));
@@ -59,12 +65,16 @@ const kinds = (state: ChatState) => state.sessions[0].entries.map((e) => e.kind)
 const TURN: HostMessage[] = [
   { type: "turnStarted", message: "Run the tests" },
   progress({ kind: "tool_call", data: { name: "run_command", args: { command: "pytest" } } }),
-  { type: "consent", id: "consent-1", command: "pytest", folder: "/ (/w)" },
+  { type: "consent", id: "consent-1", prompt: { kind: "command", command: "pytest", folder: "/ (/w)" } },
 ];
 
 test("a card waits, then shows the answer; output gathers in one block under the tool row", () => {
   let state = run(TURN);
-  assert.deepEqual(state.sessions[0].entries.at(-1), { kind: "consent", id: "consent-1", command: "pytest", folder: "/ (/w)" });
+  assert.deepEqual(state.sessions[0].entries.at(-1), {
+    kind: "consent",
+    id: "consent-1",
+    prompt: { kind: "command", command: "pytest", folder: "/ (/w)" },
+  });
   state = run(
     [
       { type: "consentClosed", id: "consent-1", choice: "Always allow" },
