@@ -112,7 +112,10 @@ class McpTool:
             if not down.closed:
                 raise
         note = await self.connection.ensure_ready()
-        return note, await self.connection.call(self.tool.name, arguments, self._timeout)
+        try:
+            return note, await self.connection.call(self.tool.name, arguments, self._timeout)
+        except ServerDown as again:  # the model learns it was restarted, and then what
+            raise ServerDown(f"{note} {again}", closed=True) from again
 
     async def _consented(self, arguments: dict[str, Any]) -> bool:
         spec = self.connection.spec
