@@ -9,7 +9,6 @@ from __future__ import annotations
 import os
 import pty
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
