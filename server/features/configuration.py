@@ -85,7 +85,7 @@ async def folder_servers(ls: AgentLanguageServer, user: tuple[McpServerSpec, ...
     """Each folder's own MCP servers, from its `agentLs.mcpServers` (a bad value is a setting
     problem naming the folder; its servers stay as they were)."""
     roots = ls.roots()
-    if not roots:
+    if not roots or not ls.state.client.configuration:
         return
     items = [types.ConfigurationItem(scope_uri=r.as_uri(), section=MCP_SECTION) for r in roots]
     try:
