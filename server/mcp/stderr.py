@@ -44,6 +44,7 @@ class StderrLog:
         if not self._task.done():  # a child the server left behind holds the pipe
             self._task.cancel()
             await asyncio.wait({self._task})
+        self._reader.close()  # (its transport closed it, unless it never started)
 
     async def _read(self) -> None:
         loop = asyncio.get_running_loop()
