@@ -19,6 +19,8 @@ class ResolvedClientCapabilities:
     code_action_resolve: frozenset[str] = frozenset()
     """CodeAction properties the client resolves lazily (`edit`, `command`); empty when it
     cannot resolve, or keeps no `data` to resolve with."""
+    configuration: bool = False
+    """`workspace/configuration`: settings can be pulled (a folder's too, by `scopeUri`)."""
 
     @classmethod
     def from_lsp(cls, capabilities: types.ClientCapabilities) -> ResolvedClientCapabilities:
@@ -32,5 +34,6 @@ class ResolvedClientCapabilities:
         return cls(
             apply_edit=bool(workspace and workspace.apply_edit),
             work_done_progress=bool(window and window.work_done_progress),
+            configuration=bool(workspace and workspace.configuration),
             code_action_resolve=resolvable,
         )

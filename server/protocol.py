@@ -445,14 +445,19 @@ class RulesReport:
 @attrs.frozen(kw_only=True)
 class McpServerStatus:
     """One MCP server in `agent/status`: its transport (stdio, http), its state (starting,
-    ready, failed, stopped), the tools it offers (as the server names them) and why it
-    failed."""
+    ready, failed, stopped), the tools it offers (as the server names them), why it failed
+    (with the last lines it wrote to stderr, redacted), the workspace folder whose settings
+    or `.mcp.json` run it (None: the user's settings, an ACP session's), its failures in a row
+    and the seconds a new start waits after the last one (`retryDelay`, 0: at the next call)."""
 
     name: str
     transport: str
     state: str
     tools: list[str]
     error: str | None = None
+    folder: str | None = None
+    failures: int = 0
+    retry_delay: float | None = None
 
 
 @attrs.frozen(kw_only=True)

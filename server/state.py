@@ -13,7 +13,8 @@ from server.capabilities import ResolvedClientCapabilities
 from server.config import Config, ConfigProblem, blocking_problem, from_environment, merge
 from server.history import SessionStore, UnknownSession
 from server.mcp.manager import McpManager
-from server.mcp.project import ProjectServers
+from server.mcp.project import ProjectTrust
+from server.protocol import McpServerStatus
 from server.providers import make_provider
 from server.providers.base import Provider
 from server.resolve import Resolution, UnusableSetting, explicit_keys, resolve_provider
@@ -39,8 +40,8 @@ class ServerState:
     # The staged plans of turns without a folder (the model only talks: it stages nothing).
     loose_board: ReviewBoard = field(default_factory=ReviewBoard)
     foreground: Yield = field(default_factory=Yield)  # chat turns the index build yields to
-    mcp: McpManager = field(default_factory=McpManager)  # the configured MCP servers
-    project_mcp: ProjectServers = field(default_factory=ProjectServers)  # trusted .mcp.json
+    mcp: McpManager = field(default_factory=McpManager)  # the user's MCP servers (settings)
+    project_trust: ProjectTrust = field(default_factory=ProjectTrust)  # trusted .mcp.json
 
     @classmethod
     def from_environment(cls) -> tuple[ServerState, list[ConfigProblem]]:
@@ -84,6 +85,17 @@ class ServerState:
     def forget_resolution(self) -> None:
         """The provider failed: the next turn resolves again (a local server may be gone)."""
         self.resolution = None
+
+    def mcp_report(self) -> list[McpServerStatus]:
+        """Every MCP server: the user's, then each folder's (named by its folder)."""
+        folders = [s for folder in self.folders.opened() for s in folder.mcp.report()]
+        return self.mcp.report() + folders
+
+    async def close_mcp(self) -> None:
+        """Stop every MCP server, the user's and each folder's: no process left."""
+        await self.mcp.close()
+        for folder in self.folders.opened():
+            await folder.mcp.close()
 
     def folder(self, root: Path) -> FolderState:
         """Everything kept for the folder `root`: its context, live index and review board."""

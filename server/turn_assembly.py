@@ -134,11 +134,7 @@ async def run_front_end_turn(
         rules = await read_rules([root.workspace for root in roots], where, provider.name)
         agent = replace(agent, rules=rules.prompt_section())
         agent = with_commands(agent, config, front, session)
-        state.mcp.sync(config.mcpServers)
-        managers = [state.mcp] if front.mcp is None else [state.mcp, front.mcp]
-        if front.root is not None:  # the project's .mcp.json, once the user trusts it
-            project = await state.project_mcp.manager_for(front.root, front.trust)
-            managers += [project] if project is not None else []
+        managers = await mcp_servers(state, config, front, where)
         agent = await with_mcp_tools(agent, config, managers, front.tools, session.allowed_tools)
         if staged is not None:
             agent = replace(agent, staging=True)
@@ -153,6 +149,34 @@ async def run_front_end_turn(
     staged.description = outcome.plan.description if outcome.plan is not None else ""
     board.add(staged)
     return FrontEndTurn(outcome, staged)
+
+
+async def mcp_servers(
+    state: ServerState, config: Config, front: FrontEnd, where: Path | None
+) -> list[McpManager]:
+    """The MCP servers a turn offers, in the order a server's name wins: the front end's own
+    (an ACP session's), the turn's folder's settings, its `.mcp.json` (asked to trust it
+    first), the user's settings. Another folder's are not offered."""
+    state.mcp.sync(config.mcpServers)
+    own = [front.mcp] if front.mcp is not None else []
+    folder = turn_folder(front.folders, where)
+    if folder is None:
+        return [*own, state.mcp]
+    servers = state.folder(folder).mcp
+    servers.project.sync(await state.project_trust.trusted_specs(folder, front.trust))
+    return [*own, servers.settings, servers.project, state.mcp]
+
+
+def turn_folder(folders: Sequence[FolderContext], where: Path | None) -> Path | None:
+    """The folder a turn is in: the innermost holding `where` (the file the chat is about,
+    or where the user is), else the first folder (None: no folder)."""
+    roots = [folder.root for folder in folders]
+    if where is not None:
+        resolved = where.resolve()
+        inside = [root for root in roots if resolved.is_relative_to(root.resolve())]
+        if inside:
+            return max(inside, key=lambda root: len(root.resolve().parts))
+    return roots[0] if roots else None
 
 
 def with_commands(agent: Agent, config: Config, front: FrontEnd, session: ChatSession) -> Agent:

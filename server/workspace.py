@@ -3,13 +3,14 @@
 A `FolderState` is the one home of what the server keeps for one workspace folder: its
 `FolderContext` (path confinement, the checkpoint store -- opening it takes its lock,
 initialises the shadow git directory and recovers an interrupted operation -- and the tool
-registry bound to the folder), its live index and its review board. `Folders` holds them by
-root; a context is opened in a worker thread the first time it is needed, so the event loop
-never blocks on it, and every later request gets the same one; concurrent first requests
-share the one opening. When a folder goes (it leaves the workspace, the server shuts down,
-the ACP connection ends) `Folders.close` is the one path: the index stops (watcher and
-background work), the staged plans are dropped, the contexts are forgotten, and a later
-request opens the folder afresh. `build_agent` combines a context with what changes per
+registry bound to the folder), its live index, its review board and its MCP servers.
+`Folders` holds them by root; a context is opened in a worker thread the first time it is
+needed, so the event loop never blocks on it, and every later request gets the same one;
+concurrent first requests share the one opening. When a folder goes (it leaves the
+workspace, the server shuts down, the ACP connection ends) `Folders.close` is the one path:
+the index stops (watcher and background work), the staged plans are dropped, its MCP
+servers stop, the contexts are forgotten, and a later request opens the folder afresh.
+`build_agent` combines a context with what changes per
 turn: configuration, provider and the editor applier.
 """
 
@@ -34,6 +35,7 @@ from actions.tools.multiroot import multiroot_registry
 from actions.tools.search_docs import IndexSource
 from server.config import Config
 from server.live_index import LiveIndex
+from server.mcp.folder import FolderServers
 from server.providers.base import Provider
 from server.turns.turn import Agent, AgentError
 
@@ -75,6 +77,7 @@ class FolderState:
         self.board = ReviewBoard()  # the staged plans (review mode) of turns in this folder
         self.index: LiveIndex | None = None  # the live index, when one runs
         self.index_url = ""  # the indexUrl it was opened for
+        self.mcp = FolderServers(root)  # its settings' and trusted .mcp.json's MCP servers
         self._contexts: dict[tuple[str, ...], asyncio.Task[FolderContext]] = {}
 
     async def context(self, secret_allow: Sequence[str] = ()) -> FolderContext:
@@ -109,6 +112,7 @@ class FolderState:
         (the checkpoint store holds no lock between operations: nothing else to release)."""
         self._contexts.clear()
         self.board = ReviewBoard()
+        await self.mcp.close()
         await self.close_index()
 
 

@@ -215,8 +215,7 @@ class AgentLsAcp:
         """The connection ended: every session's MCP servers, and the configured ones, stop."""
         for session_id in list(self.sessions):
             await self._stop_servers(session_id)
-        await self.state.mcp.close()
-        await self.state.project_mcp.close()
+        await self.state.close_mcp()
 
     async def _stop_servers(self, session_id: str) -> None:
         session = self.sessions.get(session_id)

@@ -165,8 +165,7 @@ async def chat_once(
         return session, turn.outcome
     finally:
         await progress.stop()
-        await state.mcp.close()  # the MCP servers end with the command
-        await state.project_mcp.close()
+        await state.close_mcp()  # the MCP servers end with the command
 
 
 def current_dir() -> Path | None:

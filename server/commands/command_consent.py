@@ -1,6 +1,7 @@
 """`agent-ls chat`'s consent to the model's shell commands: a y/N question on the terminal,
 or Deny with a one-line hint when stdin is not a terminal (`--allow-commands` runs them
-without asking). An MCP tool call is asked the same way."""
+without asking). An MCP tool call is asked the same way, and the trust of a project's
+`.mcp.json` (t/N; without a terminal not trusted, the user told how to trust it)."""
 
 from __future__ import annotations
 
@@ -65,7 +66,10 @@ class TerminalGate:
             self.progress.clear()
         if not sys.stdin.isatty():
             print(
-                f"agent-ls: {request.path} is not used: stdin is not a terminal to trust it on",
+                f"agent-ls: the MCP servers of {request.path} are not started: stdin is not a "
+                "terminal to ask whether you trust them. Run agent-ls chat in a terminal once "
+                "and answer t (kept for this content of the file), or name the file yourself "
+                f"with --mcp-config {request.path}",
                 file=sys.stderr,
                 flush=True,
             )

@@ -3,6 +3,8 @@
 initializationOptions are read at initialize; the `agentLs` section is pulled with
 `workspace/configuration` after `initialized` and after every change notification.
 Chat requests wait for a pending refresh, so a change applies to the next request.
+Each workspace folder's `agentLs.mcpServers` is pulled too (`scopeUri`: the folder): the
+entries that are its own run as the folder's MCP servers (server/mcp/folder.py).
 """
 
 from __future__ import annotations
@@ -14,8 +16,13 @@ from typing import Any
 from lsprotocol import types
 
 from server.capabilities import ResolvedClientCapabilities
+from server.config import ConfigProblem
 from server.lsp import AgentLanguageServer
+from server.mcp.folder import folder_only
+from server.mcp_config import McpServerSpec, parse_servers
 from server.protocol import CONFIG_SECTION
+
+MCP_SECTION = f"{CONFIG_SECTION}.mcpServers"
 
 log = logging.getLogger(__name__)
 
@@ -71,6 +78,32 @@ async def refresh(ls: AgentLanguageServer, pushed: Any) -> None:
     config, problems = ls.state.config()
     ls.show_problems(problems)
     ls.state.mcp.sync(config.mcpServers)  # started in the background, before any turn
+    await folder_servers(ls, config.mcpServers)
+
+
+async def folder_servers(ls: AgentLanguageServer, user: tuple[McpServerSpec, ...]) -> None:
+    """Each folder's own MCP servers, from its `agentLs.mcpServers` (a bad value is a setting
+    problem naming the folder; its servers stay as they were)."""
+    roots = ls.roots()
+    if not roots or not ls.state.client.configuration:
+        return
+    items = [types.ConfigurationItem(scope_uri=r.as_uri(), section=MCP_SECTION) for r in roots]
+    try:
+        values = await asyncio.wait_for(
+            ls.workspace_configuration_async(types.ConfigurationParams(items=items)), timeout=5
+        )
+    except Exception as exc:  # a client without workspace/configuration: no folder's own
+        log.info("workspace/configuration of the folders unavailable: %s", exc)
+        return
+    problems = []
+    for root, value in zip(roots, values or [], strict=False):
+        try:
+            specs = parse_servers(value) if value is not None else ()
+        except ValueError as error:
+            problems.append(ConfigProblem("mcpServers", str(error), value, f"folder {root}"))
+            continue
+        ls.state.folder(root).mcp.settings.sync(folder_only(specs, user))
+    ls.show_problems(problems)
 
 
 async def settled(ls: AgentLanguageServer) -> None:

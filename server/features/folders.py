@@ -20,7 +20,7 @@ from pygls.uris import to_fs_path
 
 from actions.checkpoints.group import StoreGroup
 from actions.roots import Roots
-from server.features.configuration import settled
+from server.features.configuration import refresh, settled
 from server.features.indexing import live
 from server.lsp import AgentLanguageServer, RequestFailed
 from server.workspace import FolderContext, FolderUnavailable, roots_of, store_group
@@ -96,11 +96,11 @@ async def on_folders_changed(
         path = to_fs_path(folder.uri)
         if not path:
             continue
-        await ls.state.folders.close(Path(path))
         for root in {Path(path), Path(path).resolve()}:
-            await ls.state.project_mcp.forget(root)
+            await ls.state.folders.close(root)  # its MCP servers too
     added = [Path(p) for p in (to_fs_path(f.uri) for f in params.event.added) if p]
-    if added:
+    if added:  # their folder-scoped settings (MCP servers), then their index
+        ls.config_refresh = asyncio.ensure_future(refresh(ls, None))
         task = asyncio.ensure_future(_index(ls, added))
         _STARTING.add(task)
         task.add_done_callback(_STARTING.discard)
@@ -108,9 +108,8 @@ async def on_folders_changed(
 
 async def on_shutdown(ls: AgentLanguageServer, *args: object) -> None:
     """The client asked the server to shut down: every folder's index stops before the answer."""
+    await ls.state.close_mcp()  # every MCP server stopped: no process left
     await ls.state.folders.close_all()
-    await ls.state.mcp.close()  # every MCP server stopped: no process left
-    await ls.state.project_mcp.close()
 
 
 async def _index(ls: AgentLanguageServer, roots: list[Path]) -> None:

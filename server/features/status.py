@@ -8,7 +8,8 @@ documents: {pending, chunked, ready, failed}, chunks, failures: [{path, reason}]
 index}` (`name`: what paths are qualified by in a multi-root workspace, "" for one folder);
 `rules`: the rules files a turn reads (`{limit, cut, files: [{path, shown, bytes, included,
 cut, refused}]}`: the user's AGENTS.md and each folder's root one; server/rules.py).
-`mcp`: the configured MCP servers `{name, transport, state, tools, error?}` (docs/mcp.md).
+`mcp`: the MCP servers `{name, transport, state, tools, error?, folder?, failures,
+retryDelay?}`, the user's then each folder's (docs/mcp.md).
 The test request goes through the server's cached provider, so a local model loaded for it
 stays loaded for the chat that follows.
 """
@@ -51,7 +52,7 @@ async def status(ls: AgentLanguageServer, params: Any) -> StatusReport:
     check = not (isinstance(params, dict) and params.get("check") is False)
     report = await provider_status(config, explicit, provider_for=ls.state.provider, check=check)
     index = from_wire(await index_status(ls), IndexReport)
-    mcp = ls.state.mcp.report() + ls.state.project_mcp.report()
+    mcp = ls.state.mcp_report()
     folders = await folder_statuses(ls)
     rules = rules_report(await read_rules(await workspaces(ls), None, report.provider))
     commands = commands_report(config, report.provider)

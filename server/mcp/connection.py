@@ -4,9 +4,11 @@ The SDK's `Client` is an async context that must be entered and left in one task
 connection has a task that holds it open (`_hold`) until `stop`; calls are made from the turn's
 task on the open session. States: starting -> ready | failed (with the reason); a server that
 was ready and died (a crashed stdio process) is started again at the next call, no sooner than
-its backoff allows (at once after a first failure, then 1, 2, 4 ... 60 s).
-`notifications/tools/list_changed` lists the tools again. Stopping leaves no process: the SDK
-ends the stdio server's process group when the context is left.
+its backoff allows (at once after a first failure, then 1, 2, 4 ... 60 s after the last one;
+a call in between fails at once, the model told until when: never a busy loop).
+`notifications/tools/list_changed` lists the tools again. A stdio server's stderr is read
+by `StderrLog` (redacted, logged, its last lines in a failed server's status). Stopping
+leaves no process: the SDK ends the stdio server's process group when the context is left.
 """
 
 from __future__ import annotations
@@ -17,17 +19,20 @@ import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime, timedelta
+from pathlib import Path
 from typing import Any, Literal
 
 import mcp_types
 from mcp import Client
 from mcp.client.session import IncomingMessage
-from mcp.client.stdio import StdioServerParameters
+from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
+from server.mcp.stderr import StderrLog
 from server.mcp_config import START_TIMEOUT, McpServerSpec
 from server.redact import redact
 
@@ -46,6 +51,8 @@ class McpStatus:
     state: State
     tools: tuple[str, ...]
     error: str = ""
+    failures: int = 0  # in a row
+    retry_delay: float | None = None  # failed: seconds after the failure before a new start
 
 
 class ServerDown(Exception):
@@ -64,8 +71,10 @@ class McpConnection:
         spec: McpServerSpec,
         start_timeout: float = START_TIMEOUT,
         on_change: Callable[[], None] | None = None,
+        cwd: Path | None = None,
     ) -> None:
         self.spec = spec
+        self.cwd = cwd  # a stdio server's folder when its entry names none
         self.start_timeout = start_timeout
         self.state: State = "stopped"
         self.error = ""
@@ -78,10 +87,18 @@ class McpConnection:
         self._stop = asyncio.Event()
         self._ready = asyncio.Event()
         self._failed_at = 0.0
+        self._stderr: StderrLog | None = None
 
     def status(self) -> McpStatus:
-        names = tuple(tool.name for tool in self.tools) if self.state == "ready" else ()
-        return McpStatus(self.spec.name, self.spec.transport, self.state, names, self.error)
+        ready = self.state == "ready"
+        names = tuple(tool.name for tool in self.tools) if ready else ()
+        error = self.error
+        if self.state == "failed" and self._stderr is not None and self._stderr.tail:
+            error = f"{error}; its stderr: " + " | ".join(self._stderr.tail)
+        delay = self.backoff() if self.state == "failed" else None
+        return McpStatus(
+            self.spec.name, self.spec.transport, self.state, names, error, self.failures, delay
+        )
 
     def start(self) -> None:
         """Start (or start again) in the background."""
@@ -106,9 +123,12 @@ class McpConnection:
         self.state = "stopped"
 
     async def _hold(self) -> None:
+        failure = ""
         try:
             async with asyncio.timeout(self.start_timeout) as deadline:
                 async with self._client_for() as client:
+                    if self._stderr is not None:
+                        self._stderr.close_writer()  # the server has its own copy
                     self._client = client
                     self.tools = await self._list_tools(client)
                     deadline.reschedule(None)
@@ -119,11 +139,15 @@ class McpConnection:
                         listener.cancel()
                         await asyncio.wait({listener})
         except TimeoutError:
-            self._fail(f"did not start within {self.start_timeout:g} s")
+            failure = f"did not start within {self.start_timeout:g} s"
         except Exception as error:  # whatever the server or its transport did: it failed
-            self._fail(describe(error))
+            failure = describe(error)
         finally:
             self._client = None
+            if self._stderr is not None:  # its last lines, before the failure is shown
+                await self._stderr.finish()
+            if failure:
+                self._fail(failure)
             self._ready.set()
 
     def _client_for(self) -> Client:
@@ -133,12 +157,15 @@ class McpConnection:
             http = create_mcp_http_client(headers=spec.expanded_headers())
             target = streamable_http_client(spec.url, http_client=http)
         else:
-            target = StdioServerParameters(
+            cwd = os.path.expanduser(spec.cwd) if spec.cwd else self.cwd
+            parameters = StdioServerParameters(
                 command=spec.command,
                 args=list(spec.args),
-                env=spec.expanded_env() or None,
-                cwd=os.path.expanduser(spec.cwd) if spec.cwd else None,
+                env=spec.expanded_env() or None,  # the values are secrets from here on
+                cwd=cwd,
             )
+            self._stderr = StderrLog(spec.name)
+            target = stdio_client(parameters, errlog=self._stderr.writer)
         return Client(target, message_handler=self._on_message, cache=None)
 
     async def _list_tools(self, client: Client) -> list[mcp_types.Tool]:
@@ -209,6 +236,18 @@ class McpConnection:
             return 0.0
         return min(MAX_BACKOFF, 2.0 ** (self.failures - 2))
 
+    def next_start(self) -> str:
+        """When the server is started again, as the model is told."""
+        delay = self.backoff()
+        if delay <= 0:
+            return "restarting it at the next call"
+        left = max(0.0, self._failed_at + delay - time.monotonic())
+        until = (datetime.now() + timedelta(seconds=left)).strftime("%H:%M:%S")
+        return (
+            f"{self.failures} failures in a row: gave up until {until} "
+            f"(a new start {delay:g} s after the last failure)"
+        )
+
     async def ensure_ready(self) -> str:
         """Ready for a call: a failed server is started again once its backoff has passed.
         Returns a note for the model when it was restarted; raises ServerDown otherwise."""
@@ -216,19 +255,20 @@ class McpConnection:
             await self.wait_started()
         if self.state == "ready" and self._client is not None:
             return ""
-        wait = self._failed_at + self.backoff() - time.monotonic()
-        if wait > 0:
-            raise ServerDown(
-                f"the MCP server {self.spec.name} is down ({self.error}); it is started "
-                f"again in {wait:.0f} s at the earliest"
-            )
-        reason = self.error
+        name = self.spec.name
+        if self._failed_at + self.backoff() > time.monotonic():
+            raise ServerDown(f"the MCP server {name} is down ({self.error}); {self.next_start()}")
+        reason, failures = self.error, self.failures
+        log.info("restarting mcp server %s (%d failure(s) in a row)", name, failures)
         await self.stop()
         self.start()
         await self.wait_started()
         if self.state != "ready":
-            raise ServerDown(f"the MCP server {self.spec.name} failed again: {self.error}")
-        return f"(the MCP server {self.spec.name} had stopped ({reason}); it was restarted)"
+            raise ServerDown(
+                f"the MCP server {name} was restarting and failed again ({self.error}); "
+                f"{self.next_start()}"
+            )
+        return f"(the MCP server {name} had stopped ({reason}); restarting it: it was restarted)"
 
     async def call(
         self, tool: str, arguments: dict[str, Any], timeout: float
@@ -249,10 +289,16 @@ class McpConnection:
             if error.error.code != mcp_types.CONNECTION_CLOSED:
                 raise
             self._died(describe(error))
-            raise ServerDown(f"the MCP server {self.spec.name} stopped", closed=True) from error
+            raise self._stopped() from error
         except (OSError, EOFError) as error:
             self._died(describe(error))
-            raise ServerDown(f"the MCP server {self.spec.name} stopped", closed=True) from error
+            raise self._stopped() from error
+
+    def _stopped(self) -> ServerDown:
+        return ServerDown(
+            f"the MCP server {self.spec.name} stopped during the call; {self.next_start()}",
+            closed=True,
+        )
 
     def _died(self, reason: str) -> None:
         self._stop.set()

@@ -4,6 +4,8 @@ them, stopped when it no longer does (or at shutdown), their state for `agent/st
 `sync(specs)` is cheap and idempotent: a server whose entry is unchanged keeps running; a
 changed entry is stopped and started anew. A turn calls `wait_started` before offering tools:
 it waits at most for the servers still starting, each bounded by its start timeout.
+A folder's manager (server/mcp/folder.py) starts its stdio servers in the folder when their
+entry names no `cwd`, and `agent/status` names the folder.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from server.mcp_config import START_TIMEOUT, McpServerSpec
@@ -25,8 +28,9 @@ log = logging.getLogger(__name__)
 class McpManager:
     """Connections by server name, in the configuration's order."""
 
-    def __init__(self, start_timeout: float = START_TIMEOUT) -> None:
+    def __init__(self, start_timeout: float = START_TIMEOUT, folder: Path | None = None) -> None:
         self.start_timeout = start_timeout
+        self.folder = folder  # the workspace folder it runs the servers of (None: the user's)
         self.connections: dict[str, McpConnection] = {}
         self._stopping: set[asyncio.Task[None]] = set()
 
@@ -41,7 +45,7 @@ class McpManager:
             if name not in self.connections:
                 from server.mcp.connection import McpConnection
 
-                connection = McpConnection(spec, self.start_timeout)
+                connection = McpConnection(spec, self.start_timeout, cwd=self.folder)
                 self.connections[name] = connection
                 connection.start()
 
@@ -66,6 +70,9 @@ class McpManager:
                 state=s.state,
                 tools=list(s.tools),
                 error=s.error or None,
+                folder=None if self.folder is None else str(self.folder),
+                failures=s.failures,
+                retry_delay=s.retry_delay,
             )
             for s in self.status()
         ]

@@ -1,7 +1,9 @@
-"""A project's `.mcp.json` (at the workspace root, `{"mcpServers": {...}}`): its servers run
-commands from a repository that may not be the user's, so they start only after the user
-trusted that file's exact content for that workspace ("Trust the MCP servers of .mcp.json?"
-**Trust** / **Deny**, asked by the front end's `TrustGate`). A changed file asks again.
+"""A project's `.mcp.json` (at a workspace folder's root, `{"mcpServers": {...}}`): its
+servers run commands from a repository that may not be the user's, so they start only after
+the user trusted that file's exact content for that folder ("Trust the MCP servers of
+.mcp.json?" **Trust** / **Deny**, asked by the front end's `TrustGate`: LSP
+`window/showMessageRequest`, ACP `session/request_permission`, the CLI's terminal). A changed
+file asks again. The trusted servers run in the folder's manager (server/mcp/folder.py).
 
 Trust is kept outside every workspace (a repository cannot ship its own trust):
 `$XDG_STATE_HOME/agent-ls/mcp-trust.json` (default `~/.local/state/...`), one content digest
@@ -18,9 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from server.mcp.manager import McpManager
 from server.mcp_config import McpServerSpec, load_file, parse_servers
-from server.protocol import McpServerStatus
 
 log = logging.getLogger(__name__)
 
@@ -57,36 +57,30 @@ def trust_file() -> Path:
     return Path(state) / "agent-ls" / "mcp-trust.json"
 
 
-class ProjectServers:
-    """The `.mcp.json` servers of each workspace root, once trusted."""
+class ProjectTrust:
+    """Which workspace folders' `.mcp.json` the user trusts (and which content)."""
 
     def __init__(self, store: Path | None = None) -> None:
         self.store = store
-        self.managers: dict[Path, McpManager] = {}
         self._denied: set[tuple[Path, str]] = set()
         self._trusted_now: set[tuple[Path, str]] = set()  # also when the store is unwritable
 
-    async def manager_for(self, root: Path, gate: TrustGate | None) -> McpManager | None:
-        """The manager running `root`'s trusted project servers (None: no file, a bad
-        file, not trusted). Asks `gate` once per content."""
+    async def trusted_specs(self, root: Path, gate: TrustGate | None) -> tuple[McpServerSpec, ...]:
+        """The servers of `root`'s `.mcp.json` once trusted (none: no file, a bad file, not
+        trusted). Asks `gate` once per content."""
         path = root / PROJECT_FILE
         try:
             content = path.read_bytes()
             specs = parse_servers(load_file(path), source=PROJECT_FILE)
         except FileNotFoundError:
-            await self.forget(root)
-            return None
+            return ()
         except (OSError, ValueError) as error:
             log.warning("%s is not used: %s", path, error)
-            await self.forget(root)
-            return None
+            return ()
         digest = hashlib.sha256(content).hexdigest()
         if not await self._trusted(root, digest, path, specs, gate):
-            await self.forget(root)
-            return None
-        manager = self.managers.setdefault(root, McpManager())
-        manager.sync(specs)
-        return manager
+            return ()
+        return specs
 
     async def _trusted(
         self,
@@ -106,18 +100,6 @@ class ProjectServers:
         self._trusted_now.add((root, digest))
         self._remember(root, digest)
         return True
-
-    def report(self) -> list[McpServerStatus]:
-        return [status for manager in self.managers.values() for status in manager.report()]
-
-    async def forget(self, root: Path) -> None:
-        manager = self.managers.pop(root, None)
-        if manager is not None:
-            await manager.close()
-
-    async def close(self) -> None:
-        for root in list(self.managers):
-            await self.forget(root)
 
     def _path(self) -> Path:
         return self.store or trust_file()

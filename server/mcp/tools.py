@@ -104,15 +104,19 @@ class McpTool:
 
     async def _call(self, arguments: dict[str, Any]) -> tuple[str, mcp_types.CallToolResult]:
         """The call; a server found stopped is started again (as its backoff allows) and
-        the call made once more, the model told."""
-        note = await self.connection.ensure_ready()
-        try:
-            return note, await self.connection.call(self.tool.name, arguments, self._timeout)
-        except ServerDown as down:
-            if not down.closed:
-                raise
-        note = await self.connection.ensure_ready()
-        return note, await self.connection.call(self.tool.name, arguments, self._timeout)
+        the call made once more. The model is told each restart and, when the server
+        stopped again, until when it is given up."""
+        notes: list[str] = []
+        for attempt in (1, 2):
+            try:
+                note = await self.connection.ensure_ready()
+                notes += [note] if note else []
+                result = await self.connection.call(self.tool.name, arguments, self._timeout)
+                return " ".join(notes), result
+            except ServerDown as down:
+                if not down.closed or attempt == 2 or notes:
+                    raise ServerDown(" ".join([*notes, str(down)]), closed=down.closed) from down
+        raise AssertionError("unreachable")  # the second attempt returns or raises
 
     async def _consented(self, arguments: dict[str, Any]) -> bool:
         spec = self.connection.spec

@@ -1,5 +1,8 @@
 """The MCP tools of one turn: each ready server's tools, named and bound to the front end's
-consent prompt and the session's "Always allow" answers."""
+consent prompt and the session's "Always allow" answers; a server that failed after it
+listed its tools keeps them offered (a call starts it again, as its backoff allows). Of
+servers of the same name, the first manager's is offered (turn_assembly.mcp_servers orders
+them)."""
 
 from __future__ import annotations
 
@@ -24,14 +27,21 @@ async def with_mcp_tools(
     small to be trusted with them). Waits at most for the servers still starting."""
     if agent.provider.name == "local" or not any(m.connections for m in managers):
         return agent
-    from server.mcp.tools import McpTool, tool_name  # the MCP SDK loads with the first server
+    # the MCP SDK loads with the first server
+    from server.mcp.connection import McpConnection
+    from server.mcp.tools import McpTool, tool_name
 
     await asyncio.gather(*(manager.wait_started() for manager in managers))
     registry = agent.registry
     taken = set(registry.names())
     trust_all = config.commands == "allow"
-    connections = [c for manager in managers for c in manager.ready()]
-    for connection in connections:
+    first: dict[str, McpConnection] = {}
+    for manager in managers:
+        for server, connection in manager.connections.items():
+            first.setdefault(server, connection)
+    for connection in first.values():
+        if connection.state not in ("ready", "failed"):
+            continue  # a failed server that had tools: a call starts it again (its backoff)
         for tool in connection.tools:
             name = tool_name(connection.spec.name, tool.name, taken)
             implementation = McpTool(

@@ -75,9 +75,14 @@ async def test_closing_a_folder_stops_its_index_and_drops_its_plans(tmp_path: Pa
     [
         (
             "visual-studio-code",
-            ResolvedClientCapabilities(True, True, frozenset({"edit"})),
+            ResolvedClientCapabilities(True, True, frozenset({"edit"}), configuration=True),
         ),
-        ("neovim", ResolvedClientCapabilities(True, True, frozenset({"edit", "command"}))),
+        (
+            "neovim",
+            ResolvedClientCapabilities(
+                True, True, frozenset({"edit", "command"}), configuration=True
+            ),
+        ),
     ],
 )
 def test_capabilities_of_real_clients_are_resolved(

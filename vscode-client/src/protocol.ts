@@ -312,8 +312,10 @@ export interface RulesReport {
 
 /**
  * One MCP server in `agent/status`: its transport (stdio, http), its state (starting,
- * ready, failed, stopped), the tools it offers (as the server names them) and why it
- * failed.
+ * ready, failed, stopped), the tools it offers (as the server names them), why it failed
+ * (with the last lines it wrote to stderr, redacted), the workspace folder whose settings
+ * or `.mcp.json` run it (None: the user's settings, an ACP session's), its failures in a row
+ * and the seconds a new start waits after the last one (`retryDelay`, 0: at the next call).
  */
 export interface McpServerStatus {
   name: string;
@@ -321,6 +323,9 @@ export interface McpServerStatus {
   state: string;
   tools: string[];
   error?: string;
+  folder?: string;
+  failures: number;
+  retryDelay?: number;
 }
 
 /**
