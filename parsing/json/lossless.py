@@ -18,9 +18,7 @@ caller goes on with its strict and tolerant passes.
 
 from __future__ import annotations
 
-import json
 import re
-from collections.abc import Callable
 from typing import Any, Final
 
 import orjson
@@ -31,7 +29,6 @@ MAX_FAST_DEPTH: Final = 150
 
 _CONTROL = re.compile(r"[\x00-\x1f]")
 _COMMON_CONTROLS: Final = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
-_scanstring: Callable[[str, int, bool], tuple[str, int]] = json.decoder.scanstring  # type: ignore[attr-defined]
 _BIG_INT = re.compile(r"\d{19,}")
 _STRING_REST = re.compile(r'[^"\\]*+(?:\\[\s\S][^"\\]*+)*+')
 _LITERAL = re.compile(r"(True|False|None)(?![\w$])")
@@ -46,11 +43,10 @@ _END_OF_DATA = "unexpected end of data"
 
 def _string_rest_end(body: str, pos: int) -> int:
     """Index of the quote ending the string whose text resumes at ``pos`` (an escape
-    boundary), or ``len(body)``: json's scanner at C speed, the regex when it refuses."""
-    try:
-        return _scanstring(body, pos, False)[1] - 1
-    except ValueError:  # an unknown escape or no closing quote
-        return _STRING_REST.match(body, pos).end()  # type: ignore[union-attr]
+    boundary), or where the body ends (a lone backslash at its end left out). (Where json's
+    scanner reads the string it ends at the same quote; the pattern raises no error where
+    the scanner refuses it, an unknown escape or no closing quote.)"""
+    return _STRING_REST.match(body, pos).end()  # type: ignore[union-attr]
 
 
 def _escape_string_controls(text: str) -> str:
