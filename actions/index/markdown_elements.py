@@ -29,6 +29,8 @@ from typing import Literal
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
+from actions.index.markdown_table import lean_table
+
 ElementType = Literal["heading", "text", "list", "table", "code"]
 
 MAX_CHARS = 1500
@@ -76,6 +78,7 @@ def _parser() -> MarkdownIt:
 _MD = _parser()
 _BLOCKS_ONLY = _parser().disable("inline")  # only headings need their inline text: a third
 # of the parse time goes to the inline parsing of every paragraph and table cell otherwise
+_BLOCKS_ONLY.block.ruler.at("table", lean_table, {"alt": ["paragraph", "reference"]})
 
 
 def parse_elements(text: str) -> list[Element]:
