@@ -13,10 +13,13 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 from actions.private import PRIVATE_FILE
+
+LOCK_POLL = 0.2  # seconds between tries while another process builds
 
 
 def lock_path(db_path: Path) -> Path:
@@ -28,15 +31,28 @@ def progress_path(db_path: Path) -> Path:
 
 
 @contextlib.contextmanager
-def build_lock(db_path: Path) -> Iterator[None]:
-    """Hold the index's graph lock (waiting for another process's build to end first)."""
+def build_lock(db_path: Path, stop: threading.Event | None = None) -> Iterator[bool]:
+    """Hold the index's graph lock, waiting for another process's build to end first;
+    False (not held) when ``stop`` is set meanwhile (a closing store never hangs on it)."""
     fd = os.open(lock_path(db_path), os.O_RDWR | os.O_CREAT, PRIVATE_FILE)
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if stop is not None and stop.wait(LOCK_POLL):
+                    yield False
+                    return
+                if stop is None:
+                    fcntl.flock(fd, fcntl.LOCK_EX)
+                    break
+        try:
+            yield True
+        finally:
+            with contextlib.suppress(OSError):
+                progress_path(db_path).unlink()
     finally:
-        with contextlib.suppress(OSError):
-            progress_path(db_path).unlink()
         os.close(fd)  # releases the lock
 
 

@@ -246,10 +246,12 @@ class VectorIndex:
         nice_this_thread()  # the searches meanwhile are exact, and come first
         self.progress = (0, len(ids))
         try:
-            with build_lock(self.db_path):  # another process's build of it ends first
-                saved = self._saved(epoch, seq) or self._write(
-                    base, tombstones, ids, matrix, (epoch, seq)
-                )
+            with build_lock(self.db_path, self._stop) as held:  # another process's first
+                saved = None
+                if held:
+                    saved = self._saved(epoch, seq) or self._write(
+                        base, tombstones, ids, matrix, (epoch, seq)
+                    )
             if saved is not None:
                 self._swap(epoch, saved[1], saved[0])
             self._failures, self.build_error = 0, ""

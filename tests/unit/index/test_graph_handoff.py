@@ -62,3 +62,25 @@ def test_the_status_shows_a_build_another_process_runs(tmp_path: Path) -> None:
         assert "nearest chunks: exact, graph building (2048/5000)" in text
     waited = index(tmp_path, "--wait-graph")
     assert waited["embeddings"]["search"]["kind"] == "hnsw"  # type: ignore[index]
+
+
+def test_a_store_closes_while_another_process_builds_its_graph(tmp_path: Path) -> None:
+    """The server's own build waits for the lock of a build running elsewhere; closing the
+    store meanwhile (the server stopping) does not wait for the other process."""
+    import threading
+
+    from actions.index.model import Chunk, DocumentRecord
+    from actions.index.sqlite_store import SqliteStore
+
+    path = tmp_path / "index.sqlite3"
+    store = SqliteStore(path, ann_min=1)
+    vector = (1.0,) + (0.0,) * 383
+    chunk = Chunk("a.md", 0, "text", "alpha", "alpha", embedding_status="ready", embedding=vector)
+    store.replace_chunks(DocumentRecord("a.md", "ready", "h", chunks=1), [chunk])
+    with build_lock(path):  # another process builds the graph and never finishes
+        assert store.search("", 1, vector=vector)[0].chunk.document == "a.md"  # exact
+        assert store.vector_search()["building"] is True  # this process's build waits
+        closing = threading.Thread(target=store.close)
+        closing.start()
+        closing.join(60)  # a bound, not a measure: without the stop check it never returns
+        assert not closing.is_alive()
