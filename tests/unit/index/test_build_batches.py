@@ -9,7 +9,7 @@ from pathlib import Path
 
 from markdown_it import MarkdownIt
 
-from actions.index.markdown_elements import _BLOCKS_ONLY
+from actions.index.markdown_elements import _blocks_only
 from tests.unit.index.test_cli import agent_ls
 
 
@@ -65,4 +65,4 @@ def test_tables_end_where_markdown_it_ends_them() -> None:
     full = MarkdownIt("commonmark", {"html": True}).enable("table").disable("inline")
     for text in TABLES:
         expected = [(t.type, t.map) for t in full.parse(text) if t.level == 0]
-        assert [(t.type, t.map) for t in _BLOCKS_ONLY.parse(text) if t.level == 0] == expected
+        assert [(t.type, t.map) for t in _blocks_only().parse(text) if t.level == 0] == expected
