@@ -37,11 +37,12 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
-
-import pathspec
+from typing import TYPE_CHECKING, Protocol
 
 from actions.errors import PathRefused
+
+if TYPE_CHECKING:
+    import pathspec
 
 MAX_PATH_BYTES = 4096
 MAX_NAME_BYTES = 255
@@ -346,7 +347,7 @@ class SecretPolicy:
 
     def __init__(self, allow: Sequence[str] = (), *, allow_all: bool = False) -> None:
         self.allow_all = allow_all
-        self._allow = pathspec.GitIgnoreSpec.from_lines(list(allow)) if allow else None
+        self._allow = _spec(allow) if allow else None
 
     def refused(self, relative: str) -> str | None:
         """The deny-list pattern `relative` matches, or None when it is not refused."""
@@ -375,3 +376,9 @@ def secret_pattern(relative: str) -> str | None:
         if fnmatch.fnmatchcase(name, pattern):
             return pattern
     return None
+
+
+def _spec(lines: Sequence[str]) -> pathspec.GitIgnoreSpec:
+    import pathspec  # here: only an allow-list needs it (a search never loads it otherwise)
+
+    return pathspec.GitIgnoreSpec.from_lines(list(lines))

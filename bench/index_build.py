@@ -1,19 +1,22 @@
 """CPU of `agent-ls index --no-embed` against a plain FTS5 build of the same chunks (issue 27,
 item 8: within 5x).
 
-    python bench/index_build.py [--files 2000] [--runs 3] [--profile]
+    python bench/index_build.py [--files 1000,5000] [--runs 3] [--profile]
 
-Builds a synthetic workspace (bench/retrieval.py's: markdown with tables and code, Python
-modules, in 100 folders; not a git repository), then, each run on a fresh store:
-- `agent-ls index --workspace DIR --no-embed --no-summaries --json` in a new process: CPU
-  seconds (user + system, its children included) and wall;
+For each size, builds a synthetic workspace (bench/retrieval.py's: markdown with tables and
+code, Python modules, in 100 folders) committed to a git repository (what users index: the
+listing goes through git), then, each run on a fresh store:
+- `agent-ls index --workspace DIR --no-embed --no-summaries --json` in a new process, as a
+  user runs it: CPU seconds (user + system, its children included) and wall;
 - reference: a new Python process reading every file of the workspace and inserting the
   chunks the index holds (their indexed text, read from the index just built) into one plain
   FTS5 table (`unicode61`, one column) in one transaction — what any FTS5 index of these chunks
   costs, without chunking;
 - `python -c pass` (the interpreter's start, in both figures).
-Prints min / median / max of each and the ratio of the medians of CPU seconds.
-`--profile`: one more index run under cProfile, its 25 most expensive functions (cumulative).
+Prints min / median / max of each and the ratio of the medians of CPU seconds (the larger
+size weighs the fixed start-up less).
+`--profile`: one more index run under cProfile, its 25 most expensive functions (cumulative;
+the main thread only: planning and writing run on worker threads).
 """
 
 from __future__ import annotations
@@ -37,7 +40,8 @@ from retrieval import synthetic_workspace  # noqa: E402
 PLAIN_FTS5 = """
 import os, sqlite3, sys
 workspace, chunks, target = sys.argv[1:4]
-for folder, _, names in os.walk(workspace):
+for folder, dirs, names in os.walk(workspace):
+    dirs[:] = [name for name in dirs if name != ".git"]
     for name in names:
         with open(os.path.join(folder, name), "rb") as handle:
             handle.read()
@@ -70,20 +74,32 @@ def row(name: str, results: list[tuple[float, float]]) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--files", type=int, default=2000)
+    parser.add_argument("--files", default="1000,5000", help="sizes, comma-separated")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--profile", action="store_true")
     args = parser.parse_args()
+    for files in [int(size) for size in args.files.split(",")]:
+        measure(files, args.runs, args.profile)
+
+
+def commit_all(root: Path) -> None:
+    git = ["git", "-C", str(root), "-c", "user.name=bench", "-c", "user.email=bench@localhost"]
+    for command in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "workspace"]):
+        subprocess.run([*git, *command], check=True)
+
+
+def measure(files: int, runs: int, profile: bool) -> None:
     with tempfile.TemporaryDirectory() as temp:
         workspace = Path(temp) / "ws"
         workspace.mkdir()
-        synthetic_workspace(workspace, args.files)
+        synthetic_workspace(workspace, files)
+        commit_all(workspace)
         env = dict(os.environ, PYTHONPATH=str(ROOT), PYTHONPYCACHEPREFIX=f"{temp}/pycache")
         env.pop("PYTHONDONTWRITEBYTECODE", None)
         agent = [sys.executable, "-m", "server", "index", "--workspace", str(workspace)]
         agent += ["--no-embed", "--no-summaries", "--json"]
         index, plain, start = [], [], []
-        for run in range(args.runs + 1):  # the first: warm-up (byte code, page cache)
+        for run in range(runs + 1):  # the first: warm-up (byte code, page cache)
             env["AGENT_LS_INDEX_DIR"] = store = f"{temp}/store{run}"
             built = timed(agent, env)
             (database,) = Path(store).glob("*/index.sqlite3")
@@ -97,7 +113,8 @@ def main() -> None:
                 plain.append(reference)
                 start.append(interpreter)
         chunks = sqlite3.connect(database).execute("SELECT count(*) FROM chunks").fetchone()[0]
-        print(f"{args.files} files, {chunks} chunks, {args.runs} runs (CPU seconds)")
+        load = os.getloadavg()[0]
+        print(f"\n{files} files, {chunks} chunks, {runs} runs (load average {load:.1f})")
         print("| build | min CPU s | median CPU s | max CPU s | median wall s |")
         print("|---|---|---|---|---|")
         print(row("agent-ls index --no-embed", index))
@@ -105,7 +122,7 @@ def main() -> None:
         print(row("python -c pass", start))
         ratio = statistics.median(c for _, c in index) / statistics.median(c for _, c in plain)
         print(f"ratio (median CPU): {ratio:.1f}x")
-        if args.profile:
+        if profile:
             env["AGENT_LS_INDEX_DIR"] = f"{temp}/profiled"
             command = [sys.executable, "-m", "cProfile", "-s", "cumulative", "-m", "server"]
             output = subprocess.run(

@@ -494,11 +494,13 @@ class VectorSearchReport:
     """How the nearest chunks are found now: `kind` `hnsw` (a saved graph of `vectors`
     vectors, newer ones searched exactly), `exact` (a small index, or while a graph is
     `building`, built at low priority: its `progress`), `not loaded` (before the first
-    search), `pgvector`; the last build `error`."""
+    search), `pgvector`; `pending`: a graph is due and no process builds it yet; the last
+    build `error`."""
 
     kind: str
     vectors: int | None = None
     building: bool | None = None
+    pending: bool | None = None
     progress: GraphProgress | None = None
     error: str | None = None
 

@@ -31,8 +31,6 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
-import pathspec
-
 from actions.files.gitenv import clean_git_env, run_git
 
 if TYPE_CHECKING:  # GitPython is imported when a repository is opened (`agent-ls search`
@@ -48,6 +46,8 @@ class Rules:
     own verdict covers its contents. The last matching pattern wins."""
 
     def __init__(self, lines: list[str]) -> None:
+        import pathspec  # here: a search of a fresh index reads no ignore file
+
         spec = pathspec.GitIgnoreSpec.from_lines(lines)
         self._patterns = [
             (pattern.regex, bool(pattern.include))

@@ -12,8 +12,11 @@ The grammars are the tree-sitter project's own PyPI wheels (``tree-sitter-python
 from __future__ import annotations
 
 import functools
+from typing import TYPE_CHECKING
 
-from tree_sitter import Language, Parser
+if TYPE_CHECKING:
+    import tree_sitter
+
 
 _JS = {
     "function_declaration": "function",
@@ -93,11 +96,15 @@ FUNCTION_VALUES = frozenset(
 
 
 @functools.cache
-def parser_for(language: str) -> Parser | None:
+def parser_for(language: str) -> tree_sitter.Parser | None:
     """A parser of ``language`` (a name of ``source_chunks.LANGUAGES``), None when no grammar
     is shipped for it."""
     grammar = _grammar(language)
-    return None if grammar is None else Parser(Language(grammar))
+    if grammar is None:
+        return None
+    from tree_sitter import Language, Parser  # here: a search parses nothing
+
+    return Parser(Language(grammar))
 
 
 def _grammar(language: str) -> object | None:

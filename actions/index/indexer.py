@@ -28,7 +28,14 @@ from pathlib import Path
 from actions.index.embedding_worker import EmbeddingWorker
 from actions.index.embeddings import Embedder, dense_status
 from actions.index.files import FileSet, IndexConfig
-from actions.index.model import DocumentRecord, DocumentStatus, Hit, IndexStatus, StoreError
+from actions.index.model import (
+    Chunk,
+    DocumentRecord,
+    DocumentStatus,
+    Hit,
+    IndexStatus,
+    StoreError,
+)
 from actions.index.planning import (
     Pause,
     Plan,
@@ -187,24 +194,54 @@ class WorkspaceIndex(SummaryPhase):
         """Write plans in one batch of the store (runs in a worker thread); a file that
         changed since it was planned is planned again first. Documents whose summaries the
         model writes are written ``chunked`` (``chunked``) and returned, to be summarized."""
-        report, awaiting = UpdateReport(), []
+        report, waiting = UpdateReport(), []
         with self.store.batch():
+            chunks: list[tuple[Plan, DocumentStatus]] = []
             for plan in plans:
                 if stale(self.files, plan):
                     plan = plan_document(self.files, plan.path, None, True)
                 if plan.action == "resume" and self.summarizer is not None:
                     plan.chunks = self.store.chunks_of(plan.path)
                 waits = chunked and self._awaits_summaries(plan)
-                try:
-                    report.merge(self._apply(plan, "chunked" if waits else "ready"))
-                except StoreError:  # the store failing is no document's failure: stop
-                    raise
-                except Exception as error:
-                    report.merge(self._apply(failed_plan(plan.path, error)))
-                    continue
-                if waits:
-                    awaiting.append(plan)
-        return report, awaiting
+                status: DocumentStatus = "chunked" if waits else "ready"
+                if plan.action in ("chunks", "failed"):
+                    chunks.append((plan, status))  # written together below
+                    if waits:
+                        waiting.append(plan)
+                elif self._apply_one(plan, status, report) and waits:
+                    waiting.append(plan)
+            failed = self._replace(chunks, report)
+        return report, [plan for plan in waiting if plan.path not in failed]
+
+    def _replace(self, plans: list[tuple[Plan, DocumentStatus]], report: UpdateReport) -> set[str]:
+        """Write the chunks of ``plans`` in one go (one statement per table); when that fails,
+        one by one, so that only the document at fault is recorded failed. The paths failed
+        that way."""
+        if not plans:
+            return set()
+        try:
+            self.store.replace_many([self._replacement(plan, status) for plan, status in plans])
+        except StoreError:  # the store failing is no document's failure: stop
+            raise
+        except Exception as error:
+            log.warning("writing a batch failed (%r): writing its documents one by one", error)
+            return {
+                plan.path for plan, status in plans if not self._apply_one(plan, status, report)
+            }
+        for plan, _ in plans:
+            report.merge(_written(plan))
+        return set()
+
+    def _apply_one(self, plan: Plan, status: DocumentStatus, report: UpdateReport) -> bool:
+        """Write one plan; a failure (not the store's) records the document failed: False."""
+        try:
+            report.merge(self._apply(plan, status))
+        except StoreError:
+            raise
+        except Exception as error:
+            report.merge(self._apply(failed_plan(plan.path, error)))
+            return False
+        return True
 
     def _apply(self, plan: Plan, status: DocumentStatus = "ready") -> UpdateReport:
         """Write one plan to the store (runs in a worker thread)."""
@@ -222,16 +259,21 @@ class WorkspaceIndex(SummaryPhase):
         if plan.action == "resume":  # chunked when the last process stopped: chunks kept
             self.store.put_document(replace(plan.record, status=status))
             return UpdateReport(unchanged=[plan.path])
+        self.store.replace_chunks(*self._replacement(plan, status))
+        return _written(plan)
+
+    def _replacement(
+        self, plan: Plan, status: DocumentStatus
+    ) -> tuple[DocumentRecord, list[Chunk]]:
+        """The record and chunks a ``chunks`` or ``failed`` plan writes."""
+        assert plan.record is not None
         chunks = plan.chunks
         if self.embedder is not None:  # vectors are filled in the background
             chunks = [replace(chunk, embedding_status="pending") for chunk in chunks]
         record = plan.record
         if plan.action == "chunks" and status != record.status:
             record = replace(record, status=status)
-        self.store.replace_chunks(record, chunks)
-        if plan.action == "failed":
-            return UpdateReport(failed={plan.path: plan.record.reason})
-        return UpdateReport(indexed=[plan.path])
+        return record, chunks
 
     def _mark_pending(self, paths: list[str], known: dict[str, DocumentRecord]) -> set[str]:
         """Record ``pending`` for every file whose size or time changed (one transaction)."""
@@ -318,3 +360,11 @@ class WorkspaceIndex(SummaryPhase):
         close = getattr(self.summarizer, "close", None)  # a model summarizer's cache
         if close is not None:
             close()
+
+
+def _written(plan: Plan) -> UpdateReport:
+    """What writing a ``chunks`` or ``failed`` plan reports."""
+    if plan.action == "failed":
+        assert plan.record is not None
+        return UpdateReport(failed={plan.path: plan.record.reason})
+    return UpdateReport(indexed=[plan.path])

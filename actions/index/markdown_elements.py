@@ -21,13 +21,15 @@ its heading path), as are HTML comment blocks (metadata such as ``<!-- YAML ... 
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-from markdown_it import MarkdownIt
-from markdown_it.token import Token
+if TYPE_CHECKING:  # markdown-it-py is imported on the first parse (a search parses nothing)
+    from markdown_it import MarkdownIt
+    from markdown_it.token import Token
 
 ElementType = Literal["heading", "text", "list", "table", "code"]
 
@@ -70,18 +72,31 @@ def split_lines(text: str) -> list[str]:
 
 
 def _parser() -> MarkdownIt:
+    from markdown_it import MarkdownIt
+
     return MarkdownIt("commonmark", {"html": True}).enable("table")
 
 
-_MD = _parser()
-_BLOCKS_ONLY = _parser().disable("inline")  # only headings need their inline text: a third
-# of the parse time goes to the inline parsing of every paragraph and table cell otherwise
+@functools.cache
+def _full() -> MarkdownIt:
+    return _parser()
+
+
+@functools.cache
+def _blocks_only() -> MarkdownIt:
+    """Only headings need their inline text: a third of the parse time goes to the inline
+    parsing of every paragraph and table cell otherwise; tables without their cells."""
+    from actions.index.markdown_table import lean_table
+
+    parser = _parser().disable("inline")
+    parser.block.ruler.at("table", lean_table, {"alt": ["paragraph", "reference"]})
+    return parser
 
 
 def parse_elements(text: str) -> list[Element]:
     """The top-level blocks of ``text`` in document order (see the module docstring)."""
     lines = split_lines(text)
-    tokens = _BLOCKS_ONLY.parse(text)
+    tokens = _blocks_only().parse(text)
     levels: dict[int, str] = {}
     elements: list[Element] = []
     for index, token in enumerate(tokens):
@@ -108,7 +123,7 @@ def parse_elements(text: str) -> list[Element]:
 def _inline_text(token: Token) -> str:
     if token.type != "inline":
         return ""
-    children = _MD.parseInline(token.content)[0].children if token.content else []
+    children = _full().parseInline(token.content)[0].children if token.content else []
     parts = [child.content for child in children or [] if child.type in _INLINE_TEXT]
     return " ".join("".join(parts).split()) or token.content.strip()
 

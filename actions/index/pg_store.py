@@ -231,6 +231,10 @@ class PgStore(PgEmbeddings):
             self._upsert(cur, [record])
         self._dimensions |= sizes
 
+    def replace_many(self, documents: Sequence[tuple[DocumentRecord, Sequence[Chunk]]]) -> None:
+        for record, chunks in documents:  # a transaction each: the server's writes are few
+            self.replace_chunks(record, chunks)
+
     def _vector_index(self, cur: Any, size: int) -> None:
         cur.execute(
             f"CREATE INDEX IF NOT EXISTS chunks_embedding_{size:d} ON {SCHEMA}.chunks"

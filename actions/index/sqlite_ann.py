@@ -23,7 +23,9 @@ Layout and lifecycle:
 - The build runs on a niced thread (``background.nice_this_thread``: a search, a chat turn and
   the editor come first) and reports how far it is (``describe``: ``progress``, vectors added
   of those to add). A process that only searches once (``agent-ls search``) starts no build:
-  it would leave it unfinished at exit (``builds`` False).
+  it would leave it unfinished at exit (``builds`` False); `agent-ls index` hands it to a
+  niced child process (``graph_process``: one build at a time per index, across processes,
+  its progress visible to the others).
 - A failed build is tried again after ``RETRY_AFTER`` seconds, doubled per failure (at most
   ``RETRY_MAX``); its reason stays in ``build_error`` until a build succeeds.
 - Below ``ANN_MIN`` vectors there is no graph at all: exact search is as fast there.
@@ -41,6 +43,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from actions.index.background import nice_this_thread
+from actions.index.graph_lock import build_lock, building_elsewhere, report_progress
 from actions.private import PRIVATE_FILE
 
 if TYPE_CHECKING:
@@ -216,13 +219,18 @@ class VectorIndex:
     def _needs_build(self, state: _State) -> bool:
         if not self.builds or not self._idle.is_set() or self._stop.is_set():
             return False
+        return self._due(state)
+
+    def _due(self, state: _State) -> bool:
+        """Whether ``state`` wants a graph (built): none yet for enough vectors, or too many
+        vectors and tombstones outside it."""
         if self._failures and time.monotonic() < self._retry_at:
             return False
-        if not _usearch():
-            return False
         if state.graph is None:
-            return len(state.ids) >= max(self.ann_min, 1)
-        return state.pending() > self.delta_max
+            wanted = len(state.ids) >= max(self.ann_min, 1)
+        else:
+            wanted = state.pending() > self.delta_max
+        return wanted and _usearch()
 
     def _start_build(self, state: _State) -> None:
         self._idle.clear()
@@ -238,9 +246,14 @@ class VectorIndex:
         nice_this_thread()  # the searches meanwhile are exact, and come first
         self.progress = (0, len(ids))
         try:
-            path = self._write(base, tombstones, ids, matrix, f"{epoch}-{seq}")
-            if path is not None:
-                self._swap(epoch, seq, path)
+            with build_lock(self.db_path, self._stop) as held:  # another process's first
+                saved = None
+                if held:
+                    saved = self._saved(epoch, seq) or self._write(
+                        base, tombstones, ids, matrix, (epoch, seq)
+                    )
+            if saved is not None:
+                self._swap(epoch, saved[1], saved[0])
             self._failures, self.build_error = 0, ""
         except (OSError, ValueError, RuntimeError, sqlite3.Error) as error:
             delay = min(self.retry_after * 2**self._failures, RETRY_MAX)
@@ -253,11 +266,25 @@ class VectorIndex:
         finally:
             self._idle.set()
 
+    def _saved(self, epoch: str, seq: int) -> tuple[Path, int] | None:
+        """A graph file holding the log up to ``seq`` at least (saved by another process
+        while this one waited for the lock)."""
+        for file_seq, path in self._files(epoch):
+            if file_seq >= seq and path.is_file():
+                return path, file_seq
+        return None
+
     def _write(
-        self, base: Path | None, tombstones: frozenset[int], ids: Any, matrix: Any, name: str
-    ) -> Path | None:
+        self,
+        base: Path | None,
+        tombstones: frozenset[int],
+        ids: Any,
+        matrix: Any,
+        version: tuple[str, int],
+    ) -> tuple[Path, int] | None:
         """The graph of ``base`` with the tombstones removed and the delta added, saved as
-        ``name`` (None when stopped first)."""
+        the file of ``version`` (epoch, log entry; None when stopped first)."""
+        epoch, seq = version
         _usearch()  # onnxruntime first (see there)
         from usearch.index import Index
 
@@ -276,12 +303,13 @@ class VectorIndex:
             part = slice(start, start + BUILD_BATCH)
             graph.add(ids[part], matrix[part], threads=BUILD_THREADS)
             self.progress = (min(start + BUILD_BATCH, len(ids)), len(ids))
-        path = self.db_path.with_name(f"{self.db_path.name}.vectors-{name}.usearch")
+            report_progress(self.db_path, *self.progress)
+        path = self.db_path.with_name(f"{self.db_path.name}.vectors-{epoch}-{seq}.usearch")
         aside = path.with_name(path.name + ".tmp")
         graph.save(str(aside))
         os.chmod(aside, PRIVATE_FILE)  # usearch creates it 0644: the vectors are private too
         os.replace(aside, path)
-        return path
+        return path, seq
 
     def _start_trim(self, seq: int) -> None:
         """Trim the log up to ``seq`` in the background (another process that is behind
@@ -333,12 +361,21 @@ class VectorIndex:
                 self._sync(db)
         return self._idle.wait(timeout)
 
+    def graph_due(self, db: sqlite3.Connection) -> bool:
+        """Bring the state up to date (starting no build when ``builds`` is False) and say
+        whether a graph build is due (the caller holds the lock)."""
+        return self._due(self._sync(db))
+
     def describe(self) -> dict[str, object]:
         state = self._state
         if state is None:
             return {"kind": "not loaded"}
         builder = self._builder  # a graph build, not a trim of the log
         building = not self._idle.is_set() and builder is not None and builder.name == GRAPH_THREAD
+        progress = self.progress
+        elsewhere = None if building else building_elsewhere(self.db_path)
+        if elsewhere is not None:  # another process builds it (`agent-ls index`'s child)
+            building, progress = True, elsewhere
         return {
             "kind": "hnsw" if state.graph is not None else "exact",
             "graph": len(state.graph) if state.graph is not None else 0,
@@ -346,7 +383,8 @@ class VectorIndex:
             "tombstones": len(state.tombstones),
             "file": str(state.graph_path or ""),
             "building": building,
-            "progress": {"added": self.progress[0], "total": self.progress[1]} if building else {},
+            "pending": not building and self._due(state),
+            "progress": {"added": progress[0], "total": progress[1]} if building else {},
             "error": self.build_error,
         }
 

@@ -22,6 +22,7 @@ another process (``agent-ls index`` beside a running server) can read and write 
 
 from __future__ import annotations
 
+import functools
 import json
 import sqlite3
 import threading
@@ -95,8 +96,13 @@ def _fts_columns(indexed_text: str, content: str, summary: str) -> tuple[str, st
     path, _, rest = indexed_text.partition("\n")
     headings, _, small = rest.partition("\n")
     body = content if summary else ""
-    head = " ".join(terms(f"{path} {headings}"))
-    return head, " ".join(terms(small)), " ".join(terms(body))
+    return _head(f"{path} {headings}"), " ".join(terms(small)), " ".join(terms(body))
+
+
+@functools.lru_cache(maxsize=4096)
+def _head(text: str) -> str:
+    """The ``head`` column: a document's chunks share its path and often their headings."""
+    return " ".join(terms(text))
 
 
 class SqliteStore(SqliteEmbeddings):
@@ -239,36 +245,39 @@ class SqliteStore(SqliteEmbeddings):
             _upsert_many(db, records)
 
     def replace_chunks(self, record: DocumentRecord, chunks: Sequence[Chunk]) -> None:
-        columns = [fts_columns(chunk) for chunk in chunks]  # outside the lock: pure work
-        hashes = [text_hash(chunk.indexed_text) for chunk in chunks]
+        self.replace_many([(record, chunks)])
+
+    def replace_many(self, documents: Sequence[tuple[DocumentRecord, Sequence[Chunk]]]) -> None:
+        """``replace_chunks`` for many documents in one savepoint: one statement per table
+        (FTS5 flushes its pending terms at every savepoint release, and per-document
+        statements cost more than the rows)."""
+        columns = [fts_columns(chunk) for _, chunks in documents for chunk in chunks]
+        hashes = [text_hash(chunk.indexed_text) for _, chunks in documents for chunk in chunks]
+        paths = [record.path for record, _ in documents]
         with self._transaction() as db:
-            present = db.execute(
-                "SELECT id, text_hash, embedding, embedding_status FROM chunks WHERE document = ?",
-                (record.path,),
-            ).fetchall()
-            # vectors of the old chunks: unchanged text keeps its vector
-            old = {digest: blob for _, digest, blob, status in present if status == "ready"}
+            present = _present(db, paths)
+            # vectors of the old chunks: unchanged text keeps its vector (per document)
+            old: dict[str, dict[str, bytes]] = {}
+            for _, path, digest, blob, status in present:
+                if status == "ready":
+                    old.setdefault(path, {})[digest] = blob
             if present:  # a new document (a full build: most) has nothing to delete
                 db.executemany("DELETE FROM chunks_fts WHERE rowid = ?", [(r[0],) for r in present])
-                db.execute("DELETE FROM chunks WHERE document = ?", (record.path,))
+                gone = sorted({row[1] for row in present})
+                db.executemany("DELETE FROM chunks WHERE document = ?", [(path,) for path in gone])
             (last,) = db.execute("SELECT coalesce(max(id), 0) FROM chunks").fetchone()
-            ids = range(last + 1, last + 1 + len(chunks))
+            owned = [(chunk, record.path) for record, chunks in documents for chunk in chunks]
+            ids = range(last + 1, last + 1 + len(owned))
             rows = [
-                _row(row_id, chunk, digest, old)
-                for row_id, chunk, digest in zip(ids, chunks, hashes, strict=True)
+                _row(row_id, chunk, digest, old.get(path, {}))
+                for row_id, (chunk, path), digest in zip(ids, owned, hashes, strict=True)
             ]
-            db.executemany(
-                "INSERT INTO chunks (id, document, position, type, content, indexed_text, "
-                "summary, is_atomic, headings, start_line, end_line, language, "
-                "embedding_status, embedding, text_hash, start_page, end_page) "
-                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                rows,
-            )
+            db.executemany(_INSERT_CHUNK, rows)
             db.executemany(
                 "INSERT INTO chunks_fts (rowid, head, small, body) VALUES (?,?,?,?)",
                 [(row_id, *fts) for row_id, fts in zip(ids, columns, strict=True)],
             )
-            _upsert(db, record)
+            _upsert_many(db, [record for record, _ in documents])
 
     def remove_document(self, path: str) -> None:
         with self._transaction() as db:
@@ -451,6 +460,28 @@ def _upsert_many(db: sqlite3.Connection, records: Sequence[DocumentRecord]) -> N
             for r in records
         ],
     )
+
+
+_INSERT_CHUNK = (
+    "INSERT INTO chunks (id, document, position, type, content, indexed_text, summary, "
+    "is_atomic, headings, start_line, end_line, language, embedding_status, embedding, "
+    "text_hash, start_page, end_page) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+)
+
+
+def _present(
+    db: sqlite3.Connection, paths: Sequence[str]
+) -> list[tuple[int, str, str, bytes, str]]:
+    """``(id, document, text_hash, embedding, embedding_status)`` of the chunks of ``paths``."""
+    found: list[tuple[int, str, str, bytes, str]] = []
+    for start in range(0, len(paths), 500):  # well below SQLite's limit of bound variables
+        part = paths[start : start + 500]
+        found += db.execute(
+            "SELECT id, document, text_hash, embedding, embedding_status FROM chunks"
+            f" WHERE document IN ({','.join('?' * len(part))})",
+            part,
+        ).fetchall()
+    return found
 
 
 def _delete_chunks(db: sqlite3.Connection, path: str) -> None:

@@ -106,6 +106,8 @@ class SqliteEmbeddings:
     def vector_search(self) -> dict[str, object]:
         described = self._vectors.describe()
         report = {"kind": described["kind"], "building": described.get("building", False)}
+        if described.get("pending"):  # a graph is due and nobody builds it yet
+            report["pending"] = True
         if described.get("progress"):  # a graph being built: vectors added of those to add
             report["progress"] = described["progress"]
         if described.get("graph"):
@@ -118,6 +120,11 @@ class SqliteEmbeddings:
         """Never start building the vector graph (a process that searches once and exits:
         exact search until a longer-lived process builds the graph)."""
         self._vectors.builds = False
+
+    def graph_due(self) -> bool:
+        """Whether the vector graph should be built now (for another process to build it)."""
+        with self._lock:
+            return self._vectors.graph_due(self._db)
 
     def wait_for_vector_index(self, timeout: float | None = None) -> bool:
         """Bring the vector index up to date and wait for a build it starts (True: done)."""

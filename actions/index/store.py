@@ -73,6 +73,11 @@ class Store(Protocol):
         """Atomically replace the chunks of ``record.path`` and store ``record``."""
         ...
 
+    def replace_many(self, documents: Sequence[tuple[DocumentRecord, Sequence[Chunk]]]) -> None:
+        """``replace_chunks`` for each document (a full build's batch); when it raises, any
+        of them may or may not be written (the caller writes them again one by one)."""
+        ...
+
     def batch(self) -> AbstractContextManager[None]:
         """Group the writes made inside (in this thread, with no await between them) into few
         transactions; each write stays atomic on its own."""

@@ -18,8 +18,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-
-from tree_sitter import Node
+from typing import TYPE_CHECKING
 
 from actions.index.grammars import (
     CLASS_KINDS,
@@ -29,6 +28,9 @@ from actions.index.grammars import (
     parser_for,
 )
 from actions.index.markdown_elements import Element, strip_last_eol
+
+if TYPE_CHECKING:  # tree-sitter is imported with the first grammar (a search parses nothing)
+    from tree_sitter import Node
 
 SIGNATURE_CHARS = 200
 COMMENTS = frozenset({"comment", "line_comment", "block_comment"})

@@ -8,6 +8,9 @@ embeddings: {enabled, model, none, pending, ready, failed} | {enabled: false, re
 With the `embeddings` extra the chunks still without a vector are embedded before the command
 returns (only new or changed text: a vector is kept while its chunk's text is unchanged);
 `--no-embed` leaves them pending (BM25 finds them; the server embeds them in the background).
+The vector graph of a large SQLite index is not waited for: a niced child process builds it
+after the command returns (searches are exact meanwhile; `embeddings.search` says `pending` or
+`building` with its progress); `--wait-graph` waits for it.
 Exit status 0 when the index was updated (failed documents included), 2 when it cannot be
 (server/commands/errors.py).
 When the environment configures a provider (AGENT_LS_PROVIDER, AGENT_LS_BASE_URL, ...), it
@@ -29,6 +32,8 @@ from typing import Any, TextIO
 from actions.index import StoreError, UpdateReport, WorkspaceIndex, open_index
 from actions.index.embeddings import dense_status
 from actions.index.freshness import refresh
+from actions.index.graph_process import spawn_graph_build
+from actions.index.sqlite_store import SqliteStore
 from actions.index.store import default_index_dir
 from actions.paths import Workspace
 from actions.private import default_store_dir
@@ -48,6 +53,12 @@ def register(sub: Any) -> None:
     parser.add_argument("--json", action="store_true", help="print the counts as JSON")
     parser.add_argument(
         "--no-embed", action="store_true", help="do not wait for dense vectors (left pending)"
+    )
+    parser.add_argument(
+        "--wait-graph",
+        action="store_true",
+        help="wait for the vector graph (else built by a background process; searches are "
+        "exact meanwhile)",
     )
     add_summaries_flag(parser)
     parser.set_defaults(func=run)
@@ -173,6 +184,8 @@ def render_vector_search(search: dict[str, Any]) -> str:
             progress = search.get("progress") or {}
             done = f" ({progress['added']}/{progress['total']})" if progress.get("total") else ""
             text += f", graph building{done}"
+        elif search.get("pending"):
+            text += ", graph pending"
     elif kind == "pgvector":
         text = "; nearest chunks: pgvector HNSW"
     else:
@@ -240,6 +253,17 @@ def render(result: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def graph_after_build(store: SqliteStore, wait: bool) -> None:
+    """The vector graph, when one is due: built here (``wait``), else by a niced child
+    process that outlives this one (the next searches are exact until it is saved)."""
+    if wait:
+        store.wait_for_vector_index()
+        return
+    store.no_graph_builds()  # a build begun here would die with the process
+    if store.graph_due():
+        spawn_graph_build(store.path)
+
+
 def run(args: argparse.Namespace) -> int:
     index = open_workspace_index(args)
     if index is None:
@@ -252,9 +276,8 @@ def run(args: argparse.Namespace) -> int:
         assert report is not None  # forced: always walked
         if index.embeddings is not None and not args.no_embed:
             await index.embeddings.drain(lambda done, total: bar(done, total, "embedding"))
-            settle = getattr(index.store, "wait_for_vector_index", None)
-            if settle is not None:  # SQLite: the graph file saved, for the next search
-                await asyncio.to_thread(settle)
+        if index.embeddings is not None and isinstance(index.store, SqliteStore):
+            await asyncio.to_thread(graph_after_build, index.store, args.wait_graph)
         return await summary(index, report)
 
     try:

@@ -91,7 +91,7 @@ def test_agent_ls_index_writes_private_files_and_tightens_an_older_index(
     root = workspace(tmp_path)
     cache = tmp_path / "cache"
     env = {"XDG_CACHE_HOME": str(cache), "AGENT_LS_ANN_MIN": "0", "AGENT_LS_INDEX_SUMMARIES": "0"}
-    built = agent_ls("index", "--workspace", str(root), "--json", env=env)
+    built = agent_ls("index", "--workspace", str(root), "--json", "--wait-graph", env=env)
     assert built.returncode == 0, built.stderr
     data = cache / "agent-ls"
     if dense_status().enabled:  # the vector graph usearch wrote (AGENT_LS_ANN_MIN=0)

@@ -357,12 +357,14 @@ export interface GraphProgress {
  * How the nearest chunks are found now: `kind` `hnsw` (a saved graph of `vectors`
  * vectors, newer ones searched exactly), `exact` (a small index, or while a graph is
  * `building`, built at low priority: its `progress`), `not loaded` (before the first
- * search), `pgvector`; the last build `error`.
+ * search), `pgvector`; `pending`: a graph is due and no process builds it yet; the last
+ * build `error`.
  */
 export interface VectorSearchReport {
   kind: string;
   vectors?: number;
   building?: boolean;
+  pending?: boolean;
   progress?: GraphProgress;
   error?: string;
 }

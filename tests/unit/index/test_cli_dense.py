@@ -134,7 +134,8 @@ def test_the_graph_file_serves_agent_ls_search_and_follows_the_index(tmp_path: P
     (tmp_path / "ops.md").write_text(OPS)
     (tmp_path / "kitchen.md").write_text(KITCHEN)
     (tmp_path / "travel.md").write_text(TRAVEL)
-    report = index(tmp_path, **env)
+    waited = agent_ls("index", "--workspace", str(tmp_path), "--json", "--wait-graph", **env)
+    report = json.loads(waited.stdout)
     assert report["embedded"] == 5
     assert report["embeddings"]["search"] == {"kind": "hnsw", "vectors": 5, "building": False}
     folder = default_index_dir(tmp_path)
@@ -143,8 +144,9 @@ def test_the_graph_file_serves_agent_ls_search_and_follows_the_index(tmp_path: P
 
     graph.write_bytes(b"\x00not a graph" * 100)  # damaged: searches stay right meanwhile
     assert search(tmp_path, PARAPHRASE, **env)[0]["path"] == "ops.md"
-    rebuilt_text = agent_ls("index", "--workspace", str(tmp_path), **env)  # nothing to index:
-    assert "nearest chunks: HNSW graph of 5 vectors" in rebuilt_text.stdout  # graph rebuilt
+    rebuilt_text = agent_ls("index", "--workspace", str(tmp_path), "--wait-graph", **env)
+    assert "nearest chunks: HNSW graph of 5 vectors" in rebuilt_text.stdout  # rebuilt (nothing
+    # to index)
     (rebuilt,) = folder.glob("index.sqlite3.vectors-*.usearch")
     assert not rebuilt.read_bytes().startswith(b"\x00not a graph")
     assert search(tmp_path, PARAPHRASE, **env)[0]["path"] == "ops.md"

@@ -95,7 +95,7 @@ def test_a_one_shot_search_starts_no_build(big) -> None:
     store.no_graph_builds()
     hits = store.search("", 3, vector=matrix[7])
     assert (hits[0].chunk.document, hits[0].chunk.position) == ("d0.md", 7)
-    assert store.vector_search() == {"kind": "exact", "building": False}
+    assert store.vector_search() == {"kind": "exact", "building": False, "pending": True}
     assert builder() is None
 
 
