@@ -1,6 +1,6 @@
 """Ranking quality on public documentation nobody on the team wrote, side by side with plain BM25.
 
-    python bench/retrieval_quality.py [--runs 3] [--corpus nodejs,npm]
+    python bench/retrieval_quality.py [--runs 3] [--corpus nodejs,npm,nodeapi,undici]
 
 For each corpus: hit@5 (a relevant passage among the first five) and MRR of agent-ls's BM25,
 dense alone and hybrid (dense needs the `embeddings` extra), and, over the very same chunks,
@@ -24,6 +24,12 @@ Corpora (nothing downloaded at run time but the bm25s wheel):
   bench/data/nodejs (bench/data/questions_nodeapi.json), written before any search was run
   on them, after the npm results were known: the check that a change made while looking at
   npm's questions holds elsewhere.
+- ``undici``: the docs of undici 6.28.0 (an HTTP client for Node.js, MIT; ``docs/docs``, 32
+  markdown files: API reference and best practices), the copy npm bundles in its
+  node_modules, else ``npm pack undici@6.28.0`` from the npm registry into a temporary
+  folder. 24 questions (bench/data/questions_undici.json) written from the files before any
+  search was run on them and before the stemmer / fusion changes of issue 27's second round:
+  the held-out set of that round.
 """
 
 from __future__ import annotations
@@ -56,6 +62,8 @@ from actions.paths import Workspace  # noqa: E402
 DATA = ROOT / "bench" / "data"
 NPM_DOCS = Path("/usr/lib/node_modules/npm/docs/content")
 NODE_API = Path("/usr/share/doc/nodejs/api")
+UNDICI = "undici@6.28.0"
+UNDICI_DOCS = Path("/usr/lib/node_modules/npm/node_modules/undici")
 Ranker = Callable[[str], list[Chunk]]
 
 
@@ -86,6 +94,18 @@ def npm_docs(tmp: Path) -> Path:
     return tmp / "npm" / "package" / "docs" / "content"
 
 
+def undici_docs(tmp: Path) -> Path:
+    """undici's docs/docs: the copy npm bundles (when it is 6.28.0), else the registry's."""
+    bundled = UNDICI_DOCS / "package.json"
+    if bundled.is_file() and json.loads(bundled.read_text())["version"] == UNDICI.split("@")[1]:
+        return UNDICI_DOCS / "docs" / "docs"
+    subprocess.run(["npm", "pack", UNDICI, "--pack-destination", str(tmp)], check=True)
+    (tarball,) = tmp.glob("undici-*.tgz")
+    with tarfile.open(tarball) as archive:
+        archive.extractall(tmp / "undici", filter="data")
+    return tmp / "undici" / "package" / "docs" / "docs"
+
+
 def corpus(name: str, tmp: Path) -> tuple[Path, list[Question]]:
     """The corpus copied into a workspace of its own, and its questions."""
     if name == "nodejs":
@@ -96,8 +116,10 @@ def corpus(name: str, tmp: Path) -> tuple[Path, list[Question]]:
         if not NODE_API.is_dir():
             raise SystemExit(f"{NODE_API} is missing: apt-get install nodejs (Debian's)")
         source, file = NODE_API, "questions_nodeapi.json"
+    elif name == "undici":
+        source, file = undici_docs(tmp), "questions_undici.json"
     else:
-        raise SystemExit(f"unknown corpus {name!r}: nodejs, npm, nodeapi")
+        raise SystemExit(f"unknown corpus {name!r}: nodejs, npm, nodeapi, undici")
     workspace = tmp / f"corpus-{name}"
     keep = shutil.ignore_patterns("SOURCE.md", "LICENSE", "*.html", "*.json.gz", "assets")
     shutil.copytree(source, workspace, ignore=keep)
@@ -229,7 +251,7 @@ def report(results: list[tuple[str, list[tuple[float, float, float]]]]) -> None:
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--corpus", default="nodejs,npm,nodeapi")
+    parser.add_argument("--corpus", default="nodejs,npm,nodeapi,undici")
     parser.add_argument("--no-bm25s", action="store_true")
     args = parser.parse_args()
     embedder = load_embedder()
