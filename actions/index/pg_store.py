@@ -5,7 +5,8 @@ One database can hold the indexes of many workspaces: every row carries its work
 schema (``agent_ls``), created on first use together with ``CREATE EXTENSION vector``.
 
 Lexical ranking is the SQLite store's: the text is reduced to the same words by ``terms()``
-(so stemming is identical; ``_`` also separates words, as PostgreSQL's parser does) and stored
+(so stemming is identical, and the words are derived again from the stored chunks when
+``terms.TERMS_VERSION`` changes; ``_`` also separates words, as PostgreSQL's parser does) and stored
 as a ``tsvector`` under the ``simple`` configuration, ``head`` (path + heading path) weighted
 A, ``small`` (summary, or the prose itself) B and ``body`` (the original table / long code) C.
 Matches are found through a GIN index and ranked by BM25 computed as FTS5 does (k1 1.2, b 0.75,
@@ -40,6 +41,7 @@ from actions.index.terms import (
     CAPPED_ROWS,
     EXACT_STATS_BELOW,
     FUSION_DEPTH,
+    TERMS_VERSION,
     QueryPlan,
     plan_query,
     query_terms,
@@ -152,6 +154,7 @@ class PgStore(PgEmbeddings):
             with conn.transaction():
                 conn.execute("SELECT pg_advisory_xact_lock(hashtext('agent_ls schema'))")
                 conn.execute(_DDL)
+                _retokenize(conn)
                 row = conn.execute(
                     "SELECT extversion FROM pg_extension WHERE extname = 'vector'"
                 ).fetchone()
@@ -239,10 +242,7 @@ class PgStore(PgEmbeddings):
         )
 
     def _row(self, chunk: Chunk) -> tuple[object, ...]:
-        path, _, rest = chunk.indexed_text.partition("\n")
-        headings, _, small = rest.partition("\n")
-        body = chunk.content if chunk.summary else ""
-        columns = (_words(f"{path} {headings}"), _words(small), _words(body))
+        columns = _columns(chunk.indexed_text, chunk.content, chunk.summary)
         return (
             self.workspace,
             chunk.document,
@@ -450,6 +450,39 @@ def _setup_hint(conn: Any, error: Any) -> str:
 
 def _version(text: str) -> tuple[int, ...]:
     return tuple(int(part) for part in text.split(".") if part.isdigit())
+
+
+def _columns(indexed_text: str, content: str, summary: str) -> tuple[list[str], ...]:
+    """The words of a chunk's head (path, heading path), small text and body columns."""
+    path, _, rest = indexed_text.partition("\n")
+    headings, _, small = rest.partition("\n")
+    body = content if summary else ""
+    return _words(f"{path} {headings}"), _words(small), _words(body)
+
+
+def _retokenize(conn: Any) -> None:
+    """Every chunk's words again from its stored text when ``TERMS_VERSION`` changed (no
+    file is read, vectors are kept); then the version is recorded. In the caller's
+    transaction, under the schema lock."""
+    row = conn.execute(f"SELECT value FROM {SCHEMA}.meta WHERE key = 'terms_version'").fetchone()
+    if row is not None and row[0] == str(TERMS_VERSION):
+        return
+    with conn.cursor(name="agent_ls_retokenize") as rows:  # server side: any index size
+        rows.itersize = 1000
+        rows.execute(f"SELECT id, indexed_text, content, summary FROM {SCHEMA}.chunks")
+        updates = []
+        for row_id, *texts in rows:
+            columns = _columns(*texts)
+            updates.append((sum(map(len, columns)), *(" ".join(c) for c in columns), row_id))
+    with conn.cursor() as cur:
+        cur.executemany(
+            f"UPDATE {SCHEMA}.chunks SET length = %s, tsv = {_TSV} WHERE id = %s", updates
+        )
+    conn.execute(
+        f"INSERT INTO {SCHEMA}.meta VALUES ('terms_version', %s)"
+        " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+        (str(TERMS_VERSION),),
+    )
 
 
 def _words(text: str) -> list[str]:
