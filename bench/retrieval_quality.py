@@ -1,6 +1,6 @@
 """Ranking quality on public documentation nobody on the team wrote, side by side with plain BM25.
 
-    python bench/retrieval_quality.py [--runs 3] [--corpus nodejs,npm,nodeapi,undici]
+    python bench/retrieval_quality.py [--runs 3] [--corpus nodejs,npm,nodeapi,undici,click]
 
 For each corpus: hit@5 (a relevant passage among the first five) and MRR of agent-ls's BM25,
 dense alone and hybrid (dense needs the `embeddings` extra), and, over the very same chunks,
@@ -30,6 +30,9 @@ Corpora (nothing downloaded at run time but the bm25s wheel):
   folder. 24 questions (bench/data/questions_undici.json) written from the files before any
   search was run on them and before the stemmer / fusion changes of issue 27's second round:
   the held-out set of that round.
+- ``click``: code, click 8.1.7's 17 source files (pip into a temporary folder, as
+  bench/retrieval_code.py does) with its 36 questions (where is X defined, which function does
+  Y); gold: the definition's file and first line.
 """
 
 from __future__ import annotations
@@ -52,6 +55,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
 
 from actions.index import WorkspaceIndex  # noqa: E402
 from actions.index.embeddings import Embedder, load_embedder  # noqa: E402
@@ -106,6 +110,15 @@ def undici_docs(tmp: Path) -> Path:
     return tmp / "undici" / "package" / "docs" / "docs"
 
 
+def code_corpus(tmp: Path) -> tuple[Path, list[Question]]:
+    """click's source (retrieval_code's package and questions), gold: a definition's first line."""
+    import retrieval_code
+
+    source = retrieval_code.install(tmp / "click-package")
+    found = [Question(q["q"], q["path"], q["lines"][0]) for q in retrieval_code.QUESTIONS]
+    return source, found
+
+
 def corpus(name: str, tmp: Path) -> tuple[Path, list[Question]]:
     """The corpus copied into a workspace of its own, and its questions."""
     if name == "nodejs":
@@ -118,8 +131,10 @@ def corpus(name: str, tmp: Path) -> tuple[Path, list[Question]]:
         source, file = NODE_API, "questions_nodeapi.json"
     elif name == "undici":
         source, file = undici_docs(tmp), "questions_undici.json"
+    elif name == "click":
+        return code_corpus(tmp)
     else:
-        raise SystemExit(f"unknown corpus {name!r}: nodejs, npm, nodeapi, undici")
+        raise SystemExit(f"unknown corpus {name!r}: nodejs, npm, nodeapi, undici, click")
     workspace = tmp / f"corpus-{name}"
     keep = shutil.ignore_patterns("SOURCE.md", "LICENSE", "*.html", "*.json.gz", "assets")
     shutil.copytree(source, workspace, ignore=keep)
@@ -229,11 +244,9 @@ async def measure(
         if ranker is not None:
             rankers.append(("bm25s", ranker))
     results = [(label, [evaluate(rank, items) for _ in range(runs)]) for label, rank in rankers]
+    files = len(store.documents())
     index.close()
-    print(
-        f"\n{name}: {len(list(workspace.rglob('*.md')))} files, {len(chunks)} chunks,"
-        f" {len(items)} questions"
-    )
+    print(f"\n{name}: {files} files, {len(chunks)} chunks, {len(items)} questions")
     return results
 
 
@@ -251,7 +264,7 @@ def report(results: list[tuple[str, list[tuple[float, float, float]]]]) -> None:
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--corpus", default="nodejs,npm,nodeapi,undici")
+    parser.add_argument("--corpus", default="nodejs,npm,nodeapi,undici,click")
     parser.add_argument("--no-bm25s", action="store_true")
     args = parser.parse_args()
     embedder = load_embedder()

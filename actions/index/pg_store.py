@@ -349,16 +349,16 @@ class PgStore(PgEmbeddings):
         ranked."""
         query = " | ".join(f"'{word}'" for word in plan.matched)  # \w+ words: no quote inside
         limit = f" LIMIT {CAPPED_ROWS:d}" if plan.capped else ""
-        rows: list[Any] = cur.execute(
-            f"SELECT {_CHUNK_COLUMNS}, best.score FROM (SELECT m.id, (SELECT sum(q.idf * f.tf"
+        rows: list[Any] = cur.execute(  # each candidate's lexemes read once, joined to the words
+            f"SELECT {_CHUNK_COLUMNS}, best.score FROM (SELECT m.id, sum(q.idf * f.tf"
             " * (%(k1)s + 1) / (f.tf + %(k1)s * (1 - %(b)s + %(b)s * m.length / %(avg)s)))"
-            " FROM unnest(%(words)s::text[], %(idf)s::float8[]) AS q(word, idf)"
-            " CROSS JOIN LATERAL (SELECT sum(CASE w WHEN 'A' THEN 1.0 WHEN 'B' THEN 1.0"
-            " ELSE 0.5 END) AS tf FROM unnest(m.tsv) AS u(lexeme, positions, weights),"
-            " unnest(u.weights) AS w WHERE u.lexeme = q.word) AS f WHERE f.tf > 0) AS score"
-            f" FROM (SELECT id, tsv, length FROM {SCHEMA}.chunks WHERE workspace = %(ws)s"
-            f" AND tsv @@ to_tsquery('simple', %(query)s){limit}) AS m"
-            " ORDER BY score DESC, m.id LIMIT %(k)s"
+            f" AS score FROM (SELECT id, tsv, length FROM {SCHEMA}.chunks WHERE workspace ="
+            f" %(ws)s AND tsv @@ to_tsquery('simple', %(query)s){limit}) AS m"
+            " CROSS JOIN LATERAL (SELECT u.lexeme, sum(CASE w WHEN 'A' THEN 1.0 WHEN 'B'"
+            " THEN 1.0 ELSE 0.5 END) AS tf FROM unnest(m.tsv) AS u(lexeme, positions, weights),"
+            " unnest(u.weights) AS w WHERE u.lexeme = ANY(%(words)s::text[]) GROUP BY u.lexeme)"
+            " AS f JOIN unnest(%(words)s::text[], %(idf)s::float8[]) AS q(word, idf)"
+            " ON q.word = f.lexeme GROUP BY m.id ORDER BY score DESC, m.id LIMIT %(k)s"
             f") AS best JOIN {SCHEMA}.chunks c ON c.id = best.id ORDER BY best.score DESC, c.id",
             {
                 "k1": BM25_K1,
