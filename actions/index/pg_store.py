@@ -17,7 +17,7 @@ against 0.90 on bench/retrieval_pg.py's questions.
 
 Dense vectors go in a ``vector`` column (any dimension; an HNSW index per dimension in use is
 created on first write or first stored embedding). ``search(..., vector=...)`` fuses the
-lexical ranking and the nearest neighbours (HNSW, cosine) by relative score fusion; the
+lexical ranking and the nearest neighbours (HNSW, cosine): ``embeddings.hybrid``; the
 embedding lifecycle (pending -> ready / failed, vectors kept by text hash) is in
 pg_embeddings.py.
 
@@ -34,7 +34,7 @@ from contextlib import contextmanager
 from typing import Any
 from urllib.parse import parse_qsl, unquote, urlencode, urlsplit
 
-from actions.index.embeddings import MIN_SIMILARITY, fuse, text_hash
+from actions.index.embeddings import MIN_SIMILARITY, hybrid, text_hash
 from actions.index.model import STATUSES, Chunk, DocumentRecord, Hit, StoreError
 from actions.index.pg_embeddings import PgEmbeddings, carried, vector_literal
 from actions.index.terms import (
@@ -491,11 +491,12 @@ def _words(text: str) -> list[str]:
 
 
 def _fuse(rankings: list[list[Any]], k: int) -> list[Hit]:
-    """Relative score fusion (``embeddings.fuse``) of rankings of chunk rows ending with
+    """``embeddings.hybrid`` of the lexical and the dense ranking of chunk rows ending with
     their score (identified by document, position)."""
     rows = {(row[0], row[1]): row for ranking in rankings for row in reversed(ranking)}
     scored = [[((row[0], row[1]), float(row[-1])) for row in ranking] for ranking in rankings]
-    return [Hit(_chunk(rows[key][:-1]), score) for key, score in fuse(scored, k)]
+    fused = hybrid(scored[0], scored[1], k)
+    return [Hit(_chunk(rows[key][:-1]), score) for key, score in fused]
 
 
 def _chunk(row: Sequence[Any]) -> Chunk:

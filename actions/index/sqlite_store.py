@@ -30,7 +30,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
-from actions.index.embeddings import MIN_SIMILARITY, fuse, text_hash
+from actions.index.embeddings import MIN_SIMILARITY, hybrid, text_hash
 from actions.index.model import (
     STATUSES,
     Chunk,
@@ -302,7 +302,7 @@ class SqliteStore(SqliteEmbeddings):
             return plan_query(words, self._frequencies)
 
     def search(self, query: str, k: int, *, vector: Sequence[float] | None = None) -> list[Hit]:
-        """BM25 alone, or (``vector`` given) BM25 and cosine fused by relative score fusion."""
+        """BM25 alone, or (``vector`` given) BM25 and cosine: ``embeddings.hybrid``."""
         plan = self._plan(query_terms(query))
         if k <= 0 or (not plan.scored and vector is None):
             return []
@@ -315,7 +315,7 @@ class SqliteStore(SqliteEmbeddings):
                 nearest = self._vectors.nearest(self._db, vector, depth, MIN_SIMILARITY)
             except sqlite3.Error as error:
                 raise StoreError(f"search failed: {error}") from None
-        fused = fuse([[(row[-2], -float(str(row[-1]))) for row in lexical], nearest], k)
+        fused = hybrid([(row[-2], -float(str(row[-1]))) for row in lexical], nearest, k)
         rows = {row[-2]: row[:-2] for row in lexical}
         missing = [row_id for row_id, _ in fused if row_id not in rows]
         if missing:
