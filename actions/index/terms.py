@@ -16,9 +16,10 @@ same way, so BM25 sums two kinds of evidence: the exact word (its own, rarer doc
 frequency) and the word's family (``dependency``, ``depends``...). Either alone lost a corpus
 of bench/retrieval_quality.py: the stem alone (FTS5's ``porter``, Snowball) ranked npm's docs
 far below plain BM25 (``ci``, ``config``, ``install`` families joining words the questions
-keep apart), the exact word alone (or the former light plural stemmer) the Node.js and
-undici docs. Changing the words changes the index: ``TERMS_VERSION`` is recorded by both
-stores, which re-derive their word columns from the stored chunks when it differs.
+keep apart), the exact word alone (or the former light plural stemmer) the Node.js, Node.js
+API and undici docs. Changing the words changes the index: both stores re-derive their word
+columns from the stored chunks when the words change (SQLite: its schema version, 6 for
+these words; PostgreSQL: ``TERMS_VERSION`` in its ``meta`` table).
 """
 
 from __future__ import annotations
