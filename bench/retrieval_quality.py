@@ -28,8 +28,8 @@ Corpora (nothing downloaded at run time but the bm25s wheel):
   markdown files: API reference and best practices), the copy npm bundles in its
   node_modules, else ``npm pack undici@6.28.0`` from the npm registry into a temporary
   folder. 24 questions (bench/data/questions_undici.json) written from the files before any
-  search was run on them and before the stemmer / fusion changes of issue 27's second round:
-  the held-out set of that round.
+  search was run on them and before the stemmer / fusion changes of issue 27's second round
+  (its scores were then among those these rules were compared on).
 - ``click``: code, click 8.1.7's 17 source files (pip into a temporary folder, as
   bench/retrieval_code.py does) with its 36 questions (where is X defined, which function does
   Y); gold: the definition's file and first line.
