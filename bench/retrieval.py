@@ -26,8 +26,10 @@ Prints, each over >= 3 runs (min / median / max):
   against exact numpy over the same matrix, and its recall@10 against exact;
 - seconds from a file save to the first search that returns it (watchfiles + incremental
   re-index, in-process).
-The same side by side with plain FTS5 and bm25s, on more corpora (npm's docs, the Node.js API
-reference): bench/retrieval_quality.py.
+Then every corpus of bench/retrieval_quality.py (Node.js docs, npm's docs, the Node.js API
+reference, undici's docs, click's source: three kinds) side by side with plain FTS5 and bm25s
+on the same chunks: hit@5 / MRR of BM25, dense and hybrid, ms per question min / median /
+max (``--corpora`` picks them, ``--corpora ''`` skips them).
 Targets (issue 14): hit@5 >= 0.8, query p50 <= 20 ms, save -> searchable <= 200 ms,
 10k files <= 60 s.
 """
@@ -51,6 +53,8 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+import retrieval_quality  # noqa: E402  (bench/, beside this script)
 
 from actions.index import WorkspaceIndex  # noqa: E402
 from actions.index.chunking import chunk_document  # noqa: E402
@@ -520,6 +524,7 @@ async def main() -> None:
     parser.add_argument("--chunks", type=int, default=100_000)
     parser.add_argument("--sample", type=int, default=64, help="texts for the throughput")
     parser.add_argument("--skip-index", action="store_true", help="no 10k-file index time")
+    parser.add_argument("--corpora", default="nodejs,npm,nodeapi,undici,click")
     args = parser.parse_args()
     runs = max(3, args.runs)
     with tempfile.TemporaryDirectory() as name:
@@ -528,6 +533,10 @@ async def main() -> None:
         texts = await quality_modes(tmp, embedder)
         if embedder is not None:
             throughput(embedder, texts, runs, args.sample)
+        for corpus in filter(None, args.corpora.split(",")):
+            retrieval_quality.report(
+                await retrieval_quality.measure(corpus, tmp, embedder, runs, use_bm25s=True)
+            )
 
         if not args.skip_index:
             seconds, reference, chunks = await index_speed(tmp, args.files, runs)

@@ -1,6 +1,6 @@
 """Ranking quality on public documentation nobody on the team wrote, side by side with plain BM25.
 
-    python bench/retrieval_quality.py [--runs 3] [--corpus nodejs,npm]
+    python bench/retrieval_quality.py [--runs 3] [--corpus nodejs,npm,nodeapi,undici,click]
 
 For each corpus: hit@5 (a relevant passage among the first five) and MRR of agent-ls's BM25,
 dense alone and hybrid (dense needs the `embeddings` extra), and, over the very same chunks,
@@ -24,6 +24,15 @@ Corpora (nothing downloaded at run time but the bm25s wheel):
   bench/data/nodejs (bench/data/questions_nodeapi.json), written before any search was run
   on them, after the npm results were known: the check that a change made while looking at
   npm's questions holds elsewhere.
+- ``undici``: the docs of undici 6.28.0 (an HTTP client for Node.js, MIT; ``docs/docs``, 32
+  markdown files: API reference and best practices), the copy npm bundles in its
+  node_modules, else ``npm pack undici@6.28.0`` from the npm registry into a temporary
+  folder. 24 questions (bench/data/questions_undici.json) written from the files before any
+  search was run on them and before the stemmer / fusion changes of issue 27's second round
+  (its scores were then among those these rules were compared on).
+- ``click``: code, click 8.1.7's 17 source files (pip into a temporary folder, as
+  bench/retrieval_code.py does) with its 36 questions (where is X defined, which function does
+  Y); gold: the definition's file and first line.
 """
 
 from __future__ import annotations
@@ -46,6 +55,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
 
 from actions.index import WorkspaceIndex  # noqa: E402
 from actions.index.embeddings import Embedder, load_embedder  # noqa: E402
@@ -56,6 +66,8 @@ from actions.paths import Workspace  # noqa: E402
 DATA = ROOT / "bench" / "data"
 NPM_DOCS = Path("/usr/lib/node_modules/npm/docs/content")
 NODE_API = Path("/usr/share/doc/nodejs/api")
+UNDICI = "undici@6.28.0"
+UNDICI_DOCS = Path("/usr/lib/node_modules/npm/node_modules/undici")
 Ranker = Callable[[str], list[Chunk]]
 
 
@@ -86,6 +98,27 @@ def npm_docs(tmp: Path) -> Path:
     return tmp / "npm" / "package" / "docs" / "content"
 
 
+def undici_docs(tmp: Path) -> Path:
+    """undici's docs/docs: the copy npm bundles (when it is 6.28.0), else the registry's."""
+    bundled = UNDICI_DOCS / "package.json"
+    if bundled.is_file() and json.loads(bundled.read_text())["version"] == UNDICI.split("@")[1]:
+        return UNDICI_DOCS / "docs" / "docs"
+    subprocess.run(["npm", "pack", UNDICI, "--pack-destination", str(tmp)], check=True)
+    (tarball,) = tmp.glob("undici-*.tgz")
+    with tarfile.open(tarball) as archive:
+        archive.extractall(tmp / "undici", filter="data")
+    return tmp / "undici" / "package" / "docs" / "docs"
+
+
+def code_corpus(tmp: Path) -> tuple[Path, list[Question]]:
+    """click's source (retrieval_code's package and questions), gold: a definition's first line."""
+    import retrieval_code
+
+    source = retrieval_code.install(tmp / "click-package")
+    found = [Question(q["q"], q["path"], q["lines"][0]) for q in retrieval_code.QUESTIONS]
+    return source, found
+
+
 def corpus(name: str, tmp: Path) -> tuple[Path, list[Question]]:
     """The corpus copied into a workspace of its own, and its questions."""
     if name == "nodejs":
@@ -96,8 +129,12 @@ def corpus(name: str, tmp: Path) -> tuple[Path, list[Question]]:
         if not NODE_API.is_dir():
             raise SystemExit(f"{NODE_API} is missing: apt-get install nodejs (Debian's)")
         source, file = NODE_API, "questions_nodeapi.json"
+    elif name == "undici":
+        source, file = undici_docs(tmp), "questions_undici.json"
+    elif name == "click":
+        return code_corpus(tmp)
     else:
-        raise SystemExit(f"unknown corpus {name!r}: nodejs, npm, nodeapi")
+        raise SystemExit(f"unknown corpus {name!r}: nodejs, npm, nodeapi, undici, click")
     workspace = tmp / f"corpus-{name}"
     keep = shutil.ignore_patterns("SOURCE.md", "LICENSE", "*.html", "*.json.gz", "assets")
     shutil.copytree(source, workspace, ignore=keep)
@@ -207,11 +244,9 @@ async def measure(
         if ranker is not None:
             rankers.append(("bm25s", ranker))
     results = [(label, [evaluate(rank, items) for _ in range(runs)]) for label, rank in rankers]
+    files = len(store.documents())
     index.close()
-    print(
-        f"\n{name}: {len(list(workspace.rglob('*.md')))} files, {len(chunks)} chunks,"
-        f" {len(items)} questions"
-    )
+    print(f"\n{name}: {files} files, {len(chunks)} chunks, {len(items)} questions")
     return results
 
 
@@ -229,7 +264,7 @@ def report(results: list[tuple[str, list[tuple[float, float, float]]]]) -> None:
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--corpus", default="nodejs,npm,nodeapi")
+    parser.add_argument("--corpus", default="nodejs,npm,nodeapi,undici,click")
     parser.add_argument("--no-bm25s", action="store_true")
     args = parser.parse_args()
     embedder = load_embedder()

@@ -5,7 +5,8 @@ One database can hold the indexes of many workspaces: every row carries its work
 schema (``agent_ls``), created on first use together with ``CREATE EXTENSION vector``.
 
 Lexical ranking is the SQLite store's: the text is reduced to the same words by ``terms()``
-(so stemming is identical; ``_`` also separates words, as PostgreSQL's parser does) and stored
+(so stemming is identical, and the words are derived again from the stored chunks when
+``terms.TERMS_VERSION`` changes; ``_`` also separates words, as PostgreSQL's parser does) and stored
 as a ``tsvector`` under the ``simple`` configuration, ``head`` (path + heading path) weighted
 A, ``small`` (summary, or the prose itself) B and ``body`` (the original table / long code) C.
 Matches are found through a GIN index and ranked by BM25 computed as FTS5 does (k1 1.2, b 0.75,
@@ -16,7 +17,7 @@ against 0.90 on bench/retrieval_pg.py's questions.
 
 Dense vectors go in a ``vector`` column (any dimension; an HNSW index per dimension in use is
 created on first write or first stored embedding). ``search(..., vector=...)`` fuses the
-lexical ranking and the nearest neighbours (HNSW, cosine) by relative score fusion; the
+lexical ranking and the nearest neighbours (HNSW, cosine): ``embeddings.hybrid``; the
 embedding lifecycle (pending -> ready / failed, vectors kept by text hash) is in
 pg_embeddings.py.
 
@@ -33,13 +34,14 @@ from contextlib import contextmanager
 from typing import Any
 from urllib.parse import parse_qsl, unquote, urlencode, urlsplit
 
-from actions.index.embeddings import MIN_SIMILARITY, fuse, text_hash
+from actions.index.embeddings import MIN_SIMILARITY, hybrid, text_hash
 from actions.index.model import STATUSES, Chunk, DocumentRecord, Hit, StoreError
 from actions.index.pg_embeddings import PgEmbeddings, carried, vector_literal
 from actions.index.terms import (
     CAPPED_ROWS,
     EXACT_STATS_BELOW,
     FUSION_DEPTH,
+    TERMS_VERSION,
     QueryPlan,
     plan_query,
     query_terms,
@@ -152,6 +154,7 @@ class PgStore(PgEmbeddings):
             with conn.transaction():
                 conn.execute("SELECT pg_advisory_xact_lock(hashtext('agent_ls schema'))")
                 conn.execute(_DDL)
+                _retokenize(conn)
                 row = conn.execute(
                     "SELECT extversion FROM pg_extension WHERE extname = 'vector'"
                 ).fetchone()
@@ -243,10 +246,7 @@ class PgStore(PgEmbeddings):
         )
 
     def _row(self, chunk: Chunk) -> tuple[object, ...]:
-        path, _, rest = chunk.indexed_text.partition("\n")
-        headings, _, small = rest.partition("\n")
-        body = chunk.content if chunk.summary else ""
-        columns = (_words(f"{path} {headings}"), _words(small), _words(body))
+        columns = _columns(chunk.indexed_text, chunk.content, chunk.summary)
         return (
             self.workspace,
             chunk.document,
@@ -353,16 +353,16 @@ class PgStore(PgEmbeddings):
         ranked."""
         query = " | ".join(f"'{word}'" for word in plan.matched)  # \w+ words: no quote inside
         limit = f" LIMIT {CAPPED_ROWS:d}" if plan.capped else ""
-        rows: list[Any] = cur.execute(
-            f"SELECT {_CHUNK_COLUMNS}, best.score FROM (SELECT m.id, (SELECT sum(q.idf * f.tf"
+        rows: list[Any] = cur.execute(  # each candidate's lexemes read once, joined to the words
+            f"SELECT {_CHUNK_COLUMNS}, best.score FROM (SELECT m.id, sum(q.idf * f.tf"
             " * (%(k1)s + 1) / (f.tf + %(k1)s * (1 - %(b)s + %(b)s * m.length / %(avg)s)))"
-            " FROM unnest(%(words)s::text[], %(idf)s::float8[]) AS q(word, idf)"
-            " CROSS JOIN LATERAL (SELECT sum(CASE w WHEN 'A' THEN 1.0 WHEN 'B' THEN 1.0"
-            " ELSE 0.5 END) AS tf FROM unnest(m.tsv) AS u(lexeme, positions, weights),"
-            " unnest(u.weights) AS w WHERE u.lexeme = q.word) AS f WHERE f.tf > 0) AS score"
-            f" FROM (SELECT id, tsv, length FROM {SCHEMA}.chunks WHERE workspace = %(ws)s"
-            f" AND tsv @@ to_tsquery('simple', %(query)s){limit}) AS m"
-            " ORDER BY score DESC, m.id LIMIT %(k)s"
+            f" AS score FROM (SELECT id, tsv, length FROM {SCHEMA}.chunks WHERE workspace ="
+            f" %(ws)s AND tsv @@ to_tsquery('simple', %(query)s){limit}) AS m"
+            " CROSS JOIN LATERAL (SELECT u.lexeme, sum(CASE w WHEN 'A' THEN 1.0 WHEN 'B'"
+            " THEN 1.0 ELSE 0.5 END) AS tf FROM unnest(m.tsv) AS u(lexeme, positions, weights),"
+            " unnest(u.weights) AS w WHERE u.lexeme = ANY(%(words)s::text[]) GROUP BY u.lexeme)"
+            " AS f JOIN unnest(%(words)s::text[], %(idf)s::float8[]) AS q(word, idf)"
+            " ON q.word = f.lexeme GROUP BY m.id ORDER BY score DESC, m.id LIMIT %(k)s"
             f") AS best JOIN {SCHEMA}.chunks c ON c.id = best.id ORDER BY best.score DESC, c.id",
             {
                 "k1": BM25_K1,
@@ -456,17 +456,51 @@ def _version(text: str) -> tuple[int, ...]:
     return tuple(int(part) for part in text.split(".") if part.isdigit())
 
 
+def _columns(indexed_text: str, content: str, summary: str) -> tuple[list[str], ...]:
+    """The words of a chunk's head (path, heading path), small text and body columns."""
+    path, _, rest = indexed_text.partition("\n")
+    headings, _, small = rest.partition("\n")
+    body = content if summary else ""
+    return _words(f"{path} {headings}"), _words(small), _words(body)
+
+
+def _retokenize(conn: Any) -> None:
+    """Every chunk's words again from its stored text when ``TERMS_VERSION`` changed (no
+    file is read, vectors are kept); then the version is recorded. In the caller's
+    transaction, under the schema lock."""
+    row = conn.execute(f"SELECT value FROM {SCHEMA}.meta WHERE key = 'terms_version'").fetchone()
+    if row is not None and row[0] == str(TERMS_VERSION):
+        return
+    with conn.cursor(name="agent_ls_retokenize") as rows:  # server side: any index size
+        rows.itersize = 1000
+        rows.execute(f"SELECT id, indexed_text, content, summary FROM {SCHEMA}.chunks")
+        updates = []
+        for row_id, *texts in rows:
+            columns = _columns(*texts)
+            updates.append((sum(map(len, columns)), *(" ".join(c) for c in columns), row_id))
+    with conn.cursor() as cur:
+        cur.executemany(
+            f"UPDATE {SCHEMA}.chunks SET length = %s, tsv = {_TSV} WHERE id = %s", updates
+        )
+    conn.execute(
+        f"INSERT INTO {SCHEMA}.meta VALUES ('terms_version', %s)"
+        " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+        (str(TERMS_VERSION),),
+    )
+
+
 def _words(text: str) -> list[str]:
     """``terms`` with ``_`` as a separator: PostgreSQL's parser splits words there."""
     return terms(text.replace("_", " "))
 
 
 def _fuse(rankings: list[list[Any]], k: int) -> list[Hit]:
-    """Relative score fusion (``embeddings.fuse``) of rankings of chunk rows ending with
+    """``embeddings.hybrid`` of the lexical and the dense ranking of chunk rows ending with
     their score (identified by document, position)."""
     rows = {(row[0], row[1]): row for ranking in rankings for row in reversed(ranking)}
     scored = [[((row[0], row[1]), float(row[-1])) for row in ranking] for ranking in rankings]
-    return [Hit(_chunk(rows[key][:-1]), score) for key, score in fuse(scored, k)]
+    fused = hybrid(scored[0], scored[1], k)
+    return [Hit(_chunk(rows[key][:-1]), score) for key, score in fused]
 
 
 def _chunk(row: Sequence[Any]) -> Chunk:

@@ -5,7 +5,7 @@ plain BM25 — x2 ranked every chunk of a file whose name shares a word with the
 the passage that answers it), ``small`` (the summary of a table / long code block, or the text
 of prose and short code, x1) and ``body`` (the original table or long code, x0.5: an exact
 cell value still finds its table, but the summary ranks it). Text is indexed as lower-cased
-words with a light plural stemmer (``terms``: ``_`` and punctuation separate words), handed
+words each followed by its stem (``terms``: ``_`` and punctuation separate words), handed
 to FTS5's ``ascii`` tokenizer already split, so the index holds exactly the words a query is
 reduced to.
 Queries are reduced to the same words, stop words dropped, every other word kept and scored:
@@ -31,7 +31,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
-from actions.index.embeddings import MIN_SIMILARITY, fuse, text_hash
+from actions.index.embeddings import MIN_SIMILARITY, hybrid, text_hash
 from actions.index.model import (
     STATUSES,
     Chunk,
@@ -54,9 +54,11 @@ from actions.index.terms import (
 )
 from actions.private import private_sqlite
 
-SCHEMA_VERSION = 5  # 5: source cut by syntax, identifiers indexed whole (rebuilt from files)
+SCHEMA_VERSION = 6  # 6: each word and its stem (terms.TERMS_VERSION 2; FTS refilled)
+# 5: source cut by syntax, identifiers indexed whole (rebuilt from files)
 # 4: the FTS words of ``terms`` as they are (ascii tokenizer)
 WEIGHTS = (1.0, 1.0, 0.5)
+REFILLED = (3, 5)  # versions whose FTS words differ (cut, then stemmed, otherwise): refilled
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS documents (
     path TEXT PRIMARY KEY, status TEXT NOT NULL, content_hash TEXT NOT NULL DEFAULT '',
@@ -147,7 +149,7 @@ class SqliteStore(SqliteEmbeddings):
 
     def _migrate(self) -> None:
         (version,) = self._db.execute("PRAGMA user_version").fetchone()
-        if version == 3:  # words split differently: the FTS table again from the chunks
+        if version in REFILLED:  # other words, same chunks: the FTS table again from them
             self._refill_fts()
         elif version not in (0, SCHEMA_VERSION):  # an older layout: rebuild from the files
             for table in ("chunks_vocab", "chunks_fts", "chunks", "documents"):
@@ -164,12 +166,12 @@ class SqliteStore(SqliteEmbeddings):
         self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
 
     def _refill_fts(self) -> None:
-        """A version 3 index: its FTS rows again from the chunks table, in one transaction
-        (no file is read again and every vector is kept)."""
+        """A version 3 or 5 index: its FTS rows again from the chunks table, in one
+        transaction (no file is read again and every vector is kept)."""
         db = self._db
         db.execute("BEGIN IMMEDIATE")
         try:
-            if db.execute("PRAGMA user_version").fetchone()[0] == 3:  # not done meanwhile
+            if db.execute("PRAGMA user_version").fetchone()[0] in REFILLED:  # not done meanwhile
                 db.execute("DROP TABLE IF EXISTS chunks_vocab")
                 db.execute("DROP TABLE IF EXISTS chunks_fts")
                 for statement in _FTS:
@@ -309,7 +311,7 @@ class SqliteStore(SqliteEmbeddings):
             return plan_query(words, self._frequencies)
 
     def search(self, query: str, k: int, *, vector: Sequence[float] | None = None) -> list[Hit]:
-        """BM25 alone, or (``vector`` given) BM25 and cosine fused by relative score fusion."""
+        """BM25 alone, or (``vector`` given) BM25 and cosine: ``embeddings.hybrid``."""
         plan = self._plan(query_terms(query))
         if k <= 0 or (not plan.scored and vector is None):
             return []
@@ -322,7 +324,7 @@ class SqliteStore(SqliteEmbeddings):
                 nearest = self._vectors.nearest(self._db, vector, depth, MIN_SIMILARITY)
             except sqlite3.Error as error:
                 raise StoreError(f"search failed: {error}") from None
-        fused = fuse([[(row[-2], -float(str(row[-1]))) for row in lexical], nearest], k)
+        fused = hybrid([(row[-2], -float(str(row[-1]))) for row in lexical], nearest, k)
         rows = {row[-2]: row[:-2] for row in lexical}
         missing = [row_id for row_id, _ in fused if row_id not in rows]
         if missing:

@@ -1,4 +1,4 @@
-"""The words both stores index and search: lower-cased words with a light plural stemmer,
+"""The words both stores index and search: each word as written and its English stem,
 stop words, and how a query's words are ranked (SQLite FTS5 and PostgreSQL rank the same
 terms by the same rules, so their BM25 rankings agree).
 
@@ -8,13 +8,28 @@ an identifier is found by its parts whatever the query looks like (``findme_norm
 The stores index exactly these words (FTS5 through its ``ascii`` tokenizer, which never
 splits them again; PostgreSQL under the ``simple`` configuration), so a query word is known
 to the index exactly when the index holds it. ``identifiers.identifier_words`` adds each
-identifier's other form (``load_settings`` whole, ``parseConfig`` by its parts)."""
+identifier's other form (``load_settings`` whole, ``parseConfig`` by its parts).
+
+Stemming (issue 27): every word is indexed twice, as written (``dependencies``) and as its
+Snowball English stem marked with ``STEM_MARK`` (``depend0``), and a query is reduced the
+same way, so BM25 sums two kinds of evidence: the exact word (its own, rarer document
+frequency) and the word's family (``dependency``, ``depends``...). Either alone lost a corpus
+of bench/retrieval_quality.py: the stem alone (FTS5's ``porter``, Snowball) ranked npm's docs
+far below plain BM25 (``ci``, ``config``, ``install`` families joining words the questions
+keep apart), the exact word alone (or the former light plural stemmer) the Node.js, Node.js
+API and undici docs. Changing the words changes the index: both stores re-derive their word
+columns from the stored chunks when the words change (SQLite: its schema version, 6 for
+these words; PostgreSQL: ``TERMS_VERSION`` in its ``meta`` table).
+"""
 
 from __future__ import annotations
 
 import functools
 import re
+import threading
 from dataclasses import dataclass
+
+import snowballstemmer
 
 from actions.index.identifiers import identifier_words
 
@@ -29,33 +44,40 @@ STOP_WORDS = frozenset(
     )
 )
 
+TERMS_VERSION = 2  # 2: each word and its Snowball stem; 1: a light plural stemmer
+STEM_MARK = "0"  # a stem's suffix: ``depend0`` is never the word ``depend`` (kept by both
+# tokenizers: FTS5's ``ascii`` and PostgreSQL's parser keep letters and digits in one word)
+_STEMMER = snowballstemmer.stemmer("english")  # PyStemmer's C code when installed
+_STEMMER_LOCK = threading.Lock()  # a PyStemmer stemmer is not thread-safe
+
 MATCH_BUDGET = 3_000  # chunks a query ranks in full: beyond, its rarest words pick them
 CAPPED_ROWS = 1000
 EXACT_STATS_BELOW = 1000  # chunks: a smaller index reads word frequencies at every query
 
 
 def terms(text: str) -> list[str]:
-    """Lower-cased words with a light plural stemmer (``indexes`` -> ``index``), the form
-    both the FTS columns and the queries use."""
-    words = [*_WORD.findall(text.lower()), *identifier_words(text)]
-    return [_stem(word) for word in words]
+    """Each lower-cased word of ``text`` (and of its identifiers) followed by its stem, the
+    form both the FTS columns and the queries use."""
+    return [term for word in _words(text) for term in (word, _stem(word))]
+
+
+def _words(text: str) -> list[str]:
+    return [*_WORD.findall(text.lower()), *identifier_words(text)]
 
 
 @functools.lru_cache(maxsize=65536)
 def _stem(word: str) -> str:
-    if len(word) <= 3 or not word.endswith("s") or word.endswith(("ss", "us", "is")):
-        return word
-    if word.endswith("ies") and not word.endswith(("eies", "aies")):
-        return word[:-3] + "y"
-    if word.endswith(("sses", "xes", "ches", "shes", "zes")):
-        return word[:-2]
-    return word[:-1]
+    with _STEMMER_LOCK:
+        stem: str = _STEMMER.stemWord(word)
+    return stem + STEM_MARK
 
 
 def query_terms(query: str) -> list[str]:
-    """``query``'s distinct terms, stop words dropped unless nothing else is left."""
-    words = list(dict.fromkeys(terms(query)))
-    return [word for word in words if word not in STOP_WORDS] or words
+    """``query``'s distinct terms (each word and its stem), stop words dropped unless
+    nothing else is left."""
+    words = list(dict.fromkeys(_words(query)))
+    kept = [word for word in words if word not in STOP_WORDS] or words
+    return list(dict.fromkeys(term for word in kept for term in (word, _stem(word))))
 
 
 @dataclass(frozen=True)

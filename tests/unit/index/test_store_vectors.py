@@ -60,7 +60,7 @@ def test_chunks_are_searchable_by_bm25_before_they_have_vectors(store: Store) ->
     assert [hit.chunk.position for hit in hybrid] == [0, 2]
     embed_pending(store, VECTORS)  # the background embedder caught up: the synonym comes in
     hybrid = store.search("rotate credentials", 3, vector=(0.9, 0.3, 0.0))
-    assert [hit.chunk.position for hit in hybrid] == [0, 1, 2]
+    assert [hit.chunk.position for hit in hybrid] == [0, 2, 1]  # after BM25's first hits
 
 
 def test_hybrid_ranking_finds_the_synonym_bm25_misses(store: Store) -> None:
@@ -71,12 +71,11 @@ def test_hybrid_ranking_finds_the_synonym_bm25_misses(store: Store) -> None:
     lexical = [hit.chunk.position for hit in store.search("rotate credentials", 3)]
     assert lexical == [0, 2]  # words only: the image rotation matches, the synonym does not
     hybrid = store.search("rotate credentials", 3, vector=(0.9, 0.3, 0.0))
-    # in both rankings (lexical 1st, dense 2nd) first; the synonym (dense 1st, no word in
-    # common) next, as sure as the first for the vectors; the image rotation (lexical 2nd,
-    # not similar enough to be a neighbour) last
-    assert [hit.chunk.position for hit in hybrid] == [0, 1, 2]
-    assert hybrid[0].score >= hybrid[1].score > hybrid[2].score
-    assert hybrid[1].chunk.content == SECRETS  # the original element, as for BM25 hits
+    # BM25's first hits stay first (embeddings.hybrid keeps its top three), the synonym
+    # (dense 1st, no word in common) comes after them
+    assert [hit.chunk.position for hit in hybrid] == [0, 2, 1]
+    assert hybrid[0].score >= hybrid[1].score >= hybrid[2].score
+    assert hybrid[2].chunk.content == SECRETS  # the original element, as for BM25 hits
     # no word in common at all: the nearest vectors, and only the similar ones
     dense = store.search("zzz", 3, vector=(1.0, 0.05, 0.0))
     assert [hit.chunk.content for hit in dense] == [ROTATE, SECRETS]
