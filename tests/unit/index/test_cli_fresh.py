@@ -61,8 +61,11 @@ def test_a_stale_index_is_walked_first(tmp_path: Path) -> None:
     assert found(tmp_path, "frobnicate")[0] == []
 
 
-def test_a_search_imports_neither_the_protocol_nor_the_chat_loop(tmp_path: Path) -> None:
-    indexed_workspace(tmp_path)
+def test_a_search_imports_neither_the_protocol_nor_the_chat_loop_nor_a_chunker(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "tool.py").write_text("def zorblax_tool():\n    return 1\n")
+    indexed_workspace(tmp_path)  # a markdown and a Python file, chunked by `agent-ls index`
     command = [sys.executable, "-X", "importtime", "-m", "server", "search"]
     result = subprocess.run(
         [*command, "--workspace", str(tmp_path), "zorblax"],
@@ -73,7 +76,9 @@ def test_a_search_imports_neither_the_protocol_nor_the_chat_loop(tmp_path: Path)
     )
     assert result.returncode == 0, result.stderr
     assert "docs/guide.md" in result.stdout
+    assert "tool.py" in result.stdout
     imported = {line.split("|")[-1].strip() for line in result.stderr.splitlines()}
     heavy = {"lsprotocol.types", "server.protocol", "server.commands.chat", "httpx", "git"}
     assert not heavy & imported
+    assert not {"markdown_it", "tree_sitter", "pathspec"} & imported  # the index is fresh
     assert "actions.checkpoints" not in imported
