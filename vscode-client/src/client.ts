@@ -7,6 +7,7 @@
 import * as vscode from "vscode";
 import {
   type ApplyWorkspaceEditParams,
+  DidChangeConfigurationNotification,
   LSPErrorCodes,
   type Executable,
   LanguageClient,
@@ -57,6 +58,12 @@ import { resolveServerPath } from "./serverPath";
 import type { ProviderStatus } from "./statusText";
 
 export class TurnCancelled extends Error {}
+
+/** What starts the server: `agentLs.serverPath` and `agentLs.serverArgs` as the settings say now. */
+function launchSettings(): { path: string; args: string[] } {
+  const settings = vscode.workspace.getConfiguration(CONFIG_SECTION);
+  return { path: settings.get<string>("serverPath", "agent-ls"), args: settings.get<string[]>("serverArgs", []) };
+}
 
 export interface ServerStatus extends ProviderStatus {
   reason?: string;
@@ -120,6 +127,8 @@ export class AgentClient implements vscode.Disposable {
   readonly hooks: ClientHooks = {};
   /** The workspace folders as the server last named them (`agent/status`). */
   private knownFolders: Folder[] = [];
+  /** serverPath and serverArgs of the last start (JSON), to tell whether a change needs a restart. */
+  private launched = "";
 
   constructor(private readonly output: vscode.LogOutputChannel) {}
 
@@ -137,10 +146,25 @@ export class AgentClient implements vscode.Disposable {
     }
   }
 
+  /**
+   * Whether serverPath / serverArgs now differ from the last start's: they change with the
+   * settings and with Workspace Trust (a workspace's own values apply only once it is trusted).
+   */
+  launchChanged(): boolean {
+    return JSON.stringify(launchSettings()) !== this.launched;
+  }
+
+  /** Tell the server its settings may have changed: it pulls `agentLs` (and each folder's) again. */
+  async settingsChanged(): Promise<void> {
+    if (this.client && this.running) {
+      await this.client.sendNotification(DidChangeConfigurationNotification.type, { settings: null });
+    }
+  }
+
   private async launch(): Promise<void> {
-    const settings = vscode.workspace.getConfiguration(CONFIG_SECTION);
-    const command = resolveServerPath(settings.get<string>("serverPath", "agent-ls"));
-    const server: Executable = { command, args: settings.get<string[]>("serverArgs", []) };
+    const wanted = launchSettings();
+    this.launched = JSON.stringify(wanted);
+    const server: Executable = { command: resolveServerPath(wanted.path), args: wanted.args };
     const options: LanguageClientOptions = {
       documentSelector: [{ scheme: "file" }, { scheme: "untitled" }],
       synchronize: { configurationSection: CONFIG_SECTION },

@@ -1,0 +1,114 @@
+/**
+ * Workspace Trust in a real VS Code (code-server with Workspace Trust on, as VS Code ships; the
+ * packaged .vsix; headless Chromium). A cloned repository's `.vscode/settings.json` says
+ * `agentLs.commands: "allow"` and points `agentLs.serverPath` at its own script (which writes
+ * a marker file, then runs the real server). Opened untrusted (Restricted Mode): the user's
+ * server starts, the script never runs, the model's command asks first. Trusted from the
+ * "Workspaces: Manage Workspace Trust" editor: the folder's values apply at once, without a
+ * reload (the script starts the server, the same command runs without a card).
+ *
+ * Needs CODE_SERVER and VSIX like vscode.test.ts (ci.sh sets both); skipped without them.
+ */
+
+import assert from "node:assert/strict";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { after, before, test } from "node:test";
+import type { FrameLocator, Page } from "playwright-core";
+import { until } from "./processes";
+import { SERVER, SKIP, Workbench } from "./workbench";
+
+const doc = (document: unknown) => JSON.stringify(document);
+const run = (command: string) => doc({ action: "tool_call", tool_call: { function_name: "run_command", args: { command } } });
+const say = (text: string) => doc({ action: "text_response", text_response: text });
+
+const LINE = "echo ran >> ran.txt";
+
+let bench: Workbench;
+let page: Page;
+let chat: FrameLocator;
+let workspace = "";
+let marker = "";
+
+before(async () => {
+  if (SKIP) {
+    return;
+  }
+  bench = await Workbench.start({
+    prefix: "agent-ls-trust-",
+    script: { replies: [run(LINE), say("Not run.")] },
+    workspaceTrust: true,
+    open: (home) => {
+      workspace = path.join(home, "cloned");
+      marker = path.join(home, "repo-server-ran");
+      const script = path.join(workspace, "tools", "agent-ls");
+      fs.mkdirSync(path.dirname(script), { recursive: true });
+      fs.writeFileSync(script, `#!/bin/sh\necho "$@" > '${marker}'\nexec '${SERVER}' "$@"\n`, { mode: 0o755 });
+      fs.mkdirSync(path.join(workspace, ".vscode"));
+      const settings = { "agentLs.serverPath": script, "agentLs.commands": "allow" };
+      fs.writeFileSync(path.join(workspace, ".vscode", "settings.json"), JSON.stringify(settings));
+      fs.writeFileSync(path.join(workspace, "app.py"), "print('hi')\n");
+      return `folder=${encodeURIComponent(workspace)}`;
+    },
+  });
+  page = bench.page;
+});
+
+after(async () => {
+  await bench?.stop();
+});
+
+const statusBar = async () => (await page.locator(".statusbar").textContent()) ?? "";
+const serverUp = () =>
+  page.waitForFunction(() => document.querySelector(".statusbar")?.textContent?.includes("openai · fake-model"), undefined, { timeout: 90_000 });
+
+async function ask(message: string): Promise<void> {
+  await chat.locator("#message").fill(message);
+  await chat.locator("#message").press("Enter");
+}
+
+test("untrusted: the repository's serverPath and commands are ignored; trusted: they apply without a reload", { skip: SKIP, timeout: 300_000 }, (t) =>
+  bench.pictured("trust", async () => {
+    t.diagnostic(bench.logs.trim());
+    // A folder nobody trusted yet opens in Restricted Mode (code-server asks no startup question).
+    await page.locator(".statusbar", { hasText: "Restricted Mode" }).waitFor({ timeout: 90_000 });
+
+    // The user's own server runs; the repository's script never did.
+    await serverUp();
+    assert.equal(fs.existsSync(marker), false, "the repository's serverPath was not run");
+
+    // agentLs.commands "allow" of the folder is ignored: the command asks first.
+    await bench.runCommand("Agent: Chat");
+    chat = bench.panel();
+    await chat.locator("#message").waitFor({ timeout: 60_000 });
+    await ask("Run it");
+    const card = chat.locator(".entry.consent.waiting");
+    await card.waitFor({ timeout: 60_000 });
+    assert.equal(await card.locator(".consent-command").textContent(), LINE);
+    await card.locator("button.consent-deny").click();
+    await chat.locator(".entry.assistant", { hasText: "Not run." }).waitFor({ timeout: 60_000 });
+    assert.equal(fs.existsSync(path.join(workspace, "ran.txt")), false);
+
+    // The user trusts the folder as VS Code offers it: Manage Workspace Trust, Trust.
+    await bench.runCommand("Workspaces: Manage Workspace Trust");
+    const trust = page.locator(".workspace-trust-editor .monaco-button", { hasText: /^Trust$/ });
+    await trust.waitFor({ timeout: 30_000 });
+    await trust.click();
+    await page.waitForFunction(() => !document.querySelector(".statusbar")?.textContent?.includes("Restricted Mode"), undefined, { timeout: 30_000 });
+
+    // The folder's serverPath applies: its script starts the server (no window reload).
+    await until("the repository's serverPath to run", 60_000, async () => (fs.existsSync(marker) ? true : undefined));
+    await serverUp();
+    assert.doesNotMatch(await statusBar(), /Restricted Mode/);
+
+    // And its commands "allow": the same line runs without a card.
+    await bench.setScript({ replies: [run(LINE), say("Ran it.")] });
+    await bench.runCommand("Agent: Chat");
+    await chat.locator("#message").waitFor({ timeout: 60_000 });
+    const cards = await chat.locator(".entry.consent").count();
+    await ask("Run it now");
+    await chat.locator(".entry.assistant", { hasText: "Ran it." }).waitFor({ timeout: 60_000 });
+    assert.equal(await chat.locator(".entry.consent").count(), cards, "no card");
+    assert.equal(fs.readFileSync(path.join(workspace, "ran.txt"), "utf8"), "ran\n");
+  }),
+);
