@@ -6,8 +6,11 @@
  * server starts, the script never runs, the model's command asks first. Trusted from the
  * "Workspaces: Manage Workspace Trust" editor: the folder's values apply at once, without a
  * reload (the script starts the server, the same command runs without a card).
+ * And in a trusted multi-root workspace a folder's own `agentLs.mcpServers` (a `resource`
+ * setting) starts that folder's MCP server (`@modelcontextprotocol/server-everything`).
  *
- * Needs CODE_SERVER and VSIX like vscode.test.ts (ci.sh sets both); skipped without them.
+ * Needs CODE_SERVER and VSIX like vscode.test.ts (ci.sh sets both), and server-everything
+ * (tests/clients/node_modules, `make clients`) like mcp.test.ts; skipped without them.
  */
 
 import assert from "node:assert/strict";
@@ -16,11 +19,19 @@ import * as path from "node:path";
 import { after, before, test } from "node:test";
 import type { FrameLocator, Page } from "playwright-core";
 import { until } from "./processes";
-import { SERVER, SKIP, Workbench } from "./workbench";
+import { REPO, SERVER, SKIP, Workbench } from "./workbench";
+
+const EVERYTHING =
+  process.env.AGENT_LS_MCP_EVERYTHING ?? path.join(REPO, "tests/clients/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+const NO_MCP: string | false = SKIP || (fs.existsSync(EVERYTHING) ? false : `missing server-everything (${EVERYTHING}: run make clients)`);
+if (NO_MCP && process.env.AGENT_LS_E2E_REQUIRED === "1") {
+  throw new Error(`end-to-end test required but ${NO_MCP}`);
+}
 
 const doc = (document: unknown) => JSON.stringify(document);
 const run = (command: string) => doc({ action: "tool_call", tool_call: { function_name: "run_command", args: { command } } });
 const say = (text: string) => doc({ action: "text_response", text_response: text });
+const echo = (message: string) => doc({ action: "tool_call", tool_call: { function_name: "mcp__everything__echo", args: { message } } });
 
 const LINE = "echo ran >> ran.txt";
 
@@ -112,3 +123,41 @@ test("untrusted: the repository's serverPath and commands are ignored; trusted: 
     assert.equal(fs.readFileSync(path.join(workspace, "ran.txt"), "utf8"), "ran\n");
   }),
 );
+
+test("trusted multi-root workspace: a folder's own agentLs.mcpServers starts its server", { skip: NO_MCP, timeout: 300_000 }, async (t) => {
+  await bench?.stop(); // one workbench at a time
+  let folder = "";
+  const multi = await Workbench.start({
+    prefix: "agent-ls-trust-folders-",
+    script: { replies: [echo("from the folder"), say("Echoed.")] },
+    open: (home) => {
+      folder = path.join(home, "front");
+      fs.mkdirSync(path.join(folder, ".vscode"), { recursive: true });
+      fs.mkdirSync(path.join(home, "back"));
+      const servers = { everything: { command: process.execPath, args: [EVERYTHING, "stdio"], allow: ["echo"] } };
+      fs.writeFileSync(path.join(folder, ".vscode", "settings.json"), JSON.stringify({ "agentLs.mcpServers": servers }));
+      const file = path.join(home, "two.code-workspace");
+      fs.writeFileSync(file, JSON.stringify({ folders: [{ path: "front" }, { path: "back" }], settings: {} }));
+      return `workspace=${encodeURIComponent(file)}`;
+    },
+  });
+  try {
+    await multi.pictured("trust-folders", async () => {
+      t.diagnostic(multi.logs.trim());
+      await multi.page.waitForFunction(() => document.querySelector(".statusbar")?.textContent?.includes("openai · fake-model"), undefined, {
+        timeout: 90_000,
+      });
+      await multi.runCommand("Agent: Chat");
+      const panel = multi.panel();
+      await panel.locator("#message").waitFor({ timeout: 60_000 });
+      await panel.locator("#message").fill("Echo from the first folder");
+      await panel.locator("#message").press("Enter");
+      await panel.locator(".entry.assistant", { hasText: "Echoed." }).waitFor({ timeout: 90_000 });
+      type Request = { body: { messages: { content: string }[] } };
+      const sent = (await multi.requests<Request>()).at(-1)?.body.messages.at(-1)?.content ?? "";
+      assert.match(sent, /Echo: from the folder/, `the folder's server answered (${folder})`);
+    });
+  } finally {
+    await multi.stop();
+  }
+});
