@@ -129,6 +129,8 @@ export class AgentClient implements vscode.Disposable {
   private knownFolders: Folder[] = [];
   /** serverPath and serverArgs of the last start (JSON), to tell whether a change needs a restart. */
   private launched = "";
+  /** The start or restart in progress, if any. */
+  private starting: Promise<void> | undefined;
 
   constructor(private readonly output: vscode.LogOutputChannel) {}
 
@@ -137,12 +139,29 @@ export class AgentClient implements vscode.Disposable {
   }
 
   async start(): Promise<void> {
+    await this.transition(() => this.launchNoted());
+  }
+
+  private async launchNoted(): Promise<void> {
     this.startError = undefined;
     try {
       await this.launch();
     } catch (error) {
       this.startError = errorMessage(error);
       throw error;
+    }
+  }
+
+  /** A start or restart; requests made meanwhile wait for it (`ready`) instead of failing. */
+  private async transition(body: () => Promise<void>): Promise<void> {
+    const run = body();
+    this.starting = run;
+    try {
+      await run;
+    } finally {
+      if (this.starting === run) {
+        this.starting = undefined;
+      }
     }
   }
 
@@ -238,8 +257,16 @@ export class AgentClient implements vscode.Disposable {
   }
 
   async restart(): Promise<void> {
-    await this.stop();
-    await this.start();
+    await this.transition(async () => {
+      await this.stop();
+      await this.launchNoted();
+    });
+  }
+
+  /** The client once a start in progress (e.g. the restart after trusting the workspace) is done. */
+  private async ready(): Promise<LanguageClient> {
+    await this.starting?.catch(() => undefined); // its failure is reported where it was started
+    return this.require();
   }
 
   private require(): LanguageClient {
@@ -251,7 +278,7 @@ export class AgentClient implements vscode.Disposable {
 
   /** One chat turn. Cancelling `token` sends $/cancelRequest; the promise then rejects with TurnCancelled. */
   async chat(params: ChatParams, token: vscode.CancellationToken): Promise<ChatResult> {
-    const client = this.require();
+    const client = await this.ready();
     try {
       const raw: unknown = await client.sendRequest(AGENT_CHAT, params, token);
       return parseChatResult(raw);
@@ -274,7 +301,7 @@ export class AgentClient implements vscode.Disposable {
   }
 
   private async move(command: string, force: boolean): Promise<UndoResult> {
-    const client = this.require();
+    const client = await this.ready();
     try {
       const raw: unknown = await client.sendRequest("workspace/executeCommand", {
         command,
@@ -306,7 +333,7 @@ export class AgentClient implements vscode.Disposable {
   }
 
   private async command(command: string, args: unknown[]): Promise<unknown> {
-    return this.require().sendRequest("workspace/executeCommand", { command, arguments: args });
+    return (await this.ready()).sendRequest("workspace/executeCommand", { command, arguments: args });
   }
 
   private noteReview(raw: unknown): ReviewPlan {
@@ -316,7 +343,7 @@ export class AgentClient implements vscode.Disposable {
   }
 
   async checkpoints(): Promise<CheckpointEntry[]> {
-    const raw: unknown = await this.require().sendRequest("workspace/executeCommand", {
+    const raw: unknown = await (await this.ready()).sendRequest("workspace/executeCommand", {
       command: CMD_CHECKPOINTS,
       arguments: [],
     });

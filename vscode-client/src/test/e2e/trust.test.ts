@@ -6,8 +6,10 @@
  * server starts, the script never runs, the model's command asks first. Trusted from the
  * "Workspaces: Manage Workspace Trust" editor: the folder's values apply at once, without a
  * reload (the script starts the server, the same command runs without a card).
- * And in a trusted multi-root workspace a folder's own `agentLs.mcpServers` (a `resource`
- * setting) starts that folder's MCP server (`@modelcontextprotocol/server-everything`).
+ * And in a multi-root workspace a folder's own `agentLs.mcpServers` (a `resource` setting)
+ * starts nothing until the workspace is trusted; then the running server (no restart: the
+ * server path is the user's) pulls it and starts that folder's MCP server
+ * (`@modelcontextprotocol/server-everything`).
  *
  * Needs CODE_SERVER and VSIX like vscode.test.ts (ci.sh sets both), and server-everything
  * (tests/clients/node_modules, `make clients`) like mcp.test.ts; skipped without them.
@@ -124,12 +126,13 @@ test("untrusted: the repository's serverPath and commands are ignored; trusted: 
   }),
 );
 
-test("trusted multi-root workspace: a folder's own agentLs.mcpServers starts its server", { skip: NO_MCP, timeout: 300_000 }, async (t) => {
+test("multi-root: a folder's own agentLs.mcpServers waits for trust, then starts its server without a reload", { skip: NO_MCP, timeout: 300_000 }, async (t) => {
   await bench?.stop(); // one workbench at a time
   let folder = "";
   const multi = await Workbench.start({
     prefix: "agent-ls-trust-folders-",
-    script: { replies: [echo("from the folder"), say("Echoed.")] },
+    script: { replies: [echo("untrusted"), say("No such tool.")] },
+    workspaceTrust: true,
     open: (home) => {
       folder = path.join(home, "front");
       fs.mkdirSync(path.join(folder, ".vscode"), { recursive: true });
@@ -141,21 +144,37 @@ test("trusted multi-root workspace: a folder's own agentLs.mcpServers starts its
       return `workspace=${encodeURIComponent(file)}`;
     },
   });
+  type Request = { body: { messages: { content: string }[] } };
+  const lastSent = async () => (await multi.requests<Request>()).at(-1)?.body.messages.at(-1)?.content ?? "";
   try {
     await multi.pictured("trust-folders", async () => {
       t.diagnostic(multi.logs.trim());
-      await multi.page.waitForFunction(() => document.querySelector(".statusbar")?.textContent?.includes("openai · fake-model"), undefined, {
-        timeout: 90_000,
-      });
+      const p = multi.page;
+      await p.locator(".statusbar", { hasText: "Restricted Mode" }).waitFor({ timeout: 90_000 });
+      await p.waitForFunction(() => document.querySelector(".statusbar")?.textContent?.includes("openai · fake-model"), undefined, { timeout: 90_000 });
       await multi.runCommand("Agent: Chat");
       const panel = multi.panel();
       await panel.locator("#message").waitFor({ timeout: 60_000 });
-      await panel.locator("#message").fill("Echo from the first folder");
-      await panel.locator("#message").press("Enter");
-      await panel.locator(".entry.assistant", { hasText: "Echoed." }).waitFor({ timeout: 90_000 });
-      type Request = { body: { messages: { content: string }[] } };
-      const sent = (await multi.requests<Request>()).at(-1)?.body.messages.at(-1)?.content ?? "";
-      assert.match(sent, /Echo: from the folder/, `the folder's server answered (${folder})`);
+      const send = async (message: string, reply: string) => {
+        await panel.locator("#message").fill(message);
+        await panel.locator("#message").press("Enter");
+        await panel.locator(".entry.assistant", { hasText: reply }).waitFor({ timeout: 90_000 });
+      };
+
+      // Restricted Mode: the folder's server is not started, its tool not offered.
+      await send("Echo before trust", "No such tool.");
+      assert.doesNotMatch(await lastSent(), /Echo: untrusted/);
+
+      // Trusted: the running server pulls the folder's value and starts its server.
+      await multi.runCommand("Workspaces: Manage Workspace Trust");
+      const trust = p.locator(".workspace-trust-editor .monaco-button", { hasText: /^Trust$/ });
+      await trust.waitFor({ timeout: 30_000 });
+      await trust.click();
+      await p.waitForFunction(() => !document.querySelector(".statusbar")?.textContent?.includes("Restricted Mode"), undefined, { timeout: 30_000 });
+      await multi.setScript({ replies: [echo("from the folder"), say("Echoed.")] });
+      await multi.runCommand("Agent: Chat");
+      await send("Echo after trust", "Echoed.");
+      assert.match(await lastSent(), /Echo: from the folder/, `the folder's server answered (${folder})`);
     });
   } finally {
     await multi.stop();
