@@ -1,7 +1,8 @@
 /**
  * The Workspace Trust declaration of package.json: VS Code silently ignores a misspelt name in
  * `restrictedConfigurations`, so every entry must be a setting the extension contributes, and
- * every setting that starts a program, sends requests elsewhere or loosens a guard is listed.
+ * every setting that starts a program, loads a model file, sends requests elsewhere or loosens
+ * a guard is listed.
  */
 
 import assert from "node:assert/strict";
@@ -23,8 +24,8 @@ const settings = manifest.contributes.configuration.properties;
 
 /** What a cloned repository must not set before it is trusted. */
 const DANGEROUS = {
-  "starts a program": ["serverPath", "serverArgs", "cliCommand", "mcpServers"],
-  "sends your code or key elsewhere": ["baseUrl", "apiKeyEnv", "indexUrl", "modelPath"],
+  "starts a program or loads a model file": ["serverPath", "serverArgs", "cliCommand", "mcpServers", "modelPath"],
+  "sends your code or key elsewhere": ["baseUrl", "apiKeyEnv", "indexUrl"],
   "loosens a guard": ["commands", "commandAllowList", "allowSecretFiles", "review"],
 };
 
