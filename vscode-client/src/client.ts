@@ -7,6 +7,7 @@
 import * as vscode from "vscode";
 import {
   type ApplyWorkspaceEditParams,
+  DidChangeConfigurationNotification,
   LSPErrorCodes,
   type Executable,
   LanguageClient,
@@ -57,6 +58,12 @@ import { resolveServerPath } from "./serverPath";
 import type { ProviderStatus } from "./statusText";
 
 export class TurnCancelled extends Error {}
+
+/** What starts the server: `agentLs.serverPath` and `agentLs.serverArgs` as the settings say now. */
+function launchSettings(): { path: string; args: string[] } {
+  const settings = vscode.workspace.getConfiguration(CONFIG_SECTION);
+  return { path: settings.get<string>("serverPath", "agent-ls"), args: settings.get<string[]>("serverArgs", []) };
+}
 
 export interface ServerStatus extends ProviderStatus {
   reason?: string;
@@ -120,6 +127,10 @@ export class AgentClient implements vscode.Disposable {
   readonly hooks: ClientHooks = {};
   /** The workspace folders as the server last named them (`agent/status`). */
   private knownFolders: Folder[] = [];
+  /** serverPath and serverArgs of the last start (JSON), to tell whether a change needs a restart. */
+  private launched = "";
+  /** The start or restart in progress, if any. */
+  private starting: Promise<void> | undefined;
 
   constructor(private readonly output: vscode.LogOutputChannel) {}
 
@@ -128,6 +139,10 @@ export class AgentClient implements vscode.Disposable {
   }
 
   async start(): Promise<void> {
+    await this.transition(() => this.launchNoted());
+  }
+
+  private async launchNoted(): Promise<void> {
     this.startError = undefined;
     try {
       await this.launch();
@@ -137,10 +152,38 @@ export class AgentClient implements vscode.Disposable {
     }
   }
 
+  /** A start or restart; requests made meanwhile wait for it (`ready`) instead of failing. */
+  private async transition(body: () => Promise<void>): Promise<void> {
+    const run = body();
+    this.starting = run;
+    try {
+      await run;
+    } finally {
+      if (this.starting === run) {
+        this.starting = undefined;
+      }
+    }
+  }
+
+  /**
+   * Whether serverPath / serverArgs now differ from the last start's: they change with the
+   * settings and with Workspace Trust (a workspace's own values apply only once it is trusted).
+   */
+  launchChanged(): boolean {
+    return JSON.stringify(launchSettings()) !== this.launched;
+  }
+
+  /** Tell the server its settings may have changed: it pulls `agentLs` (and each folder's) again. */
+  async settingsChanged(): Promise<void> {
+    if (this.client && this.running) {
+      await this.client.sendNotification(DidChangeConfigurationNotification.type, { settings: null });
+    }
+  }
+
   private async launch(): Promise<void> {
-    const settings = vscode.workspace.getConfiguration(CONFIG_SECTION);
-    const command = resolveServerPath(settings.get<string>("serverPath", "agent-ls"));
-    const server: Executable = { command, args: settings.get<string[]>("serverArgs", []) };
+    const wanted = launchSettings();
+    this.launched = JSON.stringify(wanted);
+    const server: Executable = { command: resolveServerPath(wanted.path), args: wanted.args };
     const options: LanguageClientOptions = {
       documentSelector: [{ scheme: "file" }, { scheme: "untitled" }],
       synchronize: { configurationSection: CONFIG_SECTION },
@@ -214,8 +257,16 @@ export class AgentClient implements vscode.Disposable {
   }
 
   async restart(): Promise<void> {
-    await this.stop();
-    await this.start();
+    await this.transition(async () => {
+      await this.stop();
+      await this.launchNoted();
+    });
+  }
+
+  /** The client once a start in progress (e.g. the restart after trusting the workspace) is done. */
+  private async ready(): Promise<LanguageClient> {
+    await this.starting?.catch(() => undefined); // its failure is reported where it was started
+    return this.require();
   }
 
   private require(): LanguageClient {
@@ -227,7 +278,7 @@ export class AgentClient implements vscode.Disposable {
 
   /** One chat turn. Cancelling `token` sends $/cancelRequest; the promise then rejects with TurnCancelled. */
   async chat(params: ChatParams, token: vscode.CancellationToken): Promise<ChatResult> {
-    const client = this.require();
+    const client = await this.ready();
     try {
       const raw: unknown = await client.sendRequest(AGENT_CHAT, params, token);
       return parseChatResult(raw);
@@ -250,7 +301,7 @@ export class AgentClient implements vscode.Disposable {
   }
 
   private async move(command: string, force: boolean): Promise<UndoResult> {
-    const client = this.require();
+    const client = await this.ready();
     try {
       const raw: unknown = await client.sendRequest("workspace/executeCommand", {
         command,
@@ -282,7 +333,7 @@ export class AgentClient implements vscode.Disposable {
   }
 
   private async command(command: string, args: unknown[]): Promise<unknown> {
-    return this.require().sendRequest("workspace/executeCommand", { command, arguments: args });
+    return (await this.ready()).sendRequest("workspace/executeCommand", { command, arguments: args });
   }
 
   private noteReview(raw: unknown): ReviewPlan {
@@ -292,7 +343,7 @@ export class AgentClient implements vscode.Disposable {
   }
 
   async checkpoints(): Promise<CheckpointEntry[]> {
-    const raw: unknown = await this.require().sendRequest("workspace/executeCommand", {
+    const raw: unknown = await (await this.ready()).sendRequest("workspace/executeCommand", {
       command: CMD_CHECKPOINTS,
       arguments: [],
     });

@@ -21,6 +21,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     statusBar.update({ status: await client.status(), running: client.running });
     await chat.postStatus();
   };
+  const refreshSoon = () => {
+    clearTimeout(statusTimer);
+    statusTimer = setTimeout(() => void refreshStatus(), 300);
+  };
   const chat = new ChatViewProvider(context.extensionUri, client, (busy) => statusBar.update({ busy }));
   client.hooks.chatCommand = async (params) => {
     await chat.reveal();
@@ -35,6 +39,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
         placeHolder: "e.g. use pathlib instead of os.path",
       }),
     );
+  // Starts and restarts one at a time: trusting the workspace fires a settings change and a
+  // trust grant together, and two overlapping restarts would leave a server behind.
+  let queue: Promise<void> = Promise.resolve();
+  const serially = (task: () => Promise<void>): Promise<void> => (queue = queue.then(task, task));
   const start = async (restart: boolean) => {
     try {
       await (restart ? client.restart() : client.start());
@@ -64,22 +72,37 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.commands.registerCommand(VSCODE_COMMANDS.undo, () => chat.move("Undo")),
     vscode.commands.registerCommand(VSCODE_COMMANDS.redo, () => chat.move("Redo")),
     vscode.commands.registerCommand(VSCODE_COMMANDS.checkpoints, () => pickCheckpoint(client)),
-    vscode.commands.registerCommand(VSCODE_COMMANDS.restartServer, () => start(true)),
+    vscode.commands.registerCommand(VSCODE_COMMANDS.restartServer, () => serially(() => start(true))),
     vscode.commands.registerCommand(VSCODE_COMMANDS.showCheckpointDiff, (id: string, file: string) =>
       showCheckpointDiff(client, id, file).catch((error: unknown) => chat.notice("error", errorMessage(error))),
     ),
-    vscode.workspace.onDidChangeConfiguration(async (event) => {
-      if (event.affectsConfiguration(`${CONFIG_SECTION}.serverPath`) || event.affectsConfiguration(`${CONFIG_SECTION}.serverArgs`)) {
-        await start(true);
-      } else if (event.affectsConfiguration(CONFIG_SECTION)) {
-        // The server re-reads agentLs.* itself (didChangeConfiguration -> workspace/configuration);
-        // ask for its status once the language client has told it, not before.
-        clearTimeout(statusTimer);
-        statusTimer = setTimeout(() => void refreshStatus(), 300);
-      }
-    }),
+    vscode.workspace.onDidChangeConfiguration((event) =>
+      serially(async () => {
+        if (client.launchChanged()) {
+          await start(true);
+        } else if (event.affectsConfiguration(CONFIG_SECTION)) {
+          // The server re-reads agentLs.* itself (didChangeConfiguration -> workspace/configuration);
+          // ask for its status once the language client has told it, not before.
+          refreshSoon();
+        }
+      }),
+    ),
+    // Trusting the workspace makes its own values of the restricted settings (package.json
+    // capabilities.untrustedWorkspaces) apply: a new serverPath / serverArgs restarts the
+    // server, any other change is pulled by the running server. VS Code also reports the
+    // change as a settings change; whichever comes first restarts, the other only re-pulls.
+    vscode.workspace.onDidGrantWorkspaceTrust(() =>
+      serially(async () => {
+        if (client.launchChanged()) {
+          await start(true);
+        } else {
+          await client.settingsChanged().catch((error: unknown) => output.warn(`didChangeConfiguration: ${errorMessage(error)}`));
+          refreshSoon();
+        }
+      }),
+    ),
   );
-  await start(false);
+  await serially(() => start(false));
 }
 
 export async function deactivate(): Promise<void> {

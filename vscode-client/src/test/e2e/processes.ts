@@ -14,7 +14,7 @@ export interface Service {
   log(): string;
 }
 
-async function until<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined>): Promise<T> {
+export async function until<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined>): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();
@@ -97,8 +97,17 @@ export async function installExtension(codeServer: string, vsix: string, dirs: C
   return stdout + stderr;
 }
 
-/** code-server on a free loopback port, no auth; resolves once it answers /healthz. */
-export async function startCodeServer(codeServer: string, dirs: CodeServerDirs, logDir: string, env: Record<string, string>): Promise<Service> {
+/**
+ * code-server on a free loopback port, no auth; resolves once it answers /healthz. Workspace
+ * Trust is off (every folder trusted) unless `workspaceTrust`.
+ */
+export async function startCodeServer(
+  codeServer: string,
+  dirs: CodeServerDirs,
+  logDir: string,
+  env: Record<string, string>,
+  workspaceTrust = false,
+): Promise<Service> {
   const port = await freePort();
   const logFile = path.join(logDir, "code-server.log");
   const child = started(
@@ -108,7 +117,7 @@ export async function startCodeServer(codeServer: string, dirs: CodeServerDirs, 
       "--auth", "none",
       "--disable-telemetry",
       "--disable-update-check",
-      "--disable-workspace-trust",
+      ...(workspaceTrust ? [] : ["--disable-workspace-trust"]),
       "--user-data-dir", dirs.userData,
       "--extensions-dir", dirs.extensions,
     ],

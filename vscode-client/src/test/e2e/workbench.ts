@@ -34,7 +34,7 @@ if (SKIP && process.env.AGENT_LS_E2E_REQUIRED === "1") {
 }
 
 /** A quiet workbench talking to the fake LLM (no tips, no telemetry, no built-in AI chat). */
-function userSettings(llmUrl: string): Record<string, unknown> {
+function userSettings(llmUrl: string, workspaceTrust: boolean): Record<string, unknown> {
   return {
     "agentLs.serverPath": SERVER,
     "agentLs.baseUrl": `${llmUrl}/v1`,
@@ -44,7 +44,7 @@ function userSettings(llmUrl: string): Record<string, unknown> {
     "workbench.startupEditor": "none",
     "workbench.tips.enabled": false,
     "workbench.welcomePage.walkthroughs.openOnInstall": false,
-    "security.workspace.trust.enabled": false,
+    "security.workspace.trust.enabled": workspaceTrust,
     "telemetry.telemetryLevel": "off",
     "extensions.ignoreRecommendations": true,
     "update.mode": "none",
@@ -62,6 +62,9 @@ export interface WorkbenchOptions {
   /** Seeds the projects under the private home; returns what the workbench opens
    * (`folder=…` or `workspace=…`, URL-encoded). */
   open: (home: string) => string;
+  /** Workspace Trust on, as VS Code ships: the folder opens asking whether you trust its
+   * authors (default off: every folder is trusted, no prompt). */
+  workspaceTrust?: boolean;
 }
 
 export class Workbench {
@@ -76,6 +79,7 @@ export class Workbench {
 
   static async start(options: WorkbenchOptions): Promise<Workbench> {
     const home = privateHome(options.prefix);
+    const trust = options.workspaceTrust ?? false;
     const bench = new Workbench(home.dir);
     const target = options.open(home.dir);
     const llm = await startFakeLLM(PYTHON, REPO, options.script, home.dir, home.env);
@@ -83,9 +87,9 @@ export class Workbench {
     bench.llmUrl = llm.url;
     const dirs = { userData: path.join(home.dir, "user-data"), extensions: path.join(home.dir, "extensions") };
     fs.mkdirSync(path.join(dirs.userData, "User"), { recursive: true });
-    fs.writeFileSync(path.join(dirs.userData, "User", "settings.json"), JSON.stringify(userSettings(llm.url)));
+    fs.writeFileSync(path.join(dirs.userData, "User", "settings.json"), JSON.stringify(userSettings(llm.url, trust)));
     bench.logs = await installExtension(CODE_SERVER, VSIX, dirs, home.env);
-    const codeServer = await startCodeServer(CODE_SERVER, dirs, home.dir, home.env);
+    const codeServer = await startCodeServer(CODE_SERVER, dirs, home.dir, home.env, trust);
     bench.services.push(codeServer);
     bench.browser = await launchChromium(home.env);
     bench.page = await bench.browser.newPage({ viewport: { width: 1280, height: 800 } });
