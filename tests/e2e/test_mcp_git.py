@@ -107,3 +107,25 @@ async def test_an_argument_refused_by_the_schema_reaches_the_model(
     sent = last_user_message(fakellm.requests[1])
     assert "max_count" in sent
     assert "integer" in sent
+
+
+async def test_review_mode_changes_nothing_for_a_tool_call(
+    client: LanguageClient, fakellm: FakeLLM, tmp_path: Path
+) -> None:
+    """Review holds edits for the user's decision; an MCP call is asked and run as without it."""
+    repo = git_repo(tmp_path)
+    server = {
+        "command": sys.executable,
+        "args": ["-m", "mcp_server_git", "--repository", str(repo)],
+    }
+    client.set_configuration({"review": "on", "mcpServers": {"git": server}}, section="agentLs")
+    client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
+    prompts = Prompts(client, ["Run"])
+    fakellm.set_script(
+        {"replies": [tool("mcp__git__git_status", repo_path=str(repo)), answer("done")]}
+    )
+    result = await chat(client, "what is the state of the repository?")
+    assert result["text"] == "done"
+    (prompt,) = prompts.seen
+    assert "git_status" in prompt.message
+    assert "b.txt" in last_user_message(fakellm.requests[1])  # run, its output sent back
