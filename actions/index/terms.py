@@ -29,7 +29,7 @@ import re
 import threading
 from dataclasses import dataclass
 
-import snowballstemmer
+import Stemmer
 
 from actions.index.identifiers import identifier_words
 
@@ -47,7 +47,7 @@ STOP_WORDS = frozenset(
 TERMS_VERSION = 2  # 2: each word and its Snowball stem; 1: a light plural stemmer
 STEM_MARK = "0"  # a stem's suffix: ``depend0`` is never the word ``depend`` (kept by both
 # tokenizers: FTS5's ``ascii`` and PostgreSQL's parser keep letters and digits in one word)
-_STEMMER = snowballstemmer.stemmer("english")  # PyStemmer's C code when installed
+_STEMMER = Stemmer.Stemmer("english")  # the Snowball English stemmer, in C (PyStemmer)
 _STEMMER_LOCK = threading.Lock()  # a PyStemmer stemmer is not thread-safe
 
 MATCH_BUDGET = 3_000  # chunks a query ranks in full: beyond, its rarest words pick them
