@@ -38,10 +38,14 @@ CHOICES = {RUN: Consent.RUN, ALWAYS: Consent.ALWAYS, DENY: Consent.DENY}
 TRUST, DENY_TRUST = CONSENT_TRUST, CONSENT_DENY
 
 
+def shown_folder(request: CommandRequest) -> str:
+    """Where the line runs, as the prompt shows it: `name (path)`."""
+    return f"{request.shown_cwd} ({request.cwd})"
+
+
 def consent_message(request: CommandRequest) -> str:
     """What the prompt says: the exact line and where it runs."""
-    where = f"{request.shown_cwd} ({request.cwd})"
-    return f"{CONSENT_PREFIX}{where}:\n\n{request.command}"
+    return f"{CONSENT_PREFIX}{shown_folder(request)}:\n\n{request.command}"
 
 
 def tool_consent_message(request: ToolCallRequest) -> str:
@@ -61,8 +65,7 @@ def trust_message(request: TrustRequest) -> str:
 
 
 def command_params(request: CommandRequest) -> ConsentRequestParams:
-    folder = f"{request.shown_cwd} ({request.cwd})"
-    prompt = CommandConsent(command=request.command, folder=folder)
+    prompt = CommandConsent(command=request.command, folder=shown_folder(request))
     return _params(consent_message(request), CHOICES, prompt)
 
 
