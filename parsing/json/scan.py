@@ -16,6 +16,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from parsing.json.strict import STRICT_BODY
+
 _WS = re.compile(r"\s*")
 _WS_COMMENTS = re.compile(r"(?>\s+|//[^\n]*+|/\*[\s\S]*?(?:\*/|\Z))*+")
 WS_COMMENTS = _WS_COMMENTS
@@ -27,6 +29,8 @@ _SQ_SEGMENT = re.compile(r"([^'\\]*+(?:\\[\s\S][^'\\]*+)*+)'")
 _CONTROL = re.compile(r"[\x00-\x1f]")
 _ESCAPE = re.compile(r"\\(u[0-9a-fA-F]{4}|[\s\S])")
 _SURROGATE = re.compile("[\ud800-\udfff]")
+_KNOWN_ESCAPES = re.compile(r'(?:[^"\\]++|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*+')
+"""A string body as json's lenient scanner reads it (raw control characters allowed)."""
 _SIMPLE_ESCAPES = {
     '"': '"',
     "\\": "\\",
@@ -121,19 +125,18 @@ def decode_segment(text: str, start: int, end: int) -> tuple[str, bool]:
         raw = text[start:end]  # (printable text holds no control character: C speed)
         return raw, not raw.isprintable() and _CONTROL.search(raw) is not None
     body = text[start:end] + '"'  # decoded on its own: an error costs O(body), not O(text)
-    try:  # strictly valid: no control character, no unknown escape (the common case)
+    # the scanner runs only where a pattern says it reads the body without an error (its
+    # error costs more than reading a short body)
+    if STRICT_BODY.match(body).end() == end - start:  # type: ignore[union-attr]
+        # strictly valid: no control character, no unknown escape (the common case)
         value, stop = _scanstring(body, 0, True)
         if stop == len(body):
             return value, False
-    except ValueError:
-        pass
     control = _CONTROL.search(body) is not None
-    try:
+    if _KNOWN_ESCAPES.match(body).end() == end - start:  # type: ignore[union-attr]
         value, stop = _scanstring(body, 0, False)
         if stop == len(body):
             return value, control
-    except ValueError:
-        pass
     raw = _ESCAPE.sub(_unescape, body[:-1])
     if _SURROGATE.search(raw):
         raw = raw.encode("utf-16", "surrogatepass").decode("utf-16", "surrogatepass")
