@@ -163,7 +163,7 @@ def _fast_decode(
         if isinstance(read, tuple):
             return Decoded(read[0], i, read[1], repaired=False, truncated=False)
         lossless = read
-    fast = lossless_at(text, i) if lossless else None
+    fast = lossless_at(text, i) if lossless and not _bad_escape(text, i) else None
     if fast is not None:
         value, end, fixes = fast
         return Decoded(value, i, end, repaired=bool(fixes), truncated=False, fixes=fixes)
@@ -181,6 +181,17 @@ def _failure(text: str, i: int) -> tuple[int, str] | None:
     if failed is None or failed[0] is not text or failed[1] != i:
         return None
     return failed[2], failed[3]
+
+
+def _bad_escape(text: str, i: int) -> bool:
+    """Did `_strict` fail on ``text[i:]`` at an unknown escape of a printable character
+    (``\\a``)? The lossless pass fails there too (it fixes a backslash only before a raw
+    control character, and orjson stops at the same backslash): no need to run it."""
+    failed = _failure(text, i)
+    if failed is None or text[failed[0] : failed[0] + 1] != "\\":
+        return False
+    after = text[failed[0] + 1 : failed[0] + 2]
+    return after >= " "
 
 
 _STRUCTURE = re.compile(r'["\\\[\]{}]')
