@@ -16,7 +16,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from parsing.json.strict import STRICT_BODY
+from parsing.json.strict import SHORT_BODY, STRICT_BODY
 
 _WS = re.compile(r"\s*")
 _WS_COMMENTS = re.compile(r"(?>\s+|//[^\n]*+|/\*[\s\S]*?(?:\*/|\Z))*+")
@@ -125,18 +125,23 @@ def decode_segment(text: str, start: int, end: int) -> tuple[str, bool]:
         raw = text[start:end]  # (printable text holds no control character: C speed)
         return raw, not raw.isprintable() and _CONTROL.search(raw) is not None
     body = text[start:end] + '"'  # decoded on its own: an error costs O(body), not O(text)
-    # the scanner runs only where a pattern says it reads the body without an error (its
-    # error costs more than reading a short body)
-    if STRICT_BODY.match(body).end() == end - start:  # type: ignore[union-attr]
-        # strictly valid: no control character, no unknown escape (the common case)
-        value, stop = _scanstring(body, 0, True)
-        if stop == len(body):
-            return value, False
+    short = end - start <= SHORT_BODY  # (a pattern first, not the scanner's error: see there)
+    # strictly valid: no control character, no unknown escape (the common case)
+    if not short or STRICT_BODY.match(body).end() == end - start:  # type: ignore[union-attr]
+        try:
+            value, stop = _scanstring(body, 0, True)
+            if stop == len(body):
+                return value, False
+        except ValueError:
+            pass
     control = _CONTROL.search(body) is not None
-    if _KNOWN_ESCAPES.match(body).end() == end - start:  # type: ignore[union-attr]
-        value, stop = _scanstring(body, 0, False)
-        if stop == len(body):
-            return value, control
+    if not short or _KNOWN_ESCAPES.match(body).end() == end - start:  # type: ignore[union-attr]
+        try:
+            value, stop = _scanstring(body, 0, False)
+            if stop == len(body):
+                return value, control
+        except ValueError:
+            pass
     raw = _ESCAPE.sub(_unescape, body[:-1])
     if _SURROGATE.search(raw):
         raw = raw.encode("utf-16", "surrogatepass").decode("utf-16", "surrogatepass")
