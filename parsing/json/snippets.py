@@ -188,10 +188,8 @@ def _bad_escape(text: str, i: int) -> bool:
     (``\\a``)? The lossless pass fails there too (it fixes a backslash only before a raw
     control character, and orjson stops at the same backslash): no need to run it."""
     failed = _failure(text, i)
-    if failed is None or text[failed[0] : failed[0] + 1] != "\\":
-        return False
-    after = text[failed[0] + 1 : failed[0] + 2]
-    return after >= " "
+    pair = "" if failed is None else text[failed[0] : failed[0] + 2]
+    return pair[:1] == "\\" and pair[1:] >= " "
 
 
 _STRUCTURE = re.compile(r'["\\\[\]{}]')
