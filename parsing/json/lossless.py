@@ -23,6 +23,8 @@ from typing import Any, Final
 
 import orjson
 
+from parsing.json.strict import lenient_failure
+
 MAX_FIXES: Final = 12
 MAX_FAST_DEPTH: Final = 150
 """`lossless_at` leaves deeper values to the strict and tolerant passes (their depth limits)."""
@@ -39,6 +41,34 @@ _KEY_AFTER = re.compile(r'"[ \t\r\n]*:')
 _UNSAFE_COMMENT = re.compile(r"[`~<]")
 _TRAILING = "unexpected content after document"
 _END_OF_DATA = "unexpected end of data"
+
+
+def surely_unfixed(text: str, i: int, at: int) -> bool:
+    """Strict JSON read the value at ``text[i]`` up to a failure at ``at``: does
+    `lossless_at` surely answer None? orjson reads the same up to there (every fix is made
+    where json fails), and no fix applies at: the end of the text, an unknown escape of a
+    printable character (``\\a``: a backslash is fixed only before a raw control character),
+    a closer not after a comma (only a trailing comma is removed), any character but ``/``,
+    a Python literal's first letter or a raw control character. At a raw control character
+    (escaped in a string, the string then read on) the answer is the same at the character
+    where json fails with those allowed (`strict.lenient_failure`): random JSON-like text
+    failed there thousands of times, and this pass's rounds cost several times that scan."""
+    if "" < text[at : at + 1] < " ":
+        at = lenient_failure(text, i)
+        if at < 0 or "" < text[at : at + 1] < " ":
+            return False
+    c = text[at : at + 1]
+    if c == "\\":
+        return text[at + 1 : at + 2] >= " "
+    if c in ("]", "}"):
+        j = at - 1
+        while j > i and text[j] in _JSON_WS:
+            j -= 1
+        return text[j] != ","
+    return c not in _FIXED_FIRST  # (the end of the text included)
+
+
+_FIXED_FIRST: Final = frozenset("/TFN")
 
 
 def _string_rest_end(body: str, pos: int) -> int:

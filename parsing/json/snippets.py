@@ -30,7 +30,7 @@ from typing import Any
 from parsing.blocks import Origin
 from parsing.json.code_values import code_first, code_in_values, escaped_in_region
 from parsing.json.escaped_quotes import escaped_quotes_at
-from parsing.json.lossless import lossless_at, lossless_loads, may_load
+from parsing.json.lossless import lossless_at, lossless_loads, may_load, surely_unfixed
 from parsing.json.regions import closing_end, snippet_of, undecodable
 from parsing.json.scan import WS_COMMENTS, NeedMore, Source
 from parsing.json.shortcuts import (
@@ -163,7 +163,7 @@ def _fast_decode(
         if isinstance(read, tuple):
             return Decoded(read[0], i, read[1], repaired=False, truncated=False)
         lossless = read
-    fast = lossless_at(text, i) if lossless and not _bad_escape(text, i) else None
+    fast = lossless_at(text, i) if lossless and not _lossless_fails(text, i) else None
     if fast is not None:
         value, end, fixes = fast
         return Decoded(value, i, end, repaired=bool(fixes), truncated=False, fixes=fixes)
@@ -183,13 +183,10 @@ def _failure(text: str, i: int) -> tuple[int, str] | None:
     return failed[2], failed[3]
 
 
-def _bad_escape(text: str, i: int) -> bool:
-    """Did `_strict` fail on ``text[i:]`` at an unknown escape of a printable character
-    (``\\a``)? The lossless pass fails there too (it fixes a backslash only before a raw
-    control character, and orjson stops at the same backslash): no need to run it."""
+def _lossless_fails(text: str, i: int) -> bool:
+    """Does the lossless pass surely answer None where `_strict` failed on ``text[i:]``?"""
     failed = _failure(text, i)
-    pair = "" if failed is None else text[failed[0] : failed[0] + 2]
-    return pair[:1] == "\\" and pair[1:] >= " "
+    return failed is not None and surely_unfixed(text, i, failed[0])
 
 
 _STRUCTURE = re.compile(r'["\\\[\]{}]')

@@ -36,6 +36,9 @@ SHORT_BODY: Final = 64
 """A body this short is checked by `STRICT_BODY` before json's scanner reads it: the
 scanner's error costs ~2 us, more than reading a short body (JSON-like junk fails there
 thousands of times); a longer one goes to the scanner at once (its loop is faster)."""
+LENIENT: Final = json.JSONDecoder(strict=False, parse_constant=_no_constants)
+"""The strict decoder but for raw control characters inside strings (read as they are)."""
+_lenient_scan_once: Callable[[str, int], tuple[Any, int]] = LENIENT.scan_once  # type: ignore[attr-defined]
 _CUT_SLACK: Final = 6
 """A failure this close to the slice's end may be the slice's doing (``\\u12`` cut short)."""
 
@@ -58,6 +61,24 @@ def strict_value(text: str, i: int) -> tuple[Any, int] | int:
             return i
         except (ValueError, RecursionError):  # a constant, an int past the digit limit
             return i
+        width *= 8
+
+
+def lenient_failure(text: str, i: int) -> int:
+    """Where `LENIENT` fails on the value at ``text[i]``: its index, or -1 when it reads the
+    value, or fails on no character (NaN, too deep)."""
+    n, width = len(text), WINDOW
+    while True:
+        stop = min(n, i + width)
+        window = text if i == 0 and stop == n else text[i:stop]
+        try:
+            _lenient_scan_once(window, 0)
+            return -1
+        except json.JSONDecodeError as exc:
+            if stop >= n or not _cut_by_window(exc, len(window)):
+                return i + exc.pos
+        except (StopIteration, ValueError, RecursionError):
+            return -1
         width *= 8
 
 
