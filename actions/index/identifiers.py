@@ -20,6 +20,7 @@ import re
 # start only (the look-behind), else the engine retries at every letter of every word
 _COMPOUND = re.compile(r"(?<![^\W_])[^\W_]+(?:(?:_+|\.|/|::|->)[^\W_]+)+", re.UNICODE)
 _RUN = re.compile(r"\S+")
+_JOINT = re.compile(r"[A-Z_./:\-]")  # what a run adding words holds (a capital, a joint)
 _CAPITALIZED = re.compile(r"(?<![^\W_])[^\W_]*[A-Z][^\W_]*")
 _SEGMENT = re.compile(r"\.|/|::|->")
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
@@ -32,14 +33,21 @@ def identifier_words(text: str) -> list[str]:
     """The extra lower-case words of ``text``'s identifiers (see the module docstring)."""
     extra: list[str] = []
     for run in _RUN.findall(text):
-        if not (run.isalpha() and run.islower()):  # a plain word has nothing to add
-            extra += _run_words(run)
+        extra += run_words(run)
     return extra
+
+
+def run_words(run: str) -> tuple[str, ...]:
+    """The extra words of one run of non-space characters (``identifier_words`` of a text
+    is theirs, run after run)."""
+    if not _JOINT.search(run):  # no capital, no compound: nothing to add (most runs)
+        return ()
+    return _run_words(run)
 
 
 @functools.lru_cache(maxsize=65536)
 def _run_words(run: str) -> tuple[str, ...]:
-    """The extra words of one run of non-space characters (code repeats them: cached)."""
+    """The extra words of one run (code repeats them: cached)."""
     extra: list[str] = []
     for match in _COMPOUND.finditer(run):
         segments = _SEGMENT.split(match.group())
@@ -48,8 +56,9 @@ def _run_words(run: str) -> tuple[str, ...]:
             tails = range(max(0, len(joined) - MAX_SEGMENTS), len(joined) - 1)
             extra += ["".join(joined[start:]) for start in tails]
         extra += [word for segment, word in zip(segments, joined, strict=True) if "_" in segment]
-    for word in _CAPITALIZED.findall(run):
-        extra += _humps(word)
+    if not run.islower():  # else no capital: no hump
+        for word in _CAPITALIZED.findall(run):
+            extra += _humps(word)
     return tuple(extra)
 
 

@@ -35,6 +35,7 @@ from actions.index.model import (
     Hit,
     IndexStatus,
     StoreError,
+    with_embedding_status,
 )
 from actions.index.planning import (
     Pause,
@@ -269,7 +270,7 @@ class WorkspaceIndex(SummaryPhase):
         assert plan.record is not None
         chunks = plan.chunks
         if self.embedder is not None:  # vectors are filled in the background
-            chunks = [replace(chunk, embedding_status="pending") for chunk in chunks]
+            chunks = [with_embedding_status(chunk, "pending") for chunk in chunks]
         record = plan.record
         if plan.action == "chunks" and status != record.status:
             record = replace(record, status=status)

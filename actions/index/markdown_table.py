@@ -5,7 +5,8 @@ own ``table`` rule also pushes three tokens per cell (most of a markdown documen
 when it holds tables). ``lean_table`` decides whether a table starts with that rule itself
 (``silent``: no token) and where it ends by the same tests as that rule's row loop (a
 terminating block, a blank line, an indented code line, the cap on autocompleted cells), then
-pushes ``table_open`` / ``table_close`` only. The tokens of level 0 — all that
+pushes ``table_open`` / ``table_close`` only. A row's cells are counted only once that cap
+could be reached (a row autocompletes at most the header's count). The tokens of level 0 — all that
 ``markdown_elements`` reads — are the same as the full rule's.
 """
 
@@ -32,7 +33,8 @@ def lean_table(state: StateBlock, start: int, end: int, silent: bool) -> bool:
     columns = _cells(mdTrim(getLine(state, start)))
     terminators = state.md.block.ruler.getRules("blockquote")
     parent, state.parentType = state.parentType, "table"
-    autocompleted = 0
+    autocompleted = 0  # of the rows in ``uncounted`` too: at most ``columns`` a row
+    uncounted: list[str] = []
     line = start + 2
     while line < end and state.sCount[line] >= state.blkIndent:
         if any(rule(state, line, end, True) for rule in terminators):
@@ -40,9 +42,12 @@ def lean_table(state: StateBlock, start: int, end: int, silent: bool) -> bool:
         text = mdTrim(getLine(state, line))
         if not text or state.is_code_block(line):
             break
-        autocompleted += columns - _cells(text)
-        if autocompleted > MAX_AUTOCOMPLETED_CELLS:
-            break
+        uncounted.append(text)
+        if autocompleted + len(uncounted) * columns > MAX_AUTOCOMPLETED_CELLS:  # may be over
+            autocompleted += sum(columns - _cells(row) for row in uncounted)
+            uncounted.clear()
+            if autocompleted > MAX_AUTOCOMPLETED_CELLS:
+                break
         line += 1
     token = state.push("table_open", "table", 1)
     token.map = [start, line]

@@ -85,6 +85,7 @@ WHEN old.embedding_status = 'ready' OR new.embedding_status = 'ready' BEGIN
     INSERT INTO vector_log (id, ready) VALUES (new.id, new.embedding_status = 'ready');
 END;
 """
+_READY = "SELECT count(*) FROM chunks WHERE embedding_status = 'ready' AND embedding IS NOT NULL"
 DROP = "DROP TABLE IF EXISTS vector_log; DROP TABLE IF EXISTS vector_meta;"
 
 
@@ -134,6 +135,7 @@ class VectorIndex:
         self._retry_at = 0.0  # monotonic time of the next try after a failed build
         self.builds = True  # False: never start a build (a one-shot search)
         self.progress = (0, 0)  # vectors added, vectors to add, by the running build
+        self._below_graph: int | None = None  # vectors, when graph_due answered unloaded
 
     # ------------------------------------------------------------------ searching
 
@@ -363,12 +365,21 @@ class VectorIndex:
 
     def graph_due(self, db: sqlite3.Connection) -> bool:
         """Bring the state up to date (starting no build when ``builds`` is False) and say
-        whether a graph build is due (the caller holds the lock)."""
+        whether a graph build is due (the caller holds the lock). Without a graph file and
+        with fewer vectors than a graph is built for, nothing is due: said without loading
+        the vectors (nor numpy: `agent-ls index --no-embed`)."""
+        if self._state is None:
+            epoch, _ = _meta(db)
+            if not self._files(epoch):
+                (ready,) = db.execute(_READY).fetchone()
+                if ready < max(self.ann_min, 1):
+                    self._below_graph = int(ready)
+                    return False
         return self._due(self._sync(db))
 
     def describe(self) -> dict[str, object]:
         state = self._state
-        if state is None:
+        if state is None and self._below_graph is None:
             return {"kind": "not loaded"}
         builder = self._builder  # a graph build, not a trim of the log
         building = not self._idle.is_set() and builder is not None and builder.name == GRAPH_THREAD
@@ -376,6 +387,8 @@ class VectorIndex:
         elsewhere = None if building else building_elsewhere(self.db_path)
         if elsewhere is not None:  # another process builds it (`agent-ls index`'s child)
             building, progress = True, elsewhere
+        if state is None:  # what the state would be: every vector searched exactly
+            return _exact(self._below_graph or 0, building, progress, self.build_error)
         return {
             "kind": "hnsw" if state.graph is not None else "exact",
             "graph": len(state.graph) if state.graph is not None else 0,
@@ -393,6 +406,23 @@ class VectorIndex:
         builder = self._builder
         if builder is not None:
             builder.join()
+
+
+def _exact(
+    vectors: int, building: bool, progress: tuple[int, int], error: str
+) -> dict[str, object]:
+    """``describe`` of an index below a graph, its vectors not loaded (``graph_due``)."""
+    return {
+        "kind": "exact",
+        "graph": 0,
+        "delta": vectors,
+        "tombstones": 0,
+        "file": "",
+        "building": building,
+        "pending": False,
+        "progress": {"added": progress[0], "total": progress[1]} if building else {},
+        "error": error,
+    }
 
 
 def configured_ann_min() -> int:

@@ -464,6 +464,8 @@ def _upsert_many(db: sqlite3.Connection, records: Sequence[DocumentRecord]) -> N
     )
 
 
+# json.dumps(..., ensure_ascii=False) builds an encoder at every call: one, kept
+_HEADINGS_JSON = json.JSONEncoder(ensure_ascii=False).encode
 _INSERT_CHUNK = (
     "INSERT INTO chunks (id, document, position, type, content, indexed_text, summary, "
     "is_atomic, headings, start_line, end_line, language, embedding_status, embedding, "
@@ -508,7 +510,7 @@ def _row(row_id: int, chunk: Chunk, digest: str, old: dict[str, bytes]) -> tuple
         chunk.indexed_text,
         chunk.summary,
         int(chunk.is_atomic),
-        json.dumps(list(chunk.headings), ensure_ascii=False),
+        _HEADINGS_JSON(list(chunk.headings)),
         chunk.start_line,
         chunk.end_line,
         chunk.language,

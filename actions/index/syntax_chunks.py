@@ -15,7 +15,6 @@ own inner statements, and only a leaf bigger than that by lines). Never mid-stat
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
@@ -63,8 +62,7 @@ BLOCKS = frozenset(
         "ERROR",
     }
 )
-_SPACE = re.compile(r"\s+")
-_OPENER = re.compile(r"\s*(?:=>|[{:=])?\s*$")  # what opens the body: `{`, `:`, `=>`
+_OPENERS = ("{", ":", "=")  # what opens the body (and ``=>``)
 _NAME_TYPES = frozenset(
     {
         "identifier",
@@ -231,8 +229,7 @@ class Cutter:
             raw = raw[: body.start_byte - node.start_byte]
         else:
             raw = raw.split(b"\n", 1)[0]
-        text = _SPACE.sub(" ", raw.decode("utf-8", "replace")).strip()
-        return _OPENER.sub("", text)[:SIGNATURE_CHARS]
+        return signature_text(raw.decode("utf-8", "replace"))
 
     def flush(self, nodes: Sequence[Node], path: tuple[str, ...], signature: str) -> None:
         if not nodes:
@@ -285,6 +282,19 @@ class Cutter:
         text = strip_last_eol("".join(self.lines[first - 1 : last]))
         element = Element("code", text, first, last, headings, self.language, atomic, names)
         self.chunks.append(element)
+
+
+def signature_text(raw: str) -> str:
+    """``raw`` on one line (every run of spaces one space), without what opens the body
+    (``{``, ``:``, ``=``, ``=>``), at most ``SIGNATURE_CHARS`` characters. String methods:
+    the regular expression anchored at the end (``\\s*(?:=>|[{:=])?\\s*$``) was tried at
+    every character of every signature."""
+    text = " ".join(raw.split())
+    if text.endswith("=>"):
+        text = text[:-2].rstrip()
+    elif text.endswith(_OPENERS):
+        text = text[:-1].rstrip()
+    return text[:SIGNATURE_CHARS]
 
 
 def _name(node: Node) -> str:
