@@ -155,6 +155,7 @@ class PgStore(PgEmbeddings):
                 conn.execute("SELECT pg_advisory_xact_lock(hashtext('agent_ls schema'))")
                 conn.execute(_DDL)
                 _retokenize(conn)
+                _rechunk_markdown(conn)
                 row = conn.execute(
                     "SELECT extversion FROM pg_extension WHERE extname = 'vector'"
                 ).fetchone()
@@ -486,6 +487,27 @@ def _retokenize(conn: Any) -> None:
         f"INSERT INTO {SCHEMA}.meta VALUES ('terms_version', %s)"
         " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
         (str(TERMS_VERSION),),
+    )
+
+
+def _rechunk_markdown(conn: Any) -> None:
+    """Every workspace's markdown documents marked changed when ``CHUNKS_VERSION`` changed
+    (their next update reads and cuts them again, keeping the vectors of unchanged chunk
+    texts); then the version is recorded. In the caller's transaction, under the schema lock."""
+    from actions.index.chunking import CHUNKS_VERSION, markdown_paths
+
+    row = conn.execute(f"SELECT value FROM {SCHEMA}.meta WHERE key = 'chunks_version'").fetchone()
+    if row is not None and row[0] == str(CHUNKS_VERSION):
+        return
+    paths = [path for (path,) in conn.execute(f"SELECT DISTINCT path FROM {SCHEMA}.documents")]
+    conn.execute(
+        f"UPDATE {SCHEMA}.documents SET mtime_ns = 0, content_hash = '' WHERE path = ANY(%s)",
+        (markdown_paths(paths),),
+    )
+    conn.execute(
+        f"INSERT INTO {SCHEMA}.meta VALUES ('chunks_version', %s)"
+        " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+        (str(CHUNKS_VERSION),),
     )
 
 
