@@ -331,7 +331,7 @@ class PgStore(PgEmbeddings):
             self._writes = STATS_TTL  # a small index: exact statistics are cheap
         plan = plan_query(words, self._frequencies)
         total, found = self._total or 0, self._frequencies
-        idf = [math.log(1 + (total - found[w] + 0.5) / (found[w] + 0.5)) for w in plan.scored]
+        idf = [_idf(total, found[word]) for word in plan.scored]
         return plan, idf
 
     def search(self, query: str, k: int, *, vector: Sequence[float] | None = None) -> list[Hit]:
@@ -488,6 +488,12 @@ def _retokenize(conn: Any) -> None:
         " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
         (str(TERMS_VERSION),),
     )
+
+
+def _idf(total: int, frequency: int) -> float:
+    """FTS5's inverse document frequency (fts5_aux.c), floored at 1e-6 as FTS5 floors it: a
+    word in half the chunks or more weighs (almost) nothing, on both stores alike."""
+    return max(math.log((total - frequency + 0.5) / (frequency + 0.5)), 1e-6)
 
 
 def _rechunk_markdown(conn: Any) -> None:
