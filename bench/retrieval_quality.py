@@ -1,6 +1,6 @@
 """Ranking quality on public documentation nobody on the team wrote, side by side with plain BM25.
 
-    python bench/retrieval_quality.py [--runs 3] [--corpus nodejs,npm,nodeapi,undici,click]
+    python bench/retrieval_quality.py [--runs 3] [--corpus nodejs,npm,nodeapi,undici,fastify,click]
 
 For each corpus: hit@5 (a relevant passage among the first five) and MRR of agent-ls's BM25,
 dense alone and hybrid (dense needs the `embeddings` extra), and, over the very same chunks,
@@ -11,7 +11,7 @@ and bm25s (PyPI; imported when installed, else installed with pip into a tempora
 line range holds the answer's first line. Latency: min / median / max over --runs runs of the
 median time per question (BM25, hybrid with the query embedding).
 
-Corpora (nothing downloaded at run time but the bm25s wheel):
+Corpora (nothing downloaded at run time but from the npm and PyPI registries):
 - ``nodejs``: bench/data/nodejs, 10 files of the Node.js docs (Debian package ``nodejs``,
   MIT), 31 questions (bench/data/questions.json); the fusion rule was chosen on them.
 - ``npm``: npm's own documentation, ``docs/content`` of the ``npm`` package (91 markdown
@@ -30,6 +30,11 @@ Corpora (nothing downloaded at run time but the bm25s wheel):
   folder. 24 questions (bench/data/questions_undici.json) written from the files before any
   search was run on them and before the stemmer / fusion changes of issue 27's second round
   (its scores were then among those these rules were compared on).
+- ``fastify``: the docs of fastify 4.28.1 (a web framework for Node.js, MIT; ``docs``, 40
+  markdown files: reference and guides), ``npm pack fastify@4.28.1`` from the npm registry
+  into a temporary folder. 22 questions (bench/data/questions_fastify.json) written from the
+  files and committed before any search was run on them, as the held-out check of issue 27's
+  third round (the ranking rule changes made while looking at npm's questions).
 - ``click``: code, click 8.1.7's 17 source files (pip into a temporary folder, as
   bench/retrieval_code.py does) with its 36 questions (where is X defined, which function does
   Y); gold: the definition's file and first line.
@@ -68,6 +73,7 @@ NPM_DOCS = Path("/usr/lib/node_modules/npm/docs/content")
 NODE_API = Path("/usr/share/doc/nodejs/api")
 UNDICI = "undici@6.28.0"
 UNDICI_DOCS = Path("/usr/lib/node_modules/npm/node_modules/undici")
+FASTIFY = "fastify@4.28.1"
 Ranker = Callable[[str], list[Chunk]]
 
 
@@ -110,6 +116,15 @@ def undici_docs(tmp: Path) -> Path:
     return tmp / "undici" / "package" / "docs" / "docs"
 
 
+def fastify_docs(tmp: Path) -> Path:
+    """fastify's docs: the npm registry's tarball of ``FASTIFY``."""
+    subprocess.run(["npm", "pack", FASTIFY, "--pack-destination", str(tmp)], check=True)
+    (tarball,) = tmp.glob("fastify-*.tgz")
+    with tarfile.open(tarball) as archive:
+        archive.extractall(tmp / "fastify", filter="data")
+    return tmp / "fastify" / "package" / "docs"
+
+
 def code_corpus(tmp: Path) -> tuple[Path, list[Question]]:
     """click's source (retrieval_code's package and questions), gold: a definition's first line."""
     import retrieval_code
@@ -131,10 +146,12 @@ def corpus(name: str, tmp: Path) -> tuple[Path, list[Question]]:
         source, file = NODE_API, "questions_nodeapi.json"
     elif name == "undici":
         source, file = undici_docs(tmp), "questions_undici.json"
+    elif name == "fastify":
+        source, file = fastify_docs(tmp), "questions_fastify.json"
     elif name == "click":
         return code_corpus(tmp)
     else:
-        raise SystemExit(f"unknown corpus {name!r}: nodejs, npm, nodeapi, undici, click")
+        raise SystemExit(f"unknown corpus {name!r}: nodejs, npm, nodeapi, undici, fastify, click")
     workspace = tmp / f"corpus-{name}"
     keep = shutil.ignore_patterns("SOURCE.md", "LICENSE", "*.html", "*.json.gz", "assets")
     shutil.copytree(source, workspace, ignore=keep)
@@ -264,7 +281,7 @@ def report(results: list[tuple[str, list[tuple[float, float, float]]]]) -> None:
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--corpus", default="nodejs,npm,nodeapi,undici,click")
+    parser.add_argument("--corpus", default="nodejs,npm,nodeapi,undici,fastify,click")
     parser.add_argument("--no-bm25s", action="store_true")
     args = parser.parse_args()
     embedder = load_embedder()

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+from collections.abc import Iterable
 from dataclasses import replace
 from pathlib import PurePosixPath
 
@@ -21,6 +22,14 @@ from actions.index.summary import Summarizer, fallback_summary, needs_summary
 
 MARKDOWN_SUFFIXES = frozenset({".md", ".markdown", ".mdx", ".mdown", ".mkd", ".txt", ".rst"})
 CAPTION_CHARS = 300
+CHUNKS_VERSION = 2  # 2: a markdown front matter is metadata, no heading (issue 27)
+# the stores mark their markdown documents changed when it changes (SQLite: schema 7;
+# PostgreSQL: ``chunks_version`` in its meta table): the next update cuts them again
+
+
+def markdown_paths(paths: Iterable[str]) -> list[str]:
+    """The markdown documents among ``paths`` (what a change of CHUNKS_VERSION re-cuts)."""
+    return [path for path in paths if kind_of(path) == "markdown"]
 
 
 def kind_of(path: str) -> str:

@@ -9,7 +9,12 @@
 - ``headings`` is the heading path above the element (``("Install", "Linux")``): a heading
   replaces the one of its level and clears every deeper level. A heading element carries the
   path ending with itself. ATX and setext headings count; ``#`` lines inside code fences do
-  not (the CommonMark parser never sees them as headings).
+  not (the CommonMark parser never sees them as headings). A heading's lines are joined
+  with spaces (a setext heading may span several).
+- a front matter block opening the file (YAML between ``---`` and ``---`` / ``...``, TOML
+  between ``+++`` lines) is document metadata, not an element: CommonMark alone would read
+  YAML's closing ``---`` as the underline of a setext heading, whose text (``title: npm-ci
+  section: 1 description: ...``) would head every chunk of the file (issue 27).
 - tables and code blocks are atomic: never split, whatever their size.
 
 ``chunk_elements(elements)`` merges consecutive prose and lists of one section (type ``list``
@@ -96,7 +101,8 @@ def _blocks_only() -> MarkdownIt:
 def parse_elements(text: str) -> list[Element]:
     """The top-level blocks of ``text`` in document order (see the module docstring)."""
     lines = split_lines(text)
-    tokens = _blocks_only().parse(text)
+    front = front_matter_lines(lines)
+    tokens = _blocks_only().parse("\n" * front + "".join(lines[front:]) if front else text)
     levels: dict[int, str] = {}
     elements: list[Element] = []
     for index, token in enumerate(tokens):
@@ -120,15 +126,35 @@ def parse_elements(text: str) -> list[Element]:
     return [element for element in elements if element.content.strip()]
 
 
+def front_matter_lines(lines: Sequence[str]) -> int:
+    """How many lines the front matter block opening the document takes (0: none)."""
+    fence = lines[0].rstrip() if lines else ""
+    if fence not in _FRONT_MATTER or len(lines) < 3 or not _KEY.match(lines[1]):
+        return 0  # a thematic break opening the text: not metadata
+    for number, line in enumerate(lines[1:], start=1):
+        if line.rstrip() in _FRONT_MATTER[fence]:
+            return number + 1
+    return 0
+
+
+_FRONT_MATTER = {"---": ("---", "..."), "+++": ("+++",)}  # YAML, TOML: fence -> closings
+_KEY = re.compile(r"[\w-]+\s*[:=]")  # a front matter's first line: ``title: ...``
+
+
 def _inline_text(token: Token) -> str:
     if token.type != "inline":
         return ""
     children = _full().parseInline(token.content)[0].children if token.content else []
-    parts = [child.content for child in children or [] if child.type in _INLINE_TEXT]
+    parts = [
+        " " if child.type in _BREAKS else child.content
+        for child in children or []
+        if child.type in _INLINE_TEXT or child.type in _BREAKS
+    ]
     return " ".join("".join(parts).split()) or token.content.strip()
 
 
 _INLINE_TEXT = frozenset({"text", "code_inline", "html_inline"})
+_BREAKS = frozenset({"softbreak", "hardbreak"})
 
 
 def _element(

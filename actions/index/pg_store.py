@@ -155,6 +155,7 @@ class PgStore(PgEmbeddings):
                 conn.execute("SELECT pg_advisory_xact_lock(hashtext('agent_ls schema'))")
                 conn.execute(_DDL)
                 _retokenize(conn)
+                _rechunk_markdown(conn)
                 row = conn.execute(
                     "SELECT extversion FROM pg_extension WHERE extname = 'vector'"
                 ).fetchone()
@@ -330,7 +331,7 @@ class PgStore(PgEmbeddings):
             self._writes = STATS_TTL  # a small index: exact statistics are cheap
         plan = plan_query(words, self._frequencies)
         total, found = self._total or 0, self._frequencies
-        idf = [math.log(1 + (total - found[w] + 0.5) / (found[w] + 0.5)) for w in plan.scored]
+        idf = [_idf(total, found[word]) for word in plan.scored]
         return plan, idf
 
     def search(self, query: str, k: int, *, vector: Sequence[float] | None = None) -> list[Hit]:
@@ -486,6 +487,33 @@ def _retokenize(conn: Any) -> None:
         f"INSERT INTO {SCHEMA}.meta VALUES ('terms_version', %s)"
         " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
         (str(TERMS_VERSION),),
+    )
+
+
+def _idf(total: int, frequency: int) -> float:
+    """FTS5's inverse document frequency (fts5_aux.c), floored at 1e-6 as FTS5 floors it: a
+    word in half the chunks or more weighs (almost) nothing, on both stores alike."""
+    return max(math.log((total - frequency + 0.5) / (frequency + 0.5)), 1e-6)
+
+
+def _rechunk_markdown(conn: Any) -> None:
+    """Every workspace's markdown documents marked changed when ``CHUNKS_VERSION`` changed
+    (their next update reads and cuts them again, keeping the vectors of unchanged chunk
+    texts); then the version is recorded. In the caller's transaction, under the schema lock."""
+    from actions.index.chunking import CHUNKS_VERSION, markdown_paths
+
+    row = conn.execute(f"SELECT value FROM {SCHEMA}.meta WHERE key = 'chunks_version'").fetchone()
+    if row is not None and row[0] == str(CHUNKS_VERSION):
+        return
+    paths = [path for (path,) in conn.execute(f"SELECT DISTINCT path FROM {SCHEMA}.documents")]
+    conn.execute(
+        f"UPDATE {SCHEMA}.documents SET mtime_ns = 0, content_hash = '' WHERE path = ANY(%s)",
+        (markdown_paths(paths),),
+    )
+    conn.execute(
+        f"INSERT INTO {SCHEMA}.meta VALUES ('chunks_version', %s)"
+        " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+        (str(CHUNKS_VERSION),),
     )
 
 

@@ -54,11 +54,13 @@ from actions.index.terms import (
 )
 from actions.private import private_sqlite
 
-SCHEMA_VERSION = 6  # 6: each word and its stem (terms.TERMS_VERSION 2; FTS refilled)
+SCHEMA_VERSION = 7  # 7: markdown front matter no heading (markdown documents re-read)
+# 6: each word and its stem (terms.TERMS_VERSION 2; FTS refilled)
 # 5: source cut by syntax, identifiers indexed whole (rebuilt from files)
 # 4: the FTS words of ``terms`` as they are (ascii tokenizer)
 WEIGHTS = (1.0, 1.0, 0.5)
 REFILLED = (3, 5)  # versions whose FTS words differ (cut, then stemmed, otherwise): refilled
+RECHUNKED = (3, 5, 6)  # versions whose markdown chunks differ: their documents read again
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS documents (
     path TEXT PRIMARY KEY, status TEXT NOT NULL, content_hash TEXT NOT NULL DEFAULT '',
@@ -149,9 +151,17 @@ class SqliteStore(SqliteEmbeddings):
 
     def _migrate(self) -> None:
         (version,) = self._db.execute("PRAGMA user_version").fetchone()
+        if version in RECHUNKED:  # markdown cut otherwise: read again at the next update
+            from actions.index.chunking import markdown_paths  # once: not at every open
+
+            paths = [str(path) for (path,) in self._db.execute("SELECT path FROM documents")]
+            self._db.executemany(
+                "UPDATE documents SET mtime_ns = 0, content_hash = '' WHERE path = ?",
+                [(path,) for path in markdown_paths(paths)],
+            )
         if version in REFILLED:  # other words, same chunks: the FTS table again from them
             self._refill_fts()
-        elif version not in (0, SCHEMA_VERSION):  # an older layout: rebuild from the files
+        elif version not in (0, *RECHUNKED, SCHEMA_VERSION):  # older: rebuild from the files
             for table in ("chunks_vocab", "chunks_fts", "chunks", "documents"):
                 self._db.execute(f"DROP TABLE IF EXISTS {table}")
             self._db.executescript(VECTOR_DROP)
