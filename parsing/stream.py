@@ -375,6 +375,7 @@ class StreamParser:
             self._resuming = False
             self._resumes.clear()
 
+
 def _look(text: str, state: ScanState, eof: bool, base: int) -> list[Block]:
     """The blocks a scan of ``text`` decides, under the stream's one json-repair budget
     (`repair_fallback`) when a fence or tag may open in it (json-repair reads only their
