@@ -204,10 +204,11 @@ def scan_items(text: str, state: ScanState, eof: bool) -> Iterator[Item]:
             m = finder.next_candidate(search)
         if m is None:
             hold = None if eof else _HOLD_SEARCH(text, search)
-            state.search = len(text) if hold is None else hold.start()
-            span = _release(state, state.search)
-            if span is not None:
-                yield span
+            search = state.search = n if hold is None else hold.start()
+            pos = state.pos
+            if search > pos:
+                state.pos = search
+                yield TextSpan(pos, search)
             return
         i = m.start()
         if i in state.skip:

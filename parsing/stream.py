@@ -23,7 +23,9 @@ at one candidate cost about one reading of it, and a reply costs linear time ove
 its chunking (one-character deltas included). The price: a snippet whose end was not its
 first possible close may be released up to 1/8 of its length (at least 32 characters) late,
 and a candidate that turns out to be prose up to its length (at least 32 characters) late;
-``close()`` releases everything.
+``close()`` releases everything. A short candidate with no closing bracket yet is not even
+tried by the look that finds it (`snippets._DEFER`: most often the try said "wait"); its
+first try is the next look's.
 """
 
 from __future__ import annotations
@@ -254,7 +256,6 @@ class StreamParser:
         self._free_from = 0  # pending size from which a possible close is looked at at once
         self._closed = False
         self._resumes = Resumes()  # the passes' work on the pending candidate, kept
-        self._resuming = False  # ... since the last `_forget`
 
     def feed(self, chunk: str) -> list[Block]:
         """Add ``chunk`` to the reply; return the blocks now decided."""
@@ -336,7 +337,6 @@ class StreamParser:
             # keeping it): the work of a look is kept from the second look at a long one on
             blocks = _look(text, state, eof, base)
         else:
-            self._resuming = True
             token = enter(self._resumes, text)
             try:
                 blocks = _look(text, state, eof, base)
@@ -348,7 +348,7 @@ class StreamParser:
             text = text[keep_from:]
             self._base = base + keep_from
             state.shift(keep_from)
-            self._forget()  # its indices are those of the text before the shift
+            self._resumes.clear()  # its indices are those of the text before the shift
         self._text = text
         self._hit = False
         self._since = 0
@@ -357,7 +357,7 @@ class StreamParser:
         if not state.pending or eof:
             self._tracker = None
             self._tracked_from = -1
-            self._forget()
+            self._resumes.clear()
             return blocks
         pending_from = self._base + state.search
         if self._tracker is None or self._tracked_from != pending_from:
@@ -368,12 +368,6 @@ class StreamParser:
             self._tracker.feed(text[len(text) - behind :])
         self._pending_len = len(text) - state.search
         return blocks
-
-    def _forget(self) -> None:
-        """Drop the work kept on the pending candidate (`resume`), if any."""
-        if self._resuming:
-            self._resuming = False
-            self._resumes.clear()
 
 
 def _look(text: str, state: ScanState, eof: bool, base: int) -> list[Block]:
