@@ -23,7 +23,9 @@ at one candidate cost about one reading of it, and a reply costs linear time ove
 its chunking (one-character deltas included). The price: a snippet whose end was not its
 first possible close may be released up to 1/8 of its length (at least 32 characters) late,
 and a candidate that turns out to be prose up to its length (at least 32 characters) late;
-``close()`` releases everything.
+``close()`` releases everything. A short candidate with no closing bracket yet is not even
+tried by the look that finds it (`snippets._DEFER`: most often the try said "wait"); its
+first try is the next look's.
 """
 
 from __future__ import annotations
@@ -44,7 +46,7 @@ _IN_STRING = re.compile(r'[^"\\]*+(?:\\[\s\S][^"\\]*+)*+')
 """A string's body up to its closing quote (or a lone backslash at the end)."""
 _CLOSED = re.compile(r'"[^"\\]*+(?:\\[\s\S][^"\\]*+)*+"')
 """A complete string (cut out of a chunk: what is left is outside strings, in order)."""
-_MARKERS = re.compile(r"[<`~{\[]")
+_MARKERS_SEARCH = re.compile(r"[<`~{\[]").search
 """Characters that can start a snippet or a region (see `snippets._CANDIDATE`)."""
 _STEP = 8
 """A pending candidate is looked at again once it has grown by 1/_STEP (and may have closed)."""
@@ -261,23 +263,31 @@ class StreamParser:
             raise ValueError("feed() after close()")
         if not chunk:
             return []
-        if self._plain_text_ahead(chunk):
-            return [self._release_plain(chunk)]
+        tracker = self._tracker
+        if tracker is None:  # nothing pending: nothing waits in `_new` either
+            state = self._state
+            if (
+                state.close is None
+                and state.pos == state.search == len(self._text)
+                and _MARKERS_SEARCH(chunk) is None
+            ):  # everything so far is released, no region is open, and no character of
+                return [self._release_plain(chunk)]  # the chunk can start one: text
+            self._text += chunk
+            return self._run(eof=False)
         self._new.append(chunk)
-        if self._tracker is not None:
-            since = self._since = self._since + len(chunk)
-            if since >= _FLOOR and since >= self._pending_len:
-                # a look comes whatever the tracker says: it reads this chunk in `_run`, and
-                # only if the same candidate is still pending then
-                self._behind = len(chunk)
-                return self._run(eof=False)
-            if self._tracker.feed(chunk):
-                self._hit = True
-            if self._hit:
-                if not self._look_wanted():
-                    return []
-            elif since < self._pending_len or since < _FLOOR:
-                return []  # nothing may have closed it: look once it has doubled
+        since = self._since = self._since + len(chunk)
+        if since >= _FLOOR and since >= self._pending_len:
+            # a look comes whatever the tracker says: it reads this chunk in `_run`, and
+            # only if the same candidate is still pending then
+            self._behind = len(chunk)
+            return self._run(eof=False)
+        if tracker.feed(chunk):
+            self._hit = True
+        if self._hit:
+            if not self._look_wanted():
+                return []
+        elif since < self._pending_len or since < _FLOOR:
+            return []  # nothing may have closed it: look once it has doubled
         return self._run(eof=False)
 
     def _look_wanted(self) -> bool:
@@ -291,17 +301,6 @@ class StreamParser:
             self._free_from = 2 * grown
             return True
         return False
-
-    def _plain_text_ahead(self, chunk: str) -> bool:
-        """Fast path: everything so far is released, no region is open and ``chunk`` holds no
-        character that can start or end a snippet or region: it is text as it stands."""
-        state = self._state
-        return (
-            self._tracker is None
-            and state.close is None
-            and state.pos == state.search == len(self._text)
-            and _MARKERS.search(chunk) is None
-        )
 
     def _release_plain(self, chunk: str) -> TextBlock:
         start = self._base + len(self._text)
@@ -329,10 +328,10 @@ class StreamParser:
         return self._run(eof=True)
 
     def _run(self, eof: bool) -> list[Block]:
-        if self._new:
-            self._text += "".join(self._new)
-            self._new.clear()
         text, state, base = self._text, self._state, self._base
+        if self._new:
+            text += "".join(self._new)
+            self._new.clear()
         if self._tracker is None or self._pending_len < _RESUME_FROM:
             # no candidate was pending, or a short one (read again for less than the work of
             # keeping it): the work of a look is kept from the second look at a long one on
@@ -343,26 +342,31 @@ class StreamParser:
                 blocks = _look(text, state, eof, base)
             finally:
                 leave(token)
-        keep_from = _keep_from(text, state.pos)  # context for the next candidate
-        if keep_from:
-            self._text = text[keep_from:]
-            self._base += keep_from
+        pos = state.pos  # the text kept before it: context for the next candidate
+        keep_from = _keep_from(text, pos) if pos > 1 and text[pos - 1] == " " else pos - 1
+        if keep_from > 0:
+            text = text[keep_from:]
+            self._base = base + keep_from
             state.shift(keep_from)
             self._resumes.clear()  # its indices are those of the text before the shift
-        self._hit, self._since = False, 0
-        behind, self._behind = self._behind, 0
+        self._text = text
+        self._hit = False
+        self._since = 0
+        behind = self._behind
+        self._behind = 0
         if not state.pending or eof:
-            self._tracker, self._tracked_from = None, -1
+            self._tracker = None
+            self._tracked_from = -1
             self._resumes.clear()
             return blocks
         pending_from = self._base + state.search
         if self._tracker is None or self._tracked_from != pending_from:
             # a new candidate: its text so far is scanned once (later chunks go to feed)
-            self._tracker, self._tracked_from = _fresh(self._text[state.search :]), pending_from
+            self._tracker, self._tracked_from = _fresh(text[state.search :]), pending_from
             self._free_from = 0
         elif behind:
-            self._tracker.feed(self._text[len(self._text) - behind :])
-        self._pending_len = len(self._text) - state.search
+            self._tracker.feed(text[len(text) - behind :])
+        self._pending_len = len(text) - state.search
         return blocks
 
 
