@@ -21,7 +21,7 @@ import functools
 import importlib.util
 import os
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -252,24 +252,47 @@ def text_hash(text: str) -> str:
     return hashlib.sha256(f"{MODEL_ID}/{MAX_TOKENS}\0{text}".encode()).hexdigest()[:32]
 
 
-LEXICAL_KEPT = 3  # BM25's first hits a hybrid search keeps first, in BM25's order
+LEXICAL_KEPT = 3  # BM25's first passages a hybrid search keeps first, in BM25's order
 
 
 def hybrid(
-    lexical: Sequence[tuple[Any, float]], dense: Sequence[tuple[Any, float]], k: int
+    lexical: Sequence[tuple[Any, float]],
+    dense: Sequence[tuple[Any, float]],
+    k: int,
+    passage: Callable[[Any], object] | None = None,
 ) -> list[tuple[Any, float]]:
-    """BM25's first ``LEXICAL_KEPT`` hits, then the rest by relative score fusion (``fuse``)
-    of both rankings: the vectors add what words missed below the top BM25 is surest of,
-    never push it down. Fusing everything lowered npm's docs below BM25 alone (hit@5 0.59
-    against 0.68: dense alone is weak there, 0.55) while keeping the top three keeps every
-    corpus of bench/retrieval_quality.py at or above BM25 (docs/retrieval.md). A kept hit
-    scores at least the best fused one, so scores still descend."""
-    fused = fuse([lexical, dense], k + LEXICAL_KEPT)
-    kept = [key for key, _ in lexical[: min(k, LEXICAL_KEPT)]]
+    """BM25's first ``LEXICAL_KEPT`` passages, then the rest by relative score fusion
+    (``fuse``) of both rankings: the vectors add what words missed below the top BM25 is
+    surest of, never push it down. Fusing everything lowered npm's docs below BM25 alone
+    (hit@5 0.59 against 0.68: dense alone is weak there, 0.55) while keeping the top three
+    keeps every corpus of bench/retrieval_quality.py at or above BM25 (docs/retrieval.md).
+    A kept hit scores at least the best fused one, so scores still descend.
+
+    ``passage`` gives a key's text: keys of the same text (one passage copied into several
+    files) are one answer, listed once, at the best rank a copy has (the copy ranked first,
+    BM25's order among the kept); without it every key is a passage of its own. npm's docs
+    repeat an ERESOLVE paragraph word for word in six files: its copies filled ranks 4-9 and
+    pushed two answers out of the first five."""
+    same = passage or (lambda key: key)
+    fused = fuse([lexical, dense], len(lexical) + len(dense))
+    seen: set[object] = set()
+    kept: list[Any] = []
+    for key, _ in lexical:
+        if len(kept) == min(k, LEXICAL_KEPT):
+            break
+        if same(key) not in seen:
+            seen.add(same(key))
+            kept.append(key)
     scores = dict(fused)
-    rest = [(key, score) for key, score in fused if key not in kept][: k - len(kept)]
-    best = max((score for key, score in fused), default=0.0)
-    return [(key, max(scores.get(key, 0.0), best)) for key in kept] + rest
+    best = max(scores.values(), default=0.0)
+    hits = [(key, max(scores.get(key, 0.0), best)) for key in kept]
+    for key, score in fused:
+        if len(hits) >= k:
+            break
+        if same(key) not in seen:
+            seen.add(same(key))
+            hits.append((key, score))
+    return hits
 
 
 def fuse(rankings: Sequence[Sequence[tuple[Any, float]]], k: int) -> list[tuple[Any, float]]:

@@ -524,10 +524,10 @@ def _words(text: str) -> list[str]:
 
 def _fuse(rankings: list[list[Any]], k: int) -> list[Hit]:
     """``embeddings.hybrid`` of the lexical and the dense ranking of chunk rows ending with
-    their score (identified by document, position)."""
+    their score (identified by document, position; a passage by its content)."""
     rows = {(row[0], row[1]): row for ranking in rankings for row in reversed(ranking)}
     scored = [[((row[0], row[1]), float(row[-1])) for row in ranking] for ranking in rankings]
-    fused = hybrid(scored[0], scored[1], k)
+    fused = hybrid(scored[0], scored[1], k, passage=lambda key: rows[key][3])
     return [Hit(_chunk(rows[key][:-1]), score) for key, score in fused]
 
 

@@ -334,10 +334,9 @@ class SqliteStore(SqliteEmbeddings):
                 nearest = self._vectors.nearest(self._db, vector, depth, MIN_SIMILARITY)
             except sqlite3.Error as error:
                 raise StoreError(f"search failed: {error}") from None
-        fused = hybrid([(row[-2], -float(str(row[-1]))) for row in lexical], nearest, k)
         rows = {row[-2]: row[:-2] for row in lexical}
-        missing = [row_id for row_id, _ in fused if row_id not in rows]
-        if missing:
+        missing = [row_id for row_id, _ in nearest if row_id not in rows]
+        if missing:  # the vectors' own candidates: their text tells a copied passage
             with self._lock:
                 found = self._db.execute(
                     f"SELECT {_CHUNK_COLUMNS}, chunks.id FROM chunks"
@@ -345,7 +344,10 @@ class SqliteStore(SqliteEmbeddings):
                     missing,
                 ).fetchall()
             rows.update((row[-1], row[:-1]) for row in found)
-        return [Hit(_chunk(rows[key]), score) for key, score in fused if key in rows]
+        ranked = [(key, score) for key, score in nearest if key in rows]  # deleted since: gone
+        scored = [(row[-2], -float(str(row[-1]))) for row in lexical]
+        fused = hybrid(scored, ranked, k, passage=lambda key: rows[key][_CONTENT])
+        return [Hit(_chunk(rows[key]), score) for key, score in fused]
 
     def _lexical(self, plan: QueryPlan, k: int) -> list[tuple[object, ...]]:
         """The ``k`` best chunk rows by BM25 over every word of ``plan`` among the chunks
@@ -415,6 +417,9 @@ _CHUNK_COLUMNS = (
     "chunks.summary, chunks.is_atomic, chunks.headings, chunks.start_line, chunks.end_line, "
     "chunks.language, chunks.embedding_status, chunks.start_page, chunks.end_page"
 )
+
+
+_CONTENT = 3  # the position of chunks.content in _CHUNK_COLUMNS
 
 
 def _chunk(row: Sequence[object]) -> Chunk:

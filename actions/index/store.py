@@ -93,8 +93,9 @@ class Store(Protocol):
 
     def search(self, query: str, k: int, *, vector: Sequence[float] | None = None) -> list[Hit]:
         """The ``k`` best chunks for ``query``: BM25, or with ``vector`` (a query embedding)
-        BM25 and cosine similarity fused by relative score fusion (chunks without a vector
-        take part through BM25 only; dense-only hits need ``MIN_SIMILARITY``)."""
+        BM25 and cosine similarity fused by ``embeddings.hybrid`` (chunks of the same text
+        listed once; chunks without a vector take part through BM25 only; dense-only hits
+        need ``MIN_SIMILARITY``)."""
         ...
 
     def counts(self) -> dict[str, int]:
