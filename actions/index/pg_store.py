@@ -29,7 +29,7 @@ from __future__ import annotations
 import json
 import math
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 from urllib.parse import parse_qsl, unquote, urlencode, urlsplit
@@ -52,6 +52,9 @@ SCHEMA = "agent_ls"
 SCHEMA_VERSION = "1"
 BM25_K1, BM25_B = 1.2, 0.75  # FTS5's
 CONNECT_TIMEOUT = 10
+POSTINGS_VERSION = "1"  # the postings' form: re-derived from the stored chunks when it changes
+COLUMN_WEIGHTS = (1.0, 1.0, 0.5)  # head, small, body: FTS5's (sqlite_store.WEIGHTS)
+MAX_WORD_BYTES = 2047  # longer words are not indexed (as a tsvector did)
 STATS_TTL = 500  # document frequencies are re-read after this many document writes
 
 _DDL = f"""
@@ -70,7 +73,7 @@ CREATE TABLE IF NOT EXISTS {SCHEMA}.chunks (
     indexed_text TEXT NOT NULL, summary TEXT NOT NULL, is_atomic BOOLEAN NOT NULL,
     headings JSONB NOT NULL, start_line INTEGER NOT NULL, end_line INTEGER NOT NULL,
     language TEXT NOT NULL, embedding_status TEXT NOT NULL, embedding vector,
-    tsv TSVECTOR NOT NULL, length INTEGER NOT NULL DEFAULT 0
+    length INTEGER NOT NULL DEFAULT 0
 );
 ALTER TABLE {SCHEMA}.chunks ADD COLUMN IF NOT EXISTS text_hash TEXT NOT NULL DEFAULT '';
 ALTER TABLE {SCHEMA}.chunks ADD COLUMN IF NOT EXISTS embedding_error TEXT NOT NULL DEFAULT '';
@@ -79,12 +82,22 @@ ALTER TABLE {SCHEMA}.chunks ADD COLUMN IF NOT EXISTS end_page INTEGER NOT NULL D
 CREATE INDEX IF NOT EXISTS chunks_document ON {SCHEMA}.chunks (workspace, document, position);
 CREATE INDEX IF NOT EXISTS chunks_pending ON {SCHEMA}.chunks (workspace, id)
     WHERE embedding_status = 'pending';
-CREATE INDEX IF NOT EXISTS chunks_tsv ON {SCHEMA}.chunks USING GIN (tsv);
+DROP INDEX IF EXISTS {SCHEMA}.chunks_tsv;
+ALTER TABLE {SCHEMA}.chunks DROP COLUMN IF EXISTS tsv;
+CREATE TABLE IF NOT EXISTS {SCHEMA}.workspaces (id SERIAL PRIMARY KEY, key TEXT NOT NULL UNIQUE);
+CREATE TABLE IF NOT EXISTS {SCHEMA}.postings (
+    chunk BIGINT NOT NULL, workspace INTEGER NOT NULL, length INTEGER NOT NULL,
+    tf REAL NOT NULL, word TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS postings_word ON {SCHEMA}.postings (workspace, word, chunk)
+    INCLUDE (tf, length);
+CREATE INDEX IF NOT EXISTS postings_chunk ON {SCHEMA}.postings (chunk);
 INSERT INTO {SCHEMA}.meta VALUES ('schema_version', '{SCHEMA_VERSION}') ON CONFLICT DO NOTHING;
 """
-_TSV = (
-    "setweight(to_tsvector('simple', %s), 'A') || setweight(to_tsvector('simple', %s), 'B')"
-    " || setweight(to_tsvector('simple', %s), 'C')"
+_COPY_POSTINGS = f"COPY {SCHEMA}.postings (chunk, workspace, length, tf, word) FROM STDIN"
+_DELETE_POSTINGS = (
+    f"DELETE FROM {SCHEMA}.postings WHERE chunk IN (SELECT id FROM {SCHEMA}.chunks"
+    " WHERE workspace = %s AND document = %s)"
 )
 _CHUNK_COLUMNS = (
     "c.document, c.position, c.type, c.content, c.indexed_text, c.summary, c.is_atomic, "
@@ -127,6 +140,7 @@ class PgStore(PgEmbeddings):
         self._writes = 0
         self._dimensions: set[int] = set()  # vector sizes with an HNSW index
         self._iterative = False  # pgvector >= 0.8: filtered HNSW scans go on until k rows
+        self._workspace_id = 0  # the workspace's number in the postings
         self._conn = self._connect()
 
     @property
@@ -155,6 +169,7 @@ class PgStore(PgEmbeddings):
                 conn.execute("SELECT pg_advisory_xact_lock(hashtext('agent_ls schema'))")
                 conn.execute(_DDL)
                 _retokenize(conn)
+                self._workspace_id = _workspace_number(conn, self.workspace)
                 row = conn.execute(
                     "SELECT extversion FROM pg_extension WHERE extname = 'vector'"
                 ).fetchone()
@@ -207,7 +222,8 @@ class PgStore(PgEmbeddings):
             self._upsert(cur, records)
 
     def replace_chunks(self, record: DocumentRecord, chunks: Sequence[Chunk]) -> None:
-        rows = [self._row(chunk) for chunk in chunks]  # outside the lock: pure work
+        columns = [_columns(c.indexed_text, c.content, c.summary) for c in chunks]  # pure work,
+        rows = [self._row(chunk, words) for chunk, words in zip(chunks, columns, strict=True)]
         sizes = {len(chunk.embedding) for chunk in chunks if chunk.embedding}
         with self._cursor(f"storing the chunks of {record.path} failed", write=True) as cur:
             for size in sizes - self._dimensions:
@@ -219,18 +235,27 @@ class PgStore(PgEmbeddings):
                     (self.workspace, record.path),
                 ).fetchall()
             )
+            cur.execute(_DELETE_POSTINGS, (self.workspace, record.path))
             cur.execute(
                 f"DELETE FROM {SCHEMA}.chunks WHERE workspace = %s AND document = %s",
                 (self.workspace, record.path),
             )
+            ids = [  # the chunks' ids first: their postings name them
+                int(row[0])
+                for row in cur.execute(
+                    f"SELECT nextval('{SCHEMA}.chunks_id_seq') FROM generate_series(1, %s)",
+                    (len(rows),),
+                )
+            ]
             cur.executemany(
                 f"INSERT INTO {SCHEMA}.chunks (workspace, document, position, type, content,"
                 " indexed_text, summary, is_atomic, headings, start_line, end_line, language,"
-                " embedding_status, embedding, text_hash, start_page, end_page, length, tsv)"
+                " embedding_status, embedding, text_hash, start_page, end_page, length, id)"
                 " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s::vector, %s, %s,"
-                f" %s, %s, {_TSV})",
-                list(carried(old, rows)) if old else rows,
+                " %s, %s, %s)",
+                [(*row, row_id) for row, row_id in zip(carried(old, rows), ids, strict=True)],
             )
+            _write_postings(cur, self._workspace_id, zip(ids, columns, strict=True))
             self._upsert(cur, [record])
         self._dimensions |= sizes
 
@@ -245,8 +270,7 @@ class PgStore(PgEmbeddings):
             f" WHERE vector_dims(embedding) = {size:d}"
         )
 
-    def _row(self, chunk: Chunk) -> tuple[object, ...]:
-        columns = _columns(chunk.indexed_text, chunk.content, chunk.summary)
+    def _row(self, chunk: Chunk, columns: tuple[list[str], ...]) -> tuple[object, ...]:
         return (
             self.workspace,
             chunk.document,
@@ -266,7 +290,6 @@ class PgStore(PgEmbeddings):
             chunk.start_page,
             chunk.end_page,
             sum(len(column) for column in columns),
-            *(" ".join(column) for column in columns),
         )
 
     def _upsert(self, cur: Any, records: Sequence[DocumentRecord]) -> None:
@@ -293,6 +316,7 @@ class PgStore(PgEmbeddings):
 
     def remove_document(self, path: str) -> None:
         with self._cursor(f"removing {path} failed", write=True) as cur:
+            cur.execute(_DELETE_POSTINGS, (self.workspace, path))
             for table, column in (("chunks", "document"), ("documents", "path")):
                 cur.execute(
                     f"DELETE FROM {SCHEMA}.{table} WHERE workspace = %s AND {column} = %s",
@@ -321,9 +345,9 @@ class PgStore(PgEmbeddings):
             ).fetchone()
         unknown = [word for word in words if not self._frequencies.get(word)]
         for word, frequency in cur.execute(
-            f"SELECT w, (SELECT count(*) FROM {SCHEMA}.chunks WHERE workspace = %s"
-            " AND tsv @@ to_tsquery('simple', quote_literal(w))) FROM unnest(%s::text[]) AS w",
-            (self.workspace, unknown),
+            f"SELECT w, (SELECT count(*) FROM {SCHEMA}.postings WHERE workspace = %s"
+            " AND word = w) FROM unnest(%s::text[]) AS w",
+            (self._workspace_id, unknown),
         ).fetchall():
             self._frequencies[word] = int(frequency)
         if (self._total or 0) < EXACT_STATS_BELOW:
@@ -350,28 +374,28 @@ class PgStore(PgEmbeddings):
         """Chunks by BM25 as SQLite FTS5 computes it: per word, IDF x the column-weighted
         term frequency (A 1, B 1, C 0.5) saturated by ``BM25_K1`` and length-normalised;
         every word of ``plan.scored`` scored, the chunks holding one of ``plan.matched``
-        ranked."""
-        query = " | ".join(f"'{word}'" for word in plan.matched)  # \w+ words: no quote inside
-        limit = f" LIMIT {CAPPED_ROWS:d}" if plan.capped else ""
-        rows: list[Any] = cur.execute(  # each candidate's lexemes read once, joined to the words
-            f"SELECT {_CHUNK_COLUMNS}, best.score FROM (SELECT m.id, sum(q.idf * f.tf"
-            " * (%(k1)s + 1) / (f.tf + %(k1)s * (1 - %(b)s + %(b)s * m.length / %(avg)s)))"
-            f" AS score FROM (SELECT id, tsv, length FROM {SCHEMA}.chunks WHERE workspace ="
-            f" %(ws)s AND tsv @@ to_tsquery('simple', %(query)s){limit}) AS m"
-            " CROSS JOIN LATERAL (SELECT u.lexeme, sum(CASE w WHEN 'A' THEN 1.0 WHEN 'B'"
-            " THEN 1.0 ELSE 0.5 END) AS tf FROM unnest(m.tsv) AS u(lexeme, positions, weights),"
-            " unnest(u.weights) AS w WHERE u.lexeme = ANY(%(words)s::text[]) GROUP BY u.lexeme)"
-            " AS f JOIN unnest(%(words)s::text[], %(idf)s::float8[]) AS q(word, idf)"
-            " ON q.word = f.lexeme GROUP BY m.id ORDER BY score DESC, m.id LIMIT %(k)s"
-            f") AS best JOIN {SCHEMA}.chunks c ON c.id = best.id ORDER BY best.score DESC, c.id",
+        ranked. Read from the postings alone: the candidates' ids from the matched words',
+        then each scored word's postings of those candidates (one index descent per word),
+        summed in the order of ``plan.scored``."""
+        limit = f" ORDER BY chunk LIMIT {CAPPED_ROWS:d}" if plan.capped else ""
+        rows: list[Any] = cur.execute(
+            f"SELECT {_CHUNK_COLUMNS}, best.score FROM (SELECT p.chunk, sum(q.idf * p.tf"
+            " * (%(k1)s + 1) / (p.tf + %(k1)s * (1 - %(b)s + %(b)s * p.length / %(avg)s))"
+            " ORDER BY q.n) AS score FROM unnest(%(words)s::text[], %(idf)s::float8[])"
+            " WITH ORDINALITY AS q(word, idf, n) CROSS JOIN LATERAL (SELECT chunk, tf, length"
+            f" FROM {SCHEMA}.postings WHERE workspace = %(ws)s AND word = q.word AND chunk ="
+            f" ANY(ARRAY(SELECT DISTINCT chunk FROM {SCHEMA}.postings WHERE workspace = %(ws)s"
+            f" AND word = ANY(%(matched)s::text[]){limit})) OFFSET 0) AS p"
+            " GROUP BY p.chunk ORDER BY score DESC, p.chunk LIMIT %(k)s"
+            f") AS best JOIN {SCHEMA}.chunks c ON c.id = best.chunk ORDER BY best.score DESC, c.id",
             {
                 "k1": BM25_K1,
                 "b": BM25_B,
                 "avg": max(float(self._average), 1.0),
                 "words": list(plan.scored),
                 "idf": idf,
-                "ws": self.workspace,
-                "query": query,
+                "ws": self._workspace_id,
+                "matched": list(plan.matched),
                 "k": k,
             },
         ).fetchall()
@@ -464,29 +488,66 @@ def _columns(indexed_text: str, content: str, summary: str) -> tuple[list[str], 
     return _words(f"{path} {headings}"), _words(small), _words(body)
 
 
-def _retokenize(conn: Any) -> None:
-    """Every chunk's words again from its stored text when ``TERMS_VERSION`` changed (no
-    file is read, vectors are kept); then the version is recorded. In the caller's
-    transaction, under the schema lock."""
-    row = conn.execute(f"SELECT value FROM {SCHEMA}.meta WHERE key = 'terms_version'").fetchone()
-    if row is not None and row[0] == str(TERMS_VERSION):
-        return
-    with conn.cursor(name="agent_ls_retokenize") as rows:  # server side: any index size
-        rows.itersize = 1000
-        rows.execute(f"SELECT id, indexed_text, content, summary FROM {SCHEMA}.chunks")
-        updates = []
-        for row_id, *texts in rows:
-            columns = _columns(*texts)
-            updates.append((sum(map(len, columns)), *(" ".join(c) for c in columns), row_id))
-    with conn.cursor() as cur:
-        cur.executemany(
-            f"UPDATE {SCHEMA}.chunks SET length = %s, tsv = {_TSV} WHERE id = %s", updates
-        )
+def _workspace_number(conn: Any, workspace: str) -> int:
+    """The number standing for ``workspace`` in the postings (given on first use)."""
     conn.execute(
-        f"INSERT INTO {SCHEMA}.meta VALUES ('terms_version', %s)"
-        " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-        (str(TERMS_VERSION),),
+        f"INSERT INTO {SCHEMA}.workspaces (key) VALUES (%s) ON CONFLICT DO NOTHING", (workspace,)
     )
+    row = conn.execute(f"SELECT id FROM {SCHEMA}.workspaces WHERE key = %s", (workspace,))
+    return int(row.fetchone()[0])
+
+
+def _retokenize(conn: Any) -> None:
+    """Every chunk's postings (and length) again from its stored text when ``TERMS_VERSION``
+    or ``POSTINGS_VERSION`` changed (no file is read, vectors are kept; an index written
+    before the postings existed gets them here); then the versions are recorded. In the
+    caller's transaction, under the schema lock."""
+    stored = dict(conn.execute(f"SELECT key, value FROM {SCHEMA}.meta").fetchall())
+    terms_changed = stored.get("terms_version") != str(TERMS_VERSION)
+    if not terms_changed and stored.get("postings_version") == POSTINGS_VERSION:
+        return
+    conn.execute(
+        f"INSERT INTO {SCHEMA}.workspaces (key) SELECT DISTINCT workspace FROM {SCHEMA}.chunks"
+        " ON CONFLICT DO NOTHING"
+    )
+    conn.execute(f"TRUNCATE {SCHEMA}.postings")
+    with conn.cursor(name="agent_ls_retokenize") as rows, conn.cursor() as cur:
+        rows.execute(  # server side, a batch at a time: any index size
+            f"SELECT c.id, w.id, c.indexed_text, c.content, c.summary FROM {SCHEMA}.chunks c"
+            f" JOIN {SCHEMA}.workspaces w ON w.key = c.workspace"
+        )
+        while batch := rows.fetchmany(1000):
+            columns = [(int(row[0]), _columns(*row[2:])) for row in batch]
+            for workspace in {row[1] for row in batch}:
+                mine = {row[0] for row in batch if row[1] == workspace}
+                _write_postings(cur, workspace, [c for c in columns if c[0] in mine])
+            if terms_changed:
+                cur.executemany(
+                    f"UPDATE {SCHEMA}.chunks SET length = %s WHERE id = %s",
+                    [(sum(map(len, words)), row_id) for row_id, words in columns],
+                )
+    conn.execute(
+        f"INSERT INTO {SCHEMA}.meta VALUES ('terms_version', %s), ('postings_version', %s)"
+        " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+        (str(TERMS_VERSION), POSTINGS_VERSION),
+    )
+
+
+def _write_postings(
+    cur: Any, workspace: int, chunks: Iterable[tuple[int, tuple[list[str], ...]]]
+) -> None:
+    """The postings of ``chunks`` (id, words of each column): one row per word of a chunk,
+    its frequency weighted by column (``COLUMN_WEIGHTS``), with the chunk's length."""
+    with cur.copy(_COPY_POSTINGS) as copy:
+        for chunk, columns in chunks:
+            length = sum(map(len, columns))
+            frequencies: dict[str, float] = {}
+            for words, weight in zip(columns, COLUMN_WEIGHTS, strict=True):
+                for word in words:
+                    frequencies[word] = frequencies.get(word, 0.0) + weight
+            for word, frequency in frequencies.items():
+                if len(word.encode()) <= MAX_WORD_BYTES:
+                    copy.write_row((chunk, workspace, length, frequency, word))
 
 
 def _words(text: str) -> list[str]:
