@@ -5,15 +5,15 @@ One database can hold the indexes of many workspaces: every row carries its work
 schema (``agent_ls``), created on first use together with ``CREATE EXTENSION vector``.
 
 Lexical ranking is the SQLite store's: the text is reduced to the same words by ``terms()``
-(so stemming is identical, and the words are derived again from the stored chunks when
-``terms.TERMS_VERSION`` changes; ``_`` also separates words, as PostgreSQL's parser does) and stored
-as a ``tsvector`` under the ``simple`` configuration, ``head`` (path + heading path) weighted
-A, ``small`` (summary, or the prose itself) B and ``body`` (the original table / long code) C.
-Matches are found through a GIN index and ranked by BM25 computed as FTS5 does (k1 1.2, b 0.75,
-column weights 1 : 1 : 0.5 read from the lexemes' weights), every content word of the query
-scored, the chunks ranked picked by the same rule (``terms.plan_query``). ``ts_rank_cd``
-(cover density, no document frequencies) was measured instead and ranks worse: hit@5 0.74
-against 0.90 on bench/retrieval_pg.py's questions.
+(so stemming is identical; ``_`` also separates words) and kept as postings (pg_postings.py:
+each word of a chunk with its column-weighted frequency, ``head`` and ``small`` x1, ``body``
+x0.5, and the chunk's length). A query finds its candidates in the postings of the words
+``terms.plan_query`` matches with, then reads each scored word's postings of those candidates
+and sums BM25 as FTS5 does (k1 1.2, b 0.75), every content word of the query scored. A GIN
+index over a weighted ``tsvector`` did this before: each candidate's whole ``tsvector`` was
+unnested per query (100.7 ms p50 at 20k chunks under load, against 13-16 ms now).
+``ts_rank_cd`` (cover density, no document frequencies) was measured instead and ranks
+worse: hit@5 0.74 against 0.90 on bench/retrieval_pg.py's questions.
 
 Dense vectors go in a ``vector`` column (any dimension; an HNSW index per dimension in use is
 created on first write or first stored embedding). ``search(..., vector=...)`` fuses the
@@ -29,7 +29,7 @@ from __future__ import annotations
 import json
 import math
 import threading
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 from urllib.parse import parse_qsl, unquote, urlencode, urlsplit
@@ -37,24 +37,27 @@ from urllib.parse import parse_qsl, unquote, urlencode, urlsplit
 from actions.index.embeddings import MIN_SIMILARITY, hybrid, text_hash
 from actions.index.model import STATUSES, Chunk, DocumentRecord, Hit, StoreError
 from actions.index.pg_embeddings import PgEmbeddings, carried, vector_literal
+from actions.index.pg_postings import (
+    DELETE_POSTINGS,
+    POSTINGS_DDL,
+    columns_of,
+    retokenize,
+    workspace_number,
+    write_postings,
+)
 from actions.index.terms import (
     CAPPED_ROWS,
     EXACT_STATS_BELOW,
     FUSION_DEPTH,
-    TERMS_VERSION,
     QueryPlan,
     plan_query,
     query_terms,
-    terms,
 )
 
 SCHEMA = "agent_ls"
 SCHEMA_VERSION = "1"
 BM25_K1, BM25_B = 1.2, 0.75  # FTS5's
 CONNECT_TIMEOUT = 10
-POSTINGS_VERSION = "1"  # the postings' form: re-derived from the stored chunks when it changes
-COLUMN_WEIGHTS = (1.0, 1.0, 0.5)  # head, small, body: FTS5's (sqlite_store.WEIGHTS)
-MAX_WORD_BYTES = 2047  # longer words are not indexed (as a tsvector did)
 STATS_TTL = 500  # document frequencies are re-read after this many document writes
 
 _DDL = f"""
@@ -82,23 +85,9 @@ ALTER TABLE {SCHEMA}.chunks ADD COLUMN IF NOT EXISTS end_page INTEGER NOT NULL D
 CREATE INDEX IF NOT EXISTS chunks_document ON {SCHEMA}.chunks (workspace, document, position);
 CREATE INDEX IF NOT EXISTS chunks_pending ON {SCHEMA}.chunks (workspace, id)
     WHERE embedding_status = 'pending';
-DROP INDEX IF EXISTS {SCHEMA}.chunks_tsv;
-ALTER TABLE {SCHEMA}.chunks DROP COLUMN IF EXISTS tsv;
-CREATE TABLE IF NOT EXISTS {SCHEMA}.workspaces (id SERIAL PRIMARY KEY, key TEXT NOT NULL UNIQUE);
-CREATE TABLE IF NOT EXISTS {SCHEMA}.postings (
-    chunk BIGINT NOT NULL, workspace INTEGER NOT NULL, length INTEGER NOT NULL,
-    tf REAL NOT NULL, word TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS postings_word ON {SCHEMA}.postings (workspace, word, chunk)
-    INCLUDE (tf, length);
-CREATE INDEX IF NOT EXISTS postings_chunk ON {SCHEMA}.postings (chunk);
+{POSTINGS_DDL}
 INSERT INTO {SCHEMA}.meta VALUES ('schema_version', '{SCHEMA_VERSION}') ON CONFLICT DO NOTHING;
 """
-_COPY_POSTINGS = f"COPY {SCHEMA}.postings (chunk, workspace, length, tf, word) FROM STDIN"
-_DELETE_POSTINGS = (
-    f"DELETE FROM {SCHEMA}.postings WHERE chunk IN (SELECT id FROM {SCHEMA}.chunks"
-    " WHERE workspace = %s AND document = %s)"
-)
 _CHUNK_COLUMNS = (
     "c.document, c.position, c.type, c.content, c.indexed_text, c.summary, c.is_atomic, "
     "c.headings, c.start_line, c.end_line, c.language, c.embedding_status, c.start_page,"
@@ -168,8 +157,8 @@ class PgStore(PgEmbeddings):
             with conn.transaction():
                 conn.execute("SELECT pg_advisory_xact_lock(hashtext('agent_ls schema'))")
                 conn.execute(_DDL)
-                _retokenize(conn)
-                self._workspace_id = _workspace_number(conn, self.workspace)
+                retokenize(conn)
+                self._workspace_id = workspace_number(conn, self.workspace)
                 row = conn.execute(
                     "SELECT extversion FROM pg_extension WHERE extname = 'vector'"
                 ).fetchone()
@@ -222,7 +211,7 @@ class PgStore(PgEmbeddings):
             self._upsert(cur, records)
 
     def replace_chunks(self, record: DocumentRecord, chunks: Sequence[Chunk]) -> None:
-        columns = [_columns(c.indexed_text, c.content, c.summary) for c in chunks]  # pure work,
+        columns = [columns_of(c.indexed_text, c.content, c.summary) for c in chunks]  # pure work,
         rows = [self._row(chunk, words) for chunk, words in zip(chunks, columns, strict=True)]
         sizes = {len(chunk.embedding) for chunk in chunks if chunk.embedding}
         with self._cursor(f"storing the chunks of {record.path} failed", write=True) as cur:
@@ -235,7 +224,7 @@ class PgStore(PgEmbeddings):
                     (self.workspace, record.path),
                 ).fetchall()
             )
-            cur.execute(_DELETE_POSTINGS, (self.workspace, record.path))
+            cur.execute(DELETE_POSTINGS, (self.workspace, record.path))
             cur.execute(
                 f"DELETE FROM {SCHEMA}.chunks WHERE workspace = %s AND document = %s",
                 (self.workspace, record.path),
@@ -255,7 +244,7 @@ class PgStore(PgEmbeddings):
                 " %s, %s, %s)",
                 [(*row, row_id) for row, row_id in zip(carried(old, rows), ids, strict=True)],
             )
-            _write_postings(cur, self._workspace_id, zip(ids, columns, strict=True))
+            write_postings(cur, self._workspace_id, zip(ids, columns, strict=True))
             self._upsert(cur, [record])
         self._dimensions |= sizes
 
@@ -316,7 +305,7 @@ class PgStore(PgEmbeddings):
 
     def remove_document(self, path: str) -> None:
         with self._cursor(f"removing {path} failed", write=True) as cur:
-            cur.execute(_DELETE_POSTINGS, (self.workspace, path))
+            cur.execute(DELETE_POSTINGS, (self.workspace, path))
             for table, column in (("chunks", "document"), ("documents", "path")):
                 cur.execute(
                     f"DELETE FROM {SCHEMA}.{table} WHERE workspace = %s AND {column} = %s",
@@ -478,81 +467,6 @@ def _setup_hint(conn: Any, error: Any) -> str:
 
 def _version(text: str) -> tuple[int, ...]:
     return tuple(int(part) for part in text.split(".") if part.isdigit())
-
-
-def _columns(indexed_text: str, content: str, summary: str) -> tuple[list[str], ...]:
-    """The words of a chunk's head (path, heading path), small text and body columns."""
-    path, _, rest = indexed_text.partition("\n")
-    headings, _, small = rest.partition("\n")
-    body = content if summary else ""
-    return _words(f"{path} {headings}"), _words(small), _words(body)
-
-
-def _workspace_number(conn: Any, workspace: str) -> int:
-    """The number standing for ``workspace`` in the postings (given on first use)."""
-    conn.execute(
-        f"INSERT INTO {SCHEMA}.workspaces (key) VALUES (%s) ON CONFLICT DO NOTHING", (workspace,)
-    )
-    row = conn.execute(f"SELECT id FROM {SCHEMA}.workspaces WHERE key = %s", (workspace,))
-    return int(row.fetchone()[0])
-
-
-def _retokenize(conn: Any) -> None:
-    """Every chunk's postings (and length) again from its stored text when ``TERMS_VERSION``
-    or ``POSTINGS_VERSION`` changed (no file is read, vectors are kept; an index written
-    before the postings existed gets them here); then the versions are recorded. In the
-    caller's transaction, under the schema lock."""
-    stored = dict(conn.execute(f"SELECT key, value FROM {SCHEMA}.meta").fetchall())
-    terms_changed = stored.get("terms_version") != str(TERMS_VERSION)
-    if not terms_changed and stored.get("postings_version") == POSTINGS_VERSION:
-        return
-    conn.execute(
-        f"INSERT INTO {SCHEMA}.workspaces (key) SELECT DISTINCT workspace FROM {SCHEMA}.chunks"
-        " ON CONFLICT DO NOTHING"
-    )
-    conn.execute(f"TRUNCATE {SCHEMA}.postings")
-    with conn.cursor(name="agent_ls_retokenize") as rows, conn.cursor() as cur:
-        rows.execute(  # server side, a batch at a time: any index size
-            f"SELECT c.id, w.id, c.indexed_text, c.content, c.summary FROM {SCHEMA}.chunks c"
-            f" JOIN {SCHEMA}.workspaces w ON w.key = c.workspace"
-        )
-        while batch := rows.fetchmany(1000):
-            columns = [(int(row[0]), _columns(*row[2:])) for row in batch]
-            for workspace in {row[1] for row in batch}:
-                mine = {row[0] for row in batch if row[1] == workspace}
-                _write_postings(cur, workspace, [c for c in columns if c[0] in mine])
-            if terms_changed:
-                cur.executemany(
-                    f"UPDATE {SCHEMA}.chunks SET length = %s WHERE id = %s",
-                    [(sum(map(len, words)), row_id) for row_id, words in columns],
-                )
-    conn.execute(
-        f"INSERT INTO {SCHEMA}.meta VALUES ('terms_version', %s), ('postings_version', %s)"
-        " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-        (str(TERMS_VERSION), POSTINGS_VERSION),
-    )
-
-
-def _write_postings(
-    cur: Any, workspace: int, chunks: Iterable[tuple[int, tuple[list[str], ...]]]
-) -> None:
-    """The postings of ``chunks`` (id, words of each column): one row per word of a chunk,
-    its frequency weighted by column (``COLUMN_WEIGHTS``), with the chunk's length."""
-    with cur.copy(_COPY_POSTINGS) as copy:
-        for chunk, columns in chunks:
-            length = sum(map(len, columns))
-            frequencies: dict[str, float] = {}
-            for words, weight in zip(columns, COLUMN_WEIGHTS, strict=True):
-                for word in words:
-                    frequencies[word] = frequencies.get(word, 0.0) + weight
-            for word, frequency in frequencies.items():
-                if len(word.encode()) <= MAX_WORD_BYTES:
-                    copy.write_row((chunk, workspace, length, frequency, word))
-
-
-def _words(text: str) -> list[str]:
-    """``terms`` with ``_`` as a separator: PostgreSQL's parser splits words there."""
-    return terms(text.replace("_", " "))
 
 
 def _fuse(rankings: list[list[Any]], k: int) -> list[Hit]:
