@@ -32,6 +32,8 @@ CREATE TABLE IF NOT EXISTS {SCHEMA}.postings (
     chunk BIGINT NOT NULL, workspace INTEGER NOT NULL, length INTEGER NOT NULL,
     tf REAL NOT NULL, word TEXT NOT NULL
 );
+"""
+POSTINGS_INDEXES = f"""
 CREATE INDEX IF NOT EXISTS postings_word ON {SCHEMA}.postings (workspace, word, chunk)
     INCLUDE (tf, length);
 CREATE INDEX IF NOT EXISTS postings_chunk ON {SCHEMA}.postings (chunk);
@@ -73,7 +75,8 @@ def retokenize(conn: Any) -> None:
         f"INSERT INTO {SCHEMA}.workspaces (key) SELECT DISTINCT workspace FROM {SCHEMA}.chunks"
         " ON CONFLICT DO NOTHING"
     )
-    conn.execute(f"TRUNCATE {SCHEMA}.postings")
+    conn.execute(f"TRUNCATE {SCHEMA}.postings")  # then written without its indexes (faster)
+    conn.execute(f"DROP INDEX {SCHEMA}.postings_word, {SCHEMA}.postings_chunk")
     with conn.cursor(name="agent_ls_retokenize") as rows, conn.cursor() as cur:
         rows.execute(  # server side, a batch at a time: any index size
             f"SELECT c.id, w.id, c.indexed_text, c.content, c.summary FROM {SCHEMA}.chunks c"
@@ -89,6 +92,7 @@ def retokenize(conn: Any) -> None:
                     f"UPDATE {SCHEMA}.chunks SET length = %s WHERE id = %s",
                     [(sum(map(len, words)), row_id) for row_id, words in columns],
                 )
+    conn.execute(POSTINGS_INDEXES)
     conn.execute(
         f"INSERT INTO {SCHEMA}.meta VALUES ('terms_version', %s), ('postings_version', %s)"
         " ON CONFLICT (key) DO UPDATE SET value = excluded.value",

@@ -40,6 +40,7 @@ from actions.index.pg_embeddings import PgEmbeddings, carried, vector_literal
 from actions.index.pg_postings import (
     DELETE_POSTINGS,
     POSTINGS_DDL,
+    POSTINGS_INDEXES,
     columns_of,
     retokenize,
     workspace_number,
@@ -86,6 +87,7 @@ CREATE INDEX IF NOT EXISTS chunks_document ON {SCHEMA}.chunks (workspace, docume
 CREATE INDEX IF NOT EXISTS chunks_pending ON {SCHEMA}.chunks (workspace, id)
     WHERE embedding_status = 'pending';
 {POSTINGS_DDL}
+{POSTINGS_INDEXES}
 INSERT INTO {SCHEMA}.meta VALUES ('schema_version', '{SCHEMA_VERSION}') ON CONFLICT DO NOTHING;
 """
 _CHUNK_COLUMNS = (
