@@ -335,12 +335,13 @@ class PgStore(PgEmbeddings):
                 (self.workspace,),
             ).fetchone()
         unknown = [word for word in words if not self._frequencies.get(word)]
-        for word, frequency in cur.execute(
-            f"SELECT w, (SELECT count(*) FROM {SCHEMA}.postings WHERE workspace = %s"
-            " AND word = w) FROM unnest(%s::text[]) AS w",
-            (self._workspace_id, unknown),
-        ).fetchall():
-            self._frequencies[word] = int(frequency)
+        if unknown:  # counted in the postings (an index-only scan each)
+            counted = cur.execute(
+                f"SELECT w, (SELECT count(*) FROM {SCHEMA}.postings WHERE workspace = %s"
+                " AND word = w) FROM unnest(%s::text[]) AS w",
+                (self._workspace_id, unknown),
+            ).fetchall()
+            self._frequencies.update((word, int(frequency)) for word, frequency in counted)
         if (self._total or 0) < EXACT_STATS_BELOW:
             self._writes = STATS_TTL  # a small index: exact statistics are cheap
         plan = plan_query(words, self._frequencies)
