@@ -11,7 +11,8 @@ x0.5, and the chunk's length). A query finds its candidates in the postings of t
 ``terms.plan_query`` matches with, then reads each scored word's postings of those candidates
 and sums BM25 as FTS5 does (k1 1.2, b 0.75), every content word of the query scored. A GIN
 index over a weighted ``tsvector`` did this before: each candidate's whole ``tsvector`` was
-unnested per query (100.7 ms p50 at 20k chunks under load, against 13-16 ms now).
+unnested per query (p50 at 20k chunks 71.6 ms against 6.8 ms now, at 100k 149 ms against
+16-27 ms, machines under load: docs/retrieval.md).
 ``ts_rank_cd`` (cover density, no document frequencies) was measured instead and ranks
 worse: hit@5 0.74 against 0.90 on bench/retrieval_pg.py's questions.
 

@@ -73,7 +73,7 @@ def _bm25(question: str) -> list[tuple[str, float]]:
         n = sum(1 for value in tf if value)
         if not n:
             continue
-        idf = math.log(1 + (len(CORPUS) - n + 0.5) / (n + 0.5))
+        idf = math.log(1 + (len(CORPUS) - n + 0.5) / (n + 0.5))  # the store's idf rule
         for i, value in enumerate(tf):
             norm = 1.2 * (1 - 0.75 + 0.75 * lengths[i] / average)
             scores[i] += idf * value * 2.2 / (value + norm) if value else 0.0
