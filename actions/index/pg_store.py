@@ -5,15 +5,16 @@ One database can hold the indexes of many workspaces: every row carries its work
 schema (``agent_ls``), created on first use together with ``CREATE EXTENSION vector``.
 
 Lexical ranking is the SQLite store's: the text is reduced to the same words by ``terms()``
-(so stemming is identical, and the words are derived again from the stored chunks when
-``terms.TERMS_VERSION`` changes; ``_`` also separates words, as PostgreSQL's parser does) and stored
-as a ``tsvector`` under the ``simple`` configuration, ``head`` (path + heading path) weighted
-A, ``small`` (summary, or the prose itself) B and ``body`` (the original table / long code) C.
-Matches are found through a GIN index and ranked by BM25 computed as FTS5 does (k1 1.2, b 0.75,
-column weights 1 : 1 : 0.5 read from the lexemes' weights), every content word of the query
-scored, the chunks ranked picked by the same rule (``terms.plan_query``). ``ts_rank_cd``
-(cover density, no document frequencies) was measured instead and ranks worse: hit@5 0.74
-against 0.90 on bench/retrieval_pg.py's questions.
+(so stemming is identical; ``_`` also separates words) and kept as postings (pg_postings.py:
+each word of a chunk with its column-weighted frequency, ``head`` and ``small`` x1, ``body``
+x0.5, and the chunk's length). A query finds its candidates in the postings of the words
+``terms.plan_query`` matches with, then reads each scored word's postings of those candidates
+and sums BM25 as FTS5 does (k1 1.2, b 0.75), every content word of the query scored. A GIN
+index over a weighted ``tsvector`` did this before: each candidate's whole ``tsvector`` was
+unnested per query (p50 at 20k chunks 71.6 ms against 6.8 ms now, at 100k 149 ms against
+16-27 ms, machines under load: docs/retrieval.md).
+``ts_rank_cd`` (cover density, no document frequencies) was measured instead and ranks
+worse: hit@5 0.74 against 0.90 on bench/retrieval_pg.py's questions.
 
 Dense vectors go in a ``vector`` column (any dimension; an HNSW index per dimension in use is
 created on first write or first stored embedding). ``search(..., vector=...)`` fuses the
@@ -37,15 +38,22 @@ from urllib.parse import parse_qsl, unquote, urlencode, urlsplit
 from actions.index.embeddings import MIN_SIMILARITY, hybrid, text_hash
 from actions.index.model import STATUSES, Chunk, DocumentRecord, Hit, StoreError
 from actions.index.pg_embeddings import PgEmbeddings, carried, vector_literal
+from actions.index.pg_postings import (
+    DELETE_POSTINGS,
+    POSTINGS_DDL,
+    POSTINGS_INDEXES,
+    columns_of,
+    retokenize,
+    workspace_number,
+    write_postings,
+)
 from actions.index.terms import (
     CAPPED_ROWS,
     EXACT_STATS_BELOW,
     FUSION_DEPTH,
-    TERMS_VERSION,
     QueryPlan,
     plan_query,
     query_terms,
-    terms,
 )
 
 SCHEMA = "agent_ls"
@@ -70,7 +78,7 @@ CREATE TABLE IF NOT EXISTS {SCHEMA}.chunks (
     indexed_text TEXT NOT NULL, summary TEXT NOT NULL, is_atomic BOOLEAN NOT NULL,
     headings JSONB NOT NULL, start_line INTEGER NOT NULL, end_line INTEGER NOT NULL,
     language TEXT NOT NULL, embedding_status TEXT NOT NULL, embedding vector,
-    tsv TSVECTOR NOT NULL, length INTEGER NOT NULL DEFAULT 0
+    length INTEGER NOT NULL DEFAULT 0
 );
 ALTER TABLE {SCHEMA}.chunks ADD COLUMN IF NOT EXISTS text_hash TEXT NOT NULL DEFAULT '';
 ALTER TABLE {SCHEMA}.chunks ADD COLUMN IF NOT EXISTS embedding_error TEXT NOT NULL DEFAULT '';
@@ -79,13 +87,10 @@ ALTER TABLE {SCHEMA}.chunks ADD COLUMN IF NOT EXISTS end_page INTEGER NOT NULL D
 CREATE INDEX IF NOT EXISTS chunks_document ON {SCHEMA}.chunks (workspace, document, position);
 CREATE INDEX IF NOT EXISTS chunks_pending ON {SCHEMA}.chunks (workspace, id)
     WHERE embedding_status = 'pending';
-CREATE INDEX IF NOT EXISTS chunks_tsv ON {SCHEMA}.chunks USING GIN (tsv);
+{POSTINGS_DDL}
+{POSTINGS_INDEXES}
 INSERT INTO {SCHEMA}.meta VALUES ('schema_version', '{SCHEMA_VERSION}') ON CONFLICT DO NOTHING;
 """
-_TSV = (
-    "setweight(to_tsvector('simple', %s), 'A') || setweight(to_tsvector('simple', %s), 'B')"
-    " || setweight(to_tsvector('simple', %s), 'C')"
-)
 _CHUNK_COLUMNS = (
     "c.document, c.position, c.type, c.content, c.indexed_text, c.summary, c.is_atomic, "
     "c.headings, c.start_line, c.end_line, c.language, c.embedding_status, c.start_page,"
@@ -127,6 +132,7 @@ class PgStore(PgEmbeddings):
         self._writes = 0
         self._dimensions: set[int] = set()  # vector sizes with an HNSW index
         self._iterative = False  # pgvector >= 0.8: filtered HNSW scans go on until k rows
+        self._workspace_id = 0  # the workspace's number in the postings
         self._conn = self._connect()
 
     @property
@@ -154,8 +160,9 @@ class PgStore(PgEmbeddings):
             with conn.transaction():
                 conn.execute("SELECT pg_advisory_xact_lock(hashtext('agent_ls schema'))")
                 conn.execute(_DDL)
-                _retokenize(conn)
+                retokenize(conn)
                 _rechunk_markdown(conn)
+                self._workspace_id = workspace_number(conn, self.workspace)
                 row = conn.execute(
                     "SELECT extversion FROM pg_extension WHERE extname = 'vector'"
                 ).fetchone()
@@ -208,7 +215,8 @@ class PgStore(PgEmbeddings):
             self._upsert(cur, records)
 
     def replace_chunks(self, record: DocumentRecord, chunks: Sequence[Chunk]) -> None:
-        rows = [self._row(chunk) for chunk in chunks]  # outside the lock: pure work
+        columns = [columns_of(c.indexed_text, c.content, c.summary) for c in chunks]  # pure work,
+        rows = [self._row(chunk, words) for chunk, words in zip(chunks, columns, strict=True)]
         sizes = {len(chunk.embedding) for chunk in chunks if chunk.embedding}
         with self._cursor(f"storing the chunks of {record.path} failed", write=True) as cur:
             for size in sizes - self._dimensions:
@@ -220,18 +228,27 @@ class PgStore(PgEmbeddings):
                     (self.workspace, record.path),
                 ).fetchall()
             )
+            cur.execute(DELETE_POSTINGS, (self.workspace, record.path))
             cur.execute(
                 f"DELETE FROM {SCHEMA}.chunks WHERE workspace = %s AND document = %s",
                 (self.workspace, record.path),
             )
+            ids = [  # the chunks' ids first: their postings name them
+                int(row[0])
+                for row in cur.execute(
+                    f"SELECT nextval('{SCHEMA}.chunks_id_seq') FROM generate_series(1, %s)",
+                    (len(rows),),
+                )
+            ]
             cur.executemany(
                 f"INSERT INTO {SCHEMA}.chunks (workspace, document, position, type, content,"
                 " indexed_text, summary, is_atomic, headings, start_line, end_line, language,"
-                " embedding_status, embedding, text_hash, start_page, end_page, length, tsv)"
+                " embedding_status, embedding, text_hash, start_page, end_page, length, id)"
                 " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s::vector, %s, %s,"
-                f" %s, %s, {_TSV})",
-                list(carried(old, rows)) if old else rows,
+                " %s, %s, %s)",
+                [(*row, row_id) for row, row_id in zip(carried(old, rows), ids, strict=True)],
             )
+            write_postings(cur, self._workspace_id, zip(ids, columns, strict=True))
             self._upsert(cur, [record])
         self._dimensions |= sizes
 
@@ -246,8 +263,7 @@ class PgStore(PgEmbeddings):
             f" WHERE vector_dims(embedding) = {size:d}"
         )
 
-    def _row(self, chunk: Chunk) -> tuple[object, ...]:
-        columns = _columns(chunk.indexed_text, chunk.content, chunk.summary)
+    def _row(self, chunk: Chunk, columns: tuple[list[str], ...]) -> tuple[object, ...]:
         return (
             self.workspace,
             chunk.document,
@@ -267,7 +283,6 @@ class PgStore(PgEmbeddings):
             chunk.start_page,
             chunk.end_page,
             sum(len(column) for column in columns),
-            *(" ".join(column) for column in columns),
         )
 
     def _upsert(self, cur: Any, records: Sequence[DocumentRecord]) -> None:
@@ -294,6 +309,7 @@ class PgStore(PgEmbeddings):
 
     def remove_document(self, path: str) -> None:
         with self._cursor(f"removing {path} failed", write=True) as cur:
+            cur.execute(DELETE_POSTINGS, (self.workspace, path))
             for table, column in (("chunks", "document"), ("documents", "path")):
                 cur.execute(
                     f"DELETE FROM {SCHEMA}.{table} WHERE workspace = %s AND {column} = %s",
@@ -321,12 +337,13 @@ class PgStore(PgEmbeddings):
                 (self.workspace,),
             ).fetchone()
         unknown = [word for word in words if not self._frequencies.get(word)]
-        for word, frequency in cur.execute(
-            f"SELECT w, (SELECT count(*) FROM {SCHEMA}.chunks WHERE workspace = %s"
-            " AND tsv @@ to_tsquery('simple', quote_literal(w))) FROM unnest(%s::text[]) AS w",
-            (self.workspace, unknown),
-        ).fetchall():
-            self._frequencies[word] = int(frequency)
+        if unknown:  # counted in the postings (an index-only scan each)
+            counted = cur.execute(
+                f"SELECT w, (SELECT count(*) FROM {SCHEMA}.postings WHERE workspace = %s"
+                " AND word = w) FROM unnest(%s::text[]) AS w",
+                (self._workspace_id, unknown),
+            ).fetchall()
+            self._frequencies.update((word, int(frequency)) for word, frequency in counted)
         if (self._total or 0) < EXACT_STATS_BELOW:
             self._writes = STATS_TTL  # a small index: exact statistics are cheap
         plan = plan_query(words, self._frequencies)
@@ -351,28 +368,28 @@ class PgStore(PgEmbeddings):
         """Chunks by BM25 as SQLite FTS5 computes it: per word, IDF x the column-weighted
         term frequency (A 1, B 1, C 0.5) saturated by ``BM25_K1`` and length-normalised;
         every word of ``plan.scored`` scored, the chunks holding one of ``plan.matched``
-        ranked."""
-        query = " | ".join(f"'{word}'" for word in plan.matched)  # \w+ words: no quote inside
-        limit = f" LIMIT {CAPPED_ROWS:d}" if plan.capped else ""
-        rows: list[Any] = cur.execute(  # each candidate's lexemes read once, joined to the words
-            f"SELECT {_CHUNK_COLUMNS}, best.score FROM (SELECT m.id, sum(q.idf * f.tf"
-            " * (%(k1)s + 1) / (f.tf + %(k1)s * (1 - %(b)s + %(b)s * m.length / %(avg)s)))"
-            f" AS score FROM (SELECT id, tsv, length FROM {SCHEMA}.chunks WHERE workspace ="
-            f" %(ws)s AND tsv @@ to_tsquery('simple', %(query)s){limit}) AS m"
-            " CROSS JOIN LATERAL (SELECT u.lexeme, sum(CASE w WHEN 'A' THEN 1.0 WHEN 'B'"
-            " THEN 1.0 ELSE 0.5 END) AS tf FROM unnest(m.tsv) AS u(lexeme, positions, weights),"
-            " unnest(u.weights) AS w WHERE u.lexeme = ANY(%(words)s::text[]) GROUP BY u.lexeme)"
-            " AS f JOIN unnest(%(words)s::text[], %(idf)s::float8[]) AS q(word, idf)"
-            " ON q.word = f.lexeme GROUP BY m.id ORDER BY score DESC, m.id LIMIT %(k)s"
-            f") AS best JOIN {SCHEMA}.chunks c ON c.id = best.id ORDER BY best.score DESC, c.id",
+        ranked. Read from the postings alone: the candidates' ids from the matched words',
+        then each scored word's postings of those candidates (one index descent per word),
+        summed in the order of ``plan.scored``."""
+        limit = f" ORDER BY chunk LIMIT {CAPPED_ROWS:d}" if plan.capped else ""
+        rows: list[Any] = cur.execute(
+            f"SELECT {_CHUNK_COLUMNS}, best.score FROM (SELECT p.chunk, sum(q.idf * p.tf"
+            " * (%(k1)s + 1) / (p.tf + %(k1)s * (1 - %(b)s + %(b)s * p.length / %(avg)s))"
+            " ORDER BY q.n) AS score FROM unnest(%(words)s::text[], %(idf)s::float8[])"
+            " WITH ORDINALITY AS q(word, idf, n) CROSS JOIN LATERAL (SELECT chunk, tf, length"
+            f" FROM {SCHEMA}.postings WHERE workspace = %(ws)s AND word = q.word AND chunk ="
+            f" ANY(ARRAY(SELECT DISTINCT chunk FROM {SCHEMA}.postings WHERE workspace = %(ws)s"
+            f" AND word = ANY(%(matched)s::text[]){limit})) OFFSET 0) AS p"
+            " GROUP BY p.chunk ORDER BY score DESC, p.chunk LIMIT %(k)s"
+            f") AS best JOIN {SCHEMA}.chunks c ON c.id = best.chunk ORDER BY best.score DESC, c.id",
             {
                 "k1": BM25_K1,
                 "b": BM25_B,
                 "avg": max(float(self._average), 1.0),
                 "words": list(plan.scored),
                 "idf": idf,
-                "ws": self.workspace,
-                "query": query,
+                "ws": self._workspace_id,
+                "matched": list(plan.matched),
                 "k": k,
             },
         ).fetchall()
@@ -457,39 +474,6 @@ def _version(text: str) -> tuple[int, ...]:
     return tuple(int(part) for part in text.split(".") if part.isdigit())
 
 
-def _columns(indexed_text: str, content: str, summary: str) -> tuple[list[str], ...]:
-    """The words of a chunk's head (path, heading path), small text and body columns."""
-    path, _, rest = indexed_text.partition("\n")
-    headings, _, small = rest.partition("\n")
-    body = content if summary else ""
-    return _words(f"{path} {headings}"), _words(small), _words(body)
-
-
-def _retokenize(conn: Any) -> None:
-    """Every chunk's words again from its stored text when ``TERMS_VERSION`` changed (no
-    file is read, vectors are kept); then the version is recorded. In the caller's
-    transaction, under the schema lock."""
-    row = conn.execute(f"SELECT value FROM {SCHEMA}.meta WHERE key = 'terms_version'").fetchone()
-    if row is not None and row[0] == str(TERMS_VERSION):
-        return
-    with conn.cursor(name="agent_ls_retokenize") as rows:  # server side: any index size
-        rows.itersize = 1000
-        rows.execute(f"SELECT id, indexed_text, content, summary FROM {SCHEMA}.chunks")
-        updates = []
-        for row_id, *texts in rows:
-            columns = _columns(*texts)
-            updates.append((sum(map(len, columns)), *(" ".join(c) for c in columns), row_id))
-    with conn.cursor() as cur:
-        cur.executemany(
-            f"UPDATE {SCHEMA}.chunks SET length = %s, tsv = {_TSV} WHERE id = %s", updates
-        )
-    conn.execute(
-        f"INSERT INTO {SCHEMA}.meta VALUES ('terms_version', %s)"
-        " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-        (str(TERMS_VERSION),),
-    )
-
-
 def _idf(total: int, frequency: int) -> float:
     """FTS5's inverse document frequency (fts5_aux.c), floored at 1e-6 as FTS5 floors it: a
     word in half the chunks or more weighs (almost) nothing, on both stores alike."""
@@ -515,11 +499,6 @@ def _rechunk_markdown(conn: Any) -> None:
         " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
         (str(CHUNKS_VERSION),),
     )
-
-
-def _words(text: str) -> list[str]:
-    """``terms`` with ``_`` as a separator: PostgreSQL's parser splits words there."""
-    return terms(text.replace("_", " "))
 
 
 def _fuse(rankings: list[list[Any]], k: int) -> list[Hit]:
