@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from parsing.json.regions import snippet_of
-from parsing.json.rules import _LITERAL, _NEVER_ENDS
+from parsing.json.rules import _IDENT_KEY, _IDENT_PARTIAL, _LITERAL, _NEVER_ENDS
 from parsing.json.tolerant import MAX_DEPTH, Decoded, Rejected
 from parsing.regions import PENDING, Found, Match, NoMatch, _Pending
 
@@ -265,13 +265,15 @@ def _last_non_ws(text: str, i: int, pos: int) -> int:
 # the same brackets open, in the state the last token before ``p`` leaves: an array's element
 # after ``[`` or ``,``, an object's first key after ``{``, a comma or closer after ``]`` or
 # ``}``. It rejects the document at ``p`` for these characters, looking at nothing past them
-# (a letter in an array is read as a literal, or a number or literal cut off at the end of a
-# streamed text: left to the pass), every bracket open then (nesting within `MAX_DEPTH`).
+# but for a letter (in an array a literal, or a number or literal cut off at the end of a
+# streamed text; after ``{`` an unquoted key, or a word cut off there: left to the pass),
+# every bracket open then (nesting within `MAX_DEPTH`).
 _BRACKET_PREFIX = re.compile(r"[\[\]{}, \t\n\r]*+")
 _BRACKETS = re.compile(r"[\[\]{}]")
 _REJECTS = {"[": ":,\\", ",": ":,\\", "{": ":,\\{[", "]": ":\\{[\"'", "}": ":\\{[\"'"}
 """By the last token before ``p``: the characters the tolerant pass rejects there (and any
-letter after a closer; after ``[`` or ``,`` a letter that starts no literal, see above)."""
+letter after a closer; after ``[`` or ``,`` a letter that starts no literal, see above;
+after ``{`` one that starts no unquoted key: no ``:`` after its word)."""
 _WORD_TO_END = re.compile(r"[\w.+-]*+\Z")
 
 
@@ -292,9 +294,12 @@ def bracket_prefix_reject(text: str, i: int, failure: tuple[int, str] | None) ->
     last = text[_last_non_ws(text, i, p)]
     c = text[p]
     if c not in _REJECTS[last]:
-        if not ("a" <= c <= "z" or "A" <= c <= "Z") or last == "{":
-            return None  # (a letter after ``{`` starts an unquoted key)
-        if last in "[," and (_LITERAL.match(text, p) or _WORD_TO_END.match(text, p)):
+        if not ("a" <= c <= "z" or "A" <= c <= "Z"):
+            return None
+        if last == "{":  # an unquoted key, or a word cut off by the end of the text
+            if _IDENT_KEY.match(text, p) or _IDENT_PARTIAL.fullmatch(text, p):
+                return None
+        elif last in "[," and (_LITERAL.match(text, p) or _WORD_TO_END.match(text, p)):
             return None
     opened: list[int] = []
     for m in _BRACKETS.finditer(text, i, p):

@@ -21,6 +21,8 @@ _REST = st.lists(st.sampled_from([*'{}[]":,\\ \nab', "true", "]]", '"x"']), max_
 @settings(max_examples=3000, deadline=None, suppress_health_check=list(HealthCheck))
 @given(st.sampled_from("{["), _PREFIX, _AT, _REST, st.booleans())
 @example("{", [" "], "a", [":", "1", "}"], True)  # a letter after ``{``: an unquoted key
+@example("{", [], "a", [" ", "b"], True)  # a word that is no key: rejected
+@example("{", [], "ab", [], False)  # a word cut off by the end of a streamed text
 @example("[", [], "tr", [], False)  # a literal cut off by the end of a streamed text
 @example("[", [], "true", ["]"], True)  # a literal
 @example("[", ["[]"], "a", [], True)  # a letter after a closer: rejected
@@ -52,6 +54,7 @@ def test_a_bracket_prefix_rejection_is_taken_where_random_text_fails_early() -> 
     assert bracket_prefix_reject("{ \\x}", 0, None) == Rejected(0, 2, (0,))
     assert bracket_prefix_reject("[[] a", 0, _failure_of("[[] a")) == Rejected(0, 4, (0,))
     assert bracket_prefix_reject("{ a: 1}", 0, None) is None  # an unquoted key
+    assert bracket_prefix_reject("[{\na]", 0, _failure_of("[{\na]")) == Rejected(0, 3, (0, 1))
     assert bracket_prefix_reject('["a", :', 0, _failure_of('["a", :')) is None  # a string
 
 
