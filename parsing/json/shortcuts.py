@@ -10,8 +10,8 @@ from __future__ import annotations
 import re
 
 from parsing.json.regions import snippet_of
-from parsing.json.rules import _NEVER_ENDS
-from parsing.json.tolerant import MAX_DEPTH, Decoded
+from parsing.json.rules import _IDENT_KEY, _IDENT_PARTIAL, _LITERAL, _NEVER_ENDS
+from parsing.json.tolerant import MAX_DEPTH, Decoded, Rejected
 from parsing.regions import PENDING, Found, Match, NoMatch, _Pending
 
 # Every repetition here is possessive (``*+``, ``?+``) or atomic (``(?>...)``): a failing
@@ -257,3 +257,54 @@ def _last_non_ws(text: str, i: int, pos: int) -> int:
     while b > i and text[b] in " \t\n\r":
         b -= 1
     return b
+
+
+# Strict JSON failed at ``p`` after a prefix of brackets, commas and JSON whitespace only (no
+# string, scalar or comment: ``[[{}, :``, ``{ \\``). The tolerant pass reads such a prefix
+# token for token as strict JSON (an array's elements, empty objects) and reaches ``p`` with
+# the same brackets open, in the state the last token before ``p`` leaves: an array's element
+# after ``[`` or ``,``, an object's first key after ``{``, a comma or closer after ``]`` or
+# ``}``. It rejects the document at ``p`` for these characters, looking at nothing past them
+# but for a letter (in an array a literal, or a number or literal cut off at the end of a
+# streamed text; after ``{`` an unquoted key, or a word cut off there: left to the pass),
+# every bracket open then (nesting within `MAX_DEPTH`).
+_BRACKET_PREFIX = re.compile(r"[\[\]{}, \t\n\r]*+")
+_BRACKETS = re.compile(r"[\[\]{}]")
+_REJECTS = {"[": ":,\\", ",": ":,\\", "{": ":,\\{[", "]": ":\\{[\"'", "}": ":\\{[\"'"}
+"""By the last token before ``p``: the characters the tolerant pass rejects there (and any
+letter after a closer; after ``[`` or ``,`` a letter that starts no literal, see above;
+after ``{`` one that starts no unquoted key: no ``:`` after its word)."""
+_WORD_TO_END = re.compile(r"[\w.+-]*+\Z")
+
+
+def bracket_prefix_reject(text: str, i: int, failure: tuple[int, str] | None) -> Rejected | None:
+    """The tolerant pass's rejection of the bare value at ``text[i]`` where strict JSON
+    failed at ``failure`` (where, why) after a prefix of brackets (see above), else None. A
+    ``{`` before a character that starts no key fails strict JSON there (no failure kept)."""
+    if failure is not None:
+        p = failure[0]
+    elif text[i] == "{":
+        p = _JSON_WS.match(text, i + 1).end()  # type: ignore[union-attr]
+    else:
+        return None
+    if p >= len(text) or p - i > MAX_DEPTH:
+        return None
+    if _BRACKET_PREFIX.match(text, i + 1).end() < p:  # type: ignore[union-attr]
+        return None
+    last = text[_last_non_ws(text, i, p)]
+    c = text[p]
+    if c not in _REJECTS[last]:
+        if not ("a" <= c <= "z" or "A" <= c <= "Z"):
+            return None
+        if last == "{":  # an unquoted key, or a word cut off by the end of the text
+            if _IDENT_KEY.match(text, p) or _IDENT_PARTIAL.fullmatch(text, p):
+                return None
+        elif last in "[," and (_LITERAL.match(text, p) or _WORD_TO_END.match(text, p)):
+            return None
+    opened: list[int] = []
+    for m in _BRACKETS.finditer(text, i, p):
+        if m.group() in "[{":
+            opened.append(m.start())
+        else:
+            opened.pop()
+    return Rejected(i, p, tuple(opened))

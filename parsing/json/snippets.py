@@ -38,6 +38,7 @@ from parsing.json.shortcuts import (
     _cut_at_once,
     _no_closer_yet,
     _object_start,
+    bracket_prefix_reject,
     closer_run_end,
 )
 from parsing.json.tolerant import Decoded, Rejected, parse_tolerant
@@ -126,6 +127,8 @@ def decode_at(
     ``lossless`` not None: the caller already ran the strict pass, which failed, and says
     whether the lossless pass may fix the first error (the tolerant pass reads the same)."""
     fast = _fast_decode(text, i, eof, marker, lossless)
+    if fast is None and marker is None:
+        fast = bracket_prefix_reject(text, i, _failure(text, i))
     return fast if fast is not None else parse_tolerant(text, i, eof=eof, marker=marker)
 
 
