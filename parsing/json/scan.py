@@ -114,6 +114,9 @@ def _unescape(match: re.Match[str]) -> str:
     return simple if simple is not None else "\\" + code
 
 
+_BODY_READINGS = ((True, STRICT_BODY), (False, _KNOWN_ESCAPES))
+
+
 def decode_segment(text: str, start: int, end: int) -> tuple[str, bool]:
     """Decode a string body ``text[start:end]`` (no unescaped quote inside): (value, lenient).
 
@@ -126,22 +129,16 @@ def decode_segment(text: str, start: int, end: int) -> tuple[str, bool]:
         return raw, not raw.isprintable() and _CONTROL.search(raw) is not None
     body = text[start:end] + '"'  # decoded on its own: an error costs O(body), not O(text)
     short = end - start <= SHORT_BODY  # (a pattern first, not the scanner's error: see there)
-    # strictly valid: no control character, no unknown escape (the common case)
-    if not short or STRICT_BODY.match(body).end() == end - start:  # type: ignore[union-attr]
-        try:
-            value, stop = _scanstring(body, 0, True)
-            if stop == len(body):
-                return value, False
-        except ValueError:
-            pass
-    control = _CONTROL.search(body) is not None
-    if not short or _KNOWN_ESCAPES.match(body).end() == end - start:  # type: ignore[union-attr]
-        try:
-            value, stop = _scanstring(body, 0, False)
-            if stop == len(body):
-                return value, control
-        except ValueError:
-            pass
+    # strictly valid (no control character, no unknown escape: the common case), then valid
+    # but for raw control characters
+    for strict, pattern in _BODY_READINGS:
+        if not short or pattern.match(body).end() == end - start:  # type: ignore[union-attr]
+            try:
+                value, stop = _scanstring(body, 0, strict)
+                if stop == len(body):
+                    return value, not strict and _CONTROL.search(body) is not None
+            except ValueError:
+                pass
     raw = _ESCAPE.sub(_unescape, body[:-1])
     if _SURROGATE.search(raw):
         raw = raw.encode("utf-16", "surrogatepass").decode("utf-16", "surrogatepass")
