@@ -168,6 +168,11 @@ async def test_cancelling_the_turn_cancels_the_call_on_the_server(
     with pytest.raises(JsonRpcException):
         await request
     deadline = time.monotonic() + 20
-    while not marker.exists() and time.monotonic() < deadline:
+    while not _text(marker) and time.monotonic() < deadline:  # (created, then written)
         await asyncio.sleep(0.05)
-    assert marker.read_text() == "cancelled"  # the server got notifications/cancelled
+    assert _text(marker) == "cancelled"  # the server got notifications/cancelled
+
+
+def _text(path: Path) -> str:
+    """The file's text; '' while it does not exist."""
+    return path.read_text() if path.exists() else ""
