@@ -66,10 +66,13 @@ def work_tree_env(folder: Path, timeout: float) -> dict[str, str] | None:
     """The environment naming the repository whose work tree holds `folder` (`paths_env`),
     found by `git rev-parse` run without the inherited GIT_* variables; None when `folder`
     is in no work tree (a bare repository, a `.git` folder, none at all) or git is missing.
-    One git process instead of GitPython (its import alone is ~0.07 CPU s of a command)."""
-    args = ["rev-parse", "--is-bare-repository", "--absolute-git-dir", "--git-common-dir"]
+    One git process instead of GitPython (its import alone is ~0.07 CPU s of a command).
+    Like GitPython's discovery, a repository owned by another user is found (`safe.directory`
+    for this query only): `git ls-files` naming it explicitly lists it, as before."""
+    args = ["-c", "safe.directory=*", "rev-parse", "--is-bare-repository"]
+    args += ["--absolute-git-dir", "--git-common-dir", "--show-toplevel"]
     try:
-        done = run_git([*args, "--show-toplevel"], env=clean_git_env(), cwd=folder, timeout=timeout)
+        done = run_git(args, env=clean_git_env(), cwd=folder, timeout=timeout)
     except (OSError, subprocess.SubprocessError):
         return None
     lines = os.fsdecode(done.stdout).split("\n")
