@@ -1,9 +1,10 @@
 """Collect the workspace's file paths, honouring .gitignore.
 
 Two sources, same result shape (workspace-relative posix paths of files):
-- ``git ls-files -co --exclude-standard -z`` when the folder is inside a git work tree (found,
-  and the command run, with GitPython): tracked and untracked files, ignored ones excluded
-  by git itself (nested .gitignore files, ``.git/info/exclude``, the global excludes file);
+- ``git ls-files -co --exclude-standard -z`` when the folder is inside a git work tree (found
+  by ``git rev-parse``; GitPython is not imported): tracked and untracked files, ignored ones
+  excluded by git itself (nested .gitignore files, ``.git/info/exclude``, the global excludes
+  file);
 - otherwise a walk honouring every ``.gitignore`` found (``actions.files.ignore``: nested
   files applying below their folder, the deepest match winning, as git does).
 
@@ -16,11 +17,12 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import subprocess
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from actions.files.gitenv import repository_env
+from actions.files.gitenv import run_git, work_tree_env
 from actions.files.ignore import IgnoreTree
 
 log = logging.getLogger(__name__)
@@ -72,26 +74,20 @@ def in_skipped_dir(relative: str, skip_dirs: frozenset[str] = SKIP_DIRS) -> bool
 
 def git_files(root: Path, prefix: str, timeout: float) -> Listing | None:
     """Files from git, or ``None`` when ``root`` is not in a usable git work tree."""
-    import git  # here: a search of a fresh index lists nothing and never loads GitPython
-
-    try:
-        repo = git.Repo(root, search_parent_directories=True)
-    except (git.InvalidGitRepositoryError, git.NoSuchPathError, OSError, ValueError):
+    env = work_tree_env(root, timeout)
+    if env is None:
         return None  # not a git work tree: the walk lists it
-    if repo.bare or repo.working_tree_dir is None:
-        return None
-    command = ["git", "--literal-pathspecs", "ls-files", "-co", "--exclude-standard", "-z"]
+    command = ["--literal-pathspecs", "ls-files", "-co", "--exclude-standard", "-z"]
     try:
-        out = git.Git(root).execute(
-            [*command, "--", prefix or "."],
-            env=repository_env(repo),
-            stdout_as_string=False,
-            kill_after_timeout=timeout,
-        )
-    except (git.GitCommandError, git.GitCommandNotFound) as exc:
+        done = run_git([*command, "--", prefix or "."], env=env, cwd=root, timeout=timeout)
+    except (OSError, subprocess.SubprocessError) as exc:
         log.warning("git ls-files failed in %s (listing by a walk): %s", root, exc)
         return None
-    names = [os.fsdecode(raw) for raw in bytes(out).split(b"\0") if raw]
+    if done.returncode != 0:
+        error = os.fsdecode(done.stderr).strip()
+        log.warning("git ls-files failed in %s (listing by a walk): %s", root, error)
+        return None
+    names = [os.fsdecode(raw) for raw in done.stdout.split(b"\0") if raw]
     return Listing(_existing(root, names), "git")
 
 
