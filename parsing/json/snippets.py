@@ -87,23 +87,23 @@ def _strict(text: str, i: int, *, streaming: bool = False) -> tuple[Any, int] | 
     while True:
         stop = min(n, i + width)
         window = text if i == 0 and stop == n else text[i:stop]
-        try:
-            try:  # (at a bracket: `raw_decode`'s scanner, without its Python frame)
-                opener = window[:1] in ("{", "[")
-                value, end = _scan_once(window, 0) if opener else _STRICT.raw_decode(window)
-            except StopIteration as err:  # (what `raw_decode` raises for it)
-                raise json.JSONDecodeError("Expecting value", window, err.value) from None
+        try:  # (at a bracket: `raw_decode`'s scanner, without its Python frame)
+            opener = window[:1] in ("{", "[")
+            value, end = _scan_once(window, 0) if opener else _STRICT.raw_decode(window)
             return value, i + end
+        except StopIteration as err:  # (`raw_decode`'s error for it, without building one)
+            msg, pos = "Expecting value", err.value
         except json.JSONDecodeError as exc:
-            cut = exc.msg.startswith("Unterminated string") or exc.pos >= len(window) - 6
-            if streaming and stop >= n and cut and _PARTIAL_TOKEN.match(window, exc.pos):
-                return None
-            if stop >= n or not cut:
-                at = window[exc.pos : exc.pos + 1]
-                _FAILED[0] = (text, i, i + exc.pos, exc.msg)
-                return at != "" and (at in _LOSSLESS_FIRST or at < " ")
+            msg, pos = exc.msg, exc.pos
         except (ValueError, RecursionError):
             return True
+        cut = msg.startswith("Unterminated string") or pos >= len(window) - 6
+        if streaming and stop >= n and cut and _PARTIAL_TOKEN.match(window, pos):
+            return None
+        if stop >= n or not cut:
+            at = window[pos : pos + 1]
+            _FAILED[0] = (text, i, i + pos, msg)
+            return at != "" and (at in _LOSSLESS_FIRST or at < " ")
         width *= 8
 
 

@@ -45,7 +45,7 @@ from parsing.json.scan import (
     Source,
 )
 from parsing.json.strict import WINDOW, strict_value
-from parsing.json.tolerant_strings import StringReader, _Cut, _Frame
+from parsing.json.tolerant_strings import StringReader, _Cut, _Frame, _Reject
 from parsing.resume import active as active_resumes
 
 MAX_DEPTH: Final = 200
@@ -78,12 +78,6 @@ class Rejected:
     pos: int
     open_starts: tuple[int, ...] = ()
     too_deep: bool = False
-
-
-class _Reject(Exception):
-    def __init__(self, pos: int, too_deep: bool = False) -> None:
-        self.pos = pos
-        self.too_deep = too_deep
 
 
 def parse_tolerant(
@@ -139,7 +133,7 @@ def _parse(src: Source, first: _Parser) -> Decoded | Rejected:
     parser: _Parser | None = first
     for _attempt in range(4):
         if parser is None:
-            parser = _Parser(src, start, cuts, first.code_in_values, first.strict_reads)
+            parser = type(first)(src, start, cuts, first.code_in_values, first.strict_reads)
         try:
             return parser.run()
         except _Cut as cut:
