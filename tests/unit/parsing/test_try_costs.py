@@ -60,3 +60,50 @@ def test_a_colon_after_a_value_is_rejected_with_the_brackets_open_there() -> Non
     assert parse_tolerant('["a\\q": 1]', 0) == Rejected(0, 6, (0,))
     assert parse_tolerant('{"k": ["x", "y" :', 0, eof=False) == Rejected(0, 16, (0, 6))
     assert isinstance(parse_tolerant('{"k": "v", "a": 1}', 0), Decoded)
+
+
+def _fresh(text: str, start: int, marker: str | None) -> Decoded | Rejected | str:
+    src = Source(text, False, marker)
+    try:
+        return _parse(src, _Parser(src, start, {}))
+    except NeedMore:
+        return "needs more text"
+
+
+def _streamed(text: str, start: int, marker: str | None) -> Decoded | Rejected | str:
+    try:
+        return parse_tolerant(text, start, eof=False, marker=marker)
+    except NeedMore:
+        return "needs more text"
+
+
+@SETTINGS
+@given(
+    st.sampled_from("{["),
+    _PIECES,
+    st.lists(st.integers(0, 200), min_size=1, max_size=8),
+    st.sampled_from([None, "```"]),
+    st.sampled_from(["", "a", "\n"]),
+    st.booleans(),
+)
+@example("[", ['"', "a", '"', ",", '"', "b"], [3, 5, 6], None, "", False)
+@example("[", ['"', "a", "b", "\\n"], [3, 4], None, "", True)  # an edit between two tries
+def test_a_streamed_try_resumes_the_last_one_as_a_fresh_reading_reads(
+    opener: str, pieces: list[str], cuts: list[int], marker: str | None, pre: str, edit: bool
+) -> None:
+    """The tries of a short candidate while it streams in resume the last one that needed
+    more text (`resume.take_stopped`): each answers what a fresh reading of its text
+    answers, also when another candidate's try came between (a nested one, another text's),
+    or the candidate's last character changed (no resumption then)."""
+    text = pre + opener + "".join(pieces)
+    start = len(pre)
+    for cut in sorted({start + 1 + c % max(1, len(text) - start) for c in cuts}):
+        prefix = text[:cut]
+        if edit and cut > start + 1:  # a text that does not extend the last one
+            prefix = prefix[:-1] + ("b" if prefix[-1] == "a" else "a")
+        assert _streamed(prefix, start, marker) == _fresh(prefix, start, marker)
+        inner = next((k for k in range(start + 1, cut) if prefix[k] in "{["), None)
+        if inner is not None:  # a nested candidate's try of the same text, in between
+            assert _streamed(prefix, inner, marker) == _fresh(prefix, inner, marker)
+        _streamed('["x", "y', 0, None)  # another text's, in between
+        assert _streamed(prefix, start, marker) == _fresh(prefix, start, marker)
