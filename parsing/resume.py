@@ -10,7 +10,7 @@ each look (`enter`, `leave`); the passes consult it:
   the next look resumes it there, over the longer text;
 - a tolerant reading that returned (complete, or rejected) without needing more text: it
   is final, whatever follows, and is reused as is;
-- the string-aware bracket count of a region nested too deep (`json.snippets`).
+- the string-aware bracket count of a region nested too deep (`json.regions`).
 
 Sound because every decision these passes take while streaming depends only on the text
 already received: a decision that needs a character past the end raises `NeedMore` instead

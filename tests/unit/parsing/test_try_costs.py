@@ -8,6 +8,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from parsing.json.scan import NeedMore, Source
+from parsing.json.snippets import _failure, _strict
 from parsing.json.tolerant import Decoded, Rejected, _parse, _Parser, parse_tolerant
 
 SETTINGS = settings(max_examples=3000, deadline=None, suppress_health_check=list(HealthCheck))
@@ -107,3 +108,43 @@ def test_a_streamed_try_resumes_the_last_one_as_a_fresh_reading_reads(
             assert _streamed(prefix, inner, marker) == _fresh(prefix, inner, marker)
         _streamed('["x", "y', 0, None)  # another text's, in between
         assert _streamed(prefix, start, marker) == _fresh(prefix, start, marker)
+
+
+def _strict_reading(text: str, start: int) -> tuple[object, object]:
+    read = _strict(text, start, streaming=True)
+    if isinstance(read, tuple):
+        read = (read[0], read[1] - start)
+    failed = _failure(text, start)
+    return read, None if failed is None else (failed[0] - start, failed[1])
+
+
+@SETTINGS
+@given(
+    st.sampled_from("{["),
+    st.lists(
+        st.sampled_from([*'{}[]":,\\ \nab', "nul", "null", "1", "-", "1e", "\\u00", "\\u0041"]),
+        max_size=24,
+    ),
+    st.lists(st.integers(0, 100), min_size=2, max_size=8),
+)
+@example("[", ["a", ",", "1", "1", "1", "1", "1", "1", "1"], [2, 9])  # failed long before the end
+@example("[", ["1", ",", "nul"], [3, 9])  # "nul" then "l": a literal, read on
+@example("[", ["a", ",", "[", "]", *" " * 8], [20, 30])  # a nested value, valid
+@example("[", ['"', "\\u00"], [5, 9])  # an escape cut at the end of the text
+def test_the_strict_failure_of_a_streamed_try_is_kept_for_the_next_one(
+    opener: str, pieces: list[str], cuts: list[int]
+) -> None:
+    """A candidate tried again on a longer text fails strict JSON where its last try did
+    when that failure was not at the end of the text (`snippets._LAST_FAILED`): every try
+    answers, and keeps the failure, as a fresh one (a try at another start, the reference)."""
+    text = opener + "".join(pieces)
+    inner = next((k for k in range(1, len(text)) if text[k] in "{["), len(text))
+    prefixes = [text[: 1 + c % len(text)] for c in sorted(cuts)]
+    tries, fresh = [], []
+    for prefix in prefixes:
+        starts = (0, inner) if inner < len(prefix) else (0,)  # (a nested candidate's try)
+        tries += [_strict_reading(prefix, start) for start in starts]
+        for start in starts:  # (each reference on a text that extends no other one)
+            pad = " " * (len(fresh) + 1)
+            fresh.append(_strict_reading(pad + prefix, len(pad) + start))
+    assert tries == fresh
