@@ -10,7 +10,7 @@ each look (`enter`, `leave`); the passes consult it:
   the next look resumes it there, over the longer text;
 - a tolerant reading that returned (complete, or rejected) without needing more text: it
   is final, whatever follows, and is reused as is;
-- the string-aware bracket count of a region nested too deep (`json.snippets`).
+- the string-aware bracket count of a region nested too deep (`json.regions`).
 
 Sound because every decision these passes take while streaming depends only on the text
 already received: a decision that needs a character past the end raises `NeedMore` instead
@@ -19,7 +19,11 @@ reading, resumed over any extension of its text, reads what a fresh reading of t
 text reads. The stream drops what it holds whenever it drops released text (indices shift),
 and a look at a text that does not extend the last one starts afresh.
 
-Outside a stream (``parse_reply``) no `Resumes` is active and nothing is kept.
+Outside a stream (``parse_reply``) no `Resumes` is active and nothing is kept. A stream keeps
+a store for long candidates only (bookkeeping per look); the tries of a short one resume
+too, from one slot: the last streamed reading that needed more text (`keep_stopped`), taken
+by the next try of the same start on a text that extends it (`take_stopped`). Its indices
+are those of that text: a text that does not extend it, or another start, reads afresh.
 """
 
 from __future__ import annotations
@@ -79,3 +83,26 @@ def leave(token: Token[Resumes | None]) -> None:
 def active() -> Resumes | None:
     """The store of the look under way, or None (a whole-reply parse)."""
     return _ACTIVE.get()
+
+
+_STOPPED: ContextVar[tuple[str, Key, Any] | None] = ContextVar("agent_ls_stopped", default=None)
+"""The last reading stopped by `NeedMore` outside a look: (the text it read, its key, the
+parser). (A context variable, as `_ACTIVE`: a thread never resumes another's reading.)"""
+
+
+def keep_stopped(text: str, key: Key, parser: Any) -> None:
+    """Keep a streamed tolerant reading that needed more text when no store is active (a
+    candidate shorter than the stream's threshold for one, `stream._RESUME_FROM`): one slot,
+    the last such reading, replaced by the next."""
+    _STOPPED.set((text, key, parser))
+
+
+def take_stopped(text: str, key: Key) -> Any:
+    """The reading kept by `keep_stopped` at ``key`` when ``text`` extends the text it stopped
+    in (the next try of the same candidate: its steps so far hold), taken (it resumes once,
+    then may be kept again); else None."""
+    last = _STOPPED.get()
+    if last is None or last[1] != key or not text.startswith(last[0]):
+        return None
+    _STOPPED.set(None)
+    return last[2]

@@ -1,6 +1,7 @@
 """The end of a fence or tag region read by `json.snippets.match_enclosed` (its closer after
 the last value, a fence's whole run of closing characters), its snippets, and a body our
-passes cannot decode (json-repair's reading, or opaque text)."""
+passes cannot decode (json-repair's reading, or opaque text); the end of a bare region
+nested too deep to decode (`balanced_end`)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from parsing.json.repair_fallback import repair_last_resort
 from parsing.json.scan import Source
 from parsing.json.tolerant import Decoded
 from parsing.regions import PENDING, Found, Match, Opaque, Snippet
+from parsing.resume import active as active_resumes
 
 
 def snippet_of(span: tuple[int, int], d: Decoded, origin: Origin, suspect: bool = False) -> Snippet:
@@ -83,3 +85,34 @@ def undecodable(
     fixes = frozenset({"json_repair"})
     d = Decoded(value, v, body_end, repaired=True, truncated=cut_off, fixes=fixes)
     return Found((snippet_of((open_start, end), d, origin, suspect),), end)
+
+
+_STRUCTURE = re.compile(r'["\\\[\]{}]')
+
+
+def balanced_end(text: str, i: int) -> int:
+    """End of the bracket region opened at ``i`` (string-aware, linear), or -1 if unclosed.
+    While streaming, the count of an unclosed region resumes where the last look stopped."""
+    resumes = active_resumes()
+    saved = None if resumes is None else resumes.balanced.get(i)
+    scan_from, depth, in_string, skip = (i, 0, False, -1) if saved is None else saved
+    for m in _STRUCTURE.finditer(text, scan_from):
+        at, c = m.start(), m.group()
+        if at == skip:
+            continue
+        if in_string:
+            if c == "\\":
+                skip = at + 1
+            elif c == '"':
+                in_string = False
+        elif c == '"':
+            in_string = True
+        elif c in "[{":
+            depth += 1
+        elif c in "]}":
+            depth -= 1
+            if depth == 0:
+                return at + 1
+    if resumes is not None:
+        resumes.balanced[i] = (len(text), depth, in_string, skip)
+    return -1

@@ -31,7 +31,7 @@ from parsing.blocks import Origin
 from parsing.json.code_values import code_first, code_in_values, escaped_in_region
 from parsing.json.escaped_quotes import escaped_quotes_at
 from parsing.json.lossless import lossless_at, lossless_loads, may_load, surely_unfixed
-from parsing.json.regions import closing_end, snippet_of, undecodable
+from parsing.json.regions import balanced_end, closing_end, snippet_of, undecodable
 from parsing.json.scan import WS_COMMENTS, NeedMore, Source
 from parsing.json.shortcuts import (
     _bracket_for_key,
@@ -84,30 +84,42 @@ def _strict(text: str, i: int, *, streaming: bool = False) -> tuple[Any, int] | 
         ):
             at = text[j]
             return at in _LOSSLESS_FIRST or at < " "
+    last = _LAST_FAILED[0]  # (a pending candidate is tried again at each look)
+    if streaming and last is not None and last[1] == i and text.startswith(last[0]):
+        _FAILED[0] = (text, i, last[2], last[3])
+        return last[4]
     while True:
         stop = min(n, i + width)
         window = text if i == 0 and stop == n else text[i:stop]
-        try:
-            try:  # (at a bracket: `raw_decode`'s scanner, without its Python frame)
-                opener = window[:1] in ("{", "[")
-                value, end = _scan_once(window, 0) if opener else _STRICT.raw_decode(window)
-            except StopIteration as err:  # (what `raw_decode` raises for it)
-                raise json.JSONDecodeError("Expecting value", window, err.value) from None
+        try:  # (at a bracket: `raw_decode`'s scanner, without its Python frame)
+            opener = window[:1] in ("{", "[")
+            value, end = _scan_once(window, 0) if opener else _STRICT.raw_decode(window)
             return value, i + end
+        except StopIteration as err:  # (`raw_decode`'s error for it, without building one)
+            msg, pos = "Expecting value", err.value
         except json.JSONDecodeError as exc:
-            cut = exc.msg.startswith("Unterminated string") or exc.pos >= len(window) - 6
-            if streaming and stop >= n and cut and _PARTIAL_TOKEN.match(window, exc.pos):
-                return None
-            if stop >= n or not cut:
-                at = window[exc.pos : exc.pos + 1]
-                _FAILED[0] = (text, i, i + exc.pos, exc.msg)
-                return at != "" and (at in _LOSSLESS_FIRST or at < " ")
+            msg, pos = exc.msg, exc.pos
         except (ValueError, RecursionError):
             return True
+        cut = msg.startswith("Unterminated string") or pos >= len(window) - 6
+        if streaming and stop >= n and cut and _PARTIAL_TOKEN.match(window, pos):
+            return None
+        if stop >= n or not cut:
+            at = window[pos : pos + 1]
+            _FAILED[0] = (text, i, i + pos, msg)
+            answer = at != "" and (at in _LOSSLESS_FIRST or at < " ")
+            if streaming and not cut:
+                _LAST_FAILED[0] = (text, i, i + pos, msg, answer)
+            return answer
         width *= 8
 
 
 _LOSSLESS_FIRST = frozenset("]}/TFN\\")
+_LAST_FAILED: list[tuple[str, int, int, str, bool] | None] = [None]
+"""The last streamed failure not due to the end of the text: (text, start, where, why, the
+answer). json's scanner reads left to right and looks at most a few characters past where
+it fails (a literal, a number, a ``\\u`` escape: what the 6-character slack covers), so the
+next try of the same start on a text that extends that one fails the same way."""
 _FAILED: list[tuple[str, int, int, str] | None] = [None]
 """The last strict failure `_strict` saw: (text, start, where, why), replaced whole (one
 read sees one failure); `decode_at` hands it to the pass after it (no second decoding to
@@ -192,37 +204,6 @@ def _lossless_fails(text: str, i: int) -> bool:
     return failed is not None and surely_unfixed(text, i, failed[0])
 
 
-_STRUCTURE = re.compile(r'["\\\[\]{}]')
-
-
-def _balanced_end(text: str, i: int) -> int:
-    """End of the bracket region opened at ``i`` (string-aware, linear), or -1 if unclosed.
-    While streaming, the count of an unclosed region resumes where the last look stopped."""
-    resumes = active_resumes()
-    saved = None if resumes is None else resumes.balanced.get(i)
-    scan_from, depth, in_string, skip = (i, 0, False, -1) if saved is None else saved
-    for m in _STRUCTURE.finditer(text, scan_from):
-        at, c = m.start(), m.group()
-        if at == skip:
-            continue
-        if in_string:
-            if c == "\\":
-                skip = at + 1
-            elif c == '"':
-                in_string = False
-        elif c == '"':
-            in_string = True
-        elif c in "[{":
-            depth += 1
-        elif c in "]}":
-            depth -= 1
-            if depth == 0:
-                return at + 1
-    if resumes is not None:
-        resumes.balanced[i] = (len(text), depth, in_string, skip)
-    return -1
-
-
 def match_bare_at(text: str, i: int, eof: bool) -> Match:
     """Bare JSON at ``text[i]`` (``{`` or ``[``): a snippet, or `NoMatch` with the nested
     candidates that would fail the same way.
@@ -250,7 +231,7 @@ def match_bare_at(text: str, i: int, eof: bool) -> Match:
         return PENDING
     if isinstance(d, Rejected):
         if d.too_deep:
-            end = _balanced_end(text, i)
+            end = balanced_end(text, i)
             if end < 0 and not eof:
                 return PENDING
             return NoMatch(resume=end if end >= 0 else len(text))

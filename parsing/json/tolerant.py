@@ -45,8 +45,9 @@ from parsing.json.scan import (
     Source,
 )
 from parsing.json.strict import WINDOW, strict_value
-from parsing.json.tolerant_strings import StringReader, _Cut, _Frame
+from parsing.json.tolerant_strings import StringReader, _Cut, _Frame, _Reject
 from parsing.resume import active as active_resumes
+from parsing.resume import keep_stopped, take_stopped
 
 MAX_DEPTH: Final = 200
 """Deeper nesting is not decoded (the region is left as text)."""
@@ -80,12 +81,6 @@ class Rejected:
     too_deep: bool = False
 
 
-class _Reject(Exception):
-    def __init__(self, pos: int, too_deep: bool = False) -> None:
-        self.pos = pos
-        self.too_deep = too_deep
-
-
 def parse_tolerant(
     text: str,
     start: int,
@@ -106,28 +101,35 @@ def parse_tolerant(
     every token read by the rules below (the reference the fast reading must equal).
 
     While a stream looks at a pending candidate (`resume.active`), a reading that needed
-    more text is resumed where it stopped, and a finished one is reused (see `resume`).
+    more text is resumed where it stopped, and a finished one is reused (see `resume`);
+    outside a look, a streamed reading resumes the last one stopped (`resume.take_stopped`).
     """
     resumes = None if code_in_values else active_resumes()
-    src = Source(text, eof, marker)
-    if resumes is None:
+    src, key = Source(text, eof, marker), (start, marker)
+    if resumes is None and (eof or code_in_values):
         return _parse(src, _Parser(src, start, {}, code_in_values, strict_reads))
-    key = (start, marker)
-    done: Decoded | Rejected | None = resumes.finished.get(key)
-    if done is not None:
-        return done
-    parser: _Parser | None = resumes.suspended.pop(key, None)
-    if parser is None:
+    if resumes is None:
+        parser: _Parser | None = take_stopped(text, key)  # (a streamed try, no store active)
+    else:
+        done: Decoded | Rejected | None = resumes.finished.get(key)
+        if done is not None:
+            return done
+        parser = resumes.suspended.pop(key, None)
+    if parser is None or parser.strict_reads != strict_reads:
         parser = _Parser(src, start, {}, code_in_values, strict_reads)
     else:
         parser.resume_over(src)
     try:
         result = _parse(src, parser)
     except NeedMore:
-        if not parser.cuts:  # the first reading stopped (no cut was retried): kept
+        if parser.cuts:  # (a cut was retried: not the first reading)
+            raise
+        if resumes is None:
+            keep_stopped(text, key, parser)
+        else:
             resumes.suspended[key] = parser
         raise
-    if not eof:
+    if resumes is not None and not eof:
         resumes.finished[key] = result  # decided without a character past the end: final
     return result
 
@@ -139,7 +141,7 @@ def _parse(src: Source, first: _Parser) -> Decoded | Rejected:
     parser: _Parser | None = first
     for _attempt in range(4):
         if parser is None:
-            parser = _Parser(src, start, cuts, first.code_in_values, first.strict_reads)
+            parser = type(first)(src, start, cuts, first.code_in_values, first.strict_reads)
         try:
             return parser.run()
         except _Cut as cut:

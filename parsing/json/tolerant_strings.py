@@ -34,6 +34,7 @@ from parsing.json.rules import (
     _resolve_continuing,
 )
 from parsing.json.scan import (
+    WS_COMMENTS,
     NeedMore,
     Source,
     decode_segment,
@@ -51,6 +52,12 @@ class _Frame:
     container: Any
     key: str | None = None
     after_comma: bool = False
+
+
+class _Reject(Exception):
+    def __init__(self, pos: int, too_deep: bool = False) -> None:
+        self.pos = pos
+        self.too_deep = too_deep
 
 
 class _Cut(Exception):
@@ -128,6 +135,7 @@ class StringReader:
                         or _NEVER[ctx, code is True].match(text, k + 1) is None
                     ):
                         if self._quote_ends(k, ctx, code):
+                            self._no_colon_after(k, ctx)
                             head = self._joined(segments, quote, tail=True) if segments else ""
                             return head + part, end
                         segments.append(text[j:k])
@@ -152,6 +160,7 @@ class StringReader:
                         j = self._tail
                         continue
                     if self._quote_ends(k, ctx, code):
+                        self._no_colon_after(k, ctx)
                         return self._joined(segments, quote), k + 1
                     self.fixes.add("inner_quotes")
                     j = k + 1
@@ -166,6 +175,7 @@ class StringReader:
                     return "", -1
                 segments.append(text[j:k])
                 if ctx == "k" or self._quote_ends(k, ctx, code):
+                    self._no_colon_after(k, ctx)
                     return self._joined(segments, quote), k + 1
                 self.fixes.add("inner_quotes")
                 j = k + 1
@@ -174,6 +184,16 @@ class StringReader:
             at, kept, dense, strict, fast = mark
             self.string_at = (i, at, segments[:kept], dense, strict, fast)
             raise
+
+    def _no_colon_after(self, k: int, ctx: str) -> None:
+        """The quote at ``k`` ends a value: a ``:`` after it is where the grammar rejects the
+        document (`_Parser._after`, the next step, takes no colon), so reject there before
+        the value is decoded (a body with unknown escapes costs more than the rest)."""
+        text, marker = self.src.text, self.src.marker
+        if ctx != "k" and (marker is None or marker[0] != ":"):
+            j = WS_COMMENTS.match(text, k + 1).end()  # type: ignore[union-attr]
+            if text[j : j + 1] == ":":
+                raise _Reject(j)
 
     def _kept_quotes(self, segments: list[str], j: int, k: int, ctx: str, code: bool) -> int:
         """The body from ``j`` reaches a quote at ``k``: when no string can end there, pass
