@@ -124,7 +124,7 @@ def undici_docs(tmp: Path) -> Path:
 def packed_docs(tmp: Path, spec: str) -> Path:
     """The ``docs`` folder of the npm registry's tarball of ``spec`` (``name@version``)."""
     name = spec.split("@")[0]
-    subprocess.run(["npm", "pack", spec, "--pack-destination", str(tmp)], check=True)
+    subprocess.run(["npm", "pack", "--quiet", spec, "--pack-destination", str(tmp)], check=True)
     (tarball,) = tmp.glob(f"{name}-*.tgz")
     with tarfile.open(tarball) as archive:
         archive.extractall(tmp / name, filter="data")

@@ -35,7 +35,7 @@ from contextlib import contextmanager
 from typing import Any
 from urllib.parse import parse_qsl, unquote, urlencode, urlsplit
 
-from actions.index.embeddings import MIN_SIMILARITY, hybrid, text_hash
+from actions.index.embeddings import MIN_SIMILARITY, distinct, hybrid, text_hash
 from actions.index.model import STATUSES, Chunk, DocumentRecord, Hit, StoreError
 from actions.index.pg_embeddings import PgEmbeddings, carried, vector_literal
 from actions.index.pg_postings import (
@@ -355,12 +355,16 @@ class PgStore(PgEmbeddings):
         words = query_terms(query.replace("_", " "))
         if k <= 0 or (not words and vector is None):
             return []
-        depth = max(k, FUSION_DEPTH) if vector is not None else k
+        depth = max(k, FUSION_DEPTH)  # copies of a passage count once: read beyond k
         with self._cursor("search failed") as cur:
             plan, idf = self._weighted(cur, words) if words else (plan_query([], {}), [])
             lexical = self._lexical(cur, plan, idf, depth) if plan.scored else []
             if vector is None:
-                return [Hit(_chunk(row[:-1]), float(row[-1])) for row in lexical]
+                ranked = [(row, float(row[-1])) for row in lexical]
+                return [
+                    Hit(_chunk(row[:-1]), score)
+                    for row, score in distinct(ranked, k, passage=lambda row: row[3])
+                ]
             dense = [row for row in self._nearest(cur, vector, depth) if row[-1] >= MIN_SIMILARITY]
         return _fuse([lexical, dense], k)
 

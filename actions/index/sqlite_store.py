@@ -31,7 +31,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
-from actions.index.embeddings import MIN_SIMILARITY, hybrid, text_hash
+from actions.index.embeddings import MIN_SIMILARITY, distinct, hybrid, text_hash
 from actions.index.model import (
     STATUSES,
     Chunk,
@@ -325,10 +325,14 @@ class SqliteStore(SqliteEmbeddings):
         plan = self._plan(query_terms(query))
         if k <= 0 or (not plan.scored and vector is None):
             return []
-        depth = k if vector is None else max(k, FUSION_DEPTH)
+        depth = max(k, FUSION_DEPTH)  # copies of a passage count once: read beyond k
         lexical = self._lexical(plan, depth) if plan.scored else []
         if vector is None:
-            return [Hit(_chunk(row[:-2]), -float(str(row[-1]))) for row in lexical]
+            ranked = [(row, -float(str(row[-1]))) for row in lexical]
+            return [
+                Hit(_chunk(row[:-2]), score)
+                for row, score in distinct(ranked, k, passage=lambda row: row[_CONTENT])
+            ]
         with self._lock:
             try:
                 nearest = self._vectors.nearest(self._db, vector, depth, MIN_SIMILARITY)
