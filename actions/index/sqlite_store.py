@@ -328,10 +328,10 @@ class SqliteStore(SqliteEmbeddings):
         depth = max(k, FUSION_DEPTH)  # copies of a passage count once: read beyond k
         lexical = self._lexical(plan, depth) if plan.scored else []
         if vector is None:
-            ranked = [(row, -float(str(row[-1]))) for row in lexical]
+            best = [(row, -float(str(row[-1]))) for row in lexical]
             return [
                 Hit(_chunk(row[:-2]), score)
-                for row, score in distinct(ranked, k, passage=lambda row: row[_CONTENT])
+                for row, score in distinct(best, k, passage=lambda row: row[_CONTENT])
             ]
         with self._lock:
             try:
