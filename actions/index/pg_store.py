@@ -365,7 +365,9 @@ class PgStore(PgEmbeddings):
             Candidate(
                 number,
                 float(row[-1]),
-                columns_of(str(row[4]), str(row[3]), str(row[5])) if number < STOP_DEPTH else (),
+                tuple(map(" ".join, columns_of(str(row[4]), str(row[3]), str(row[5]))))
+                if number < STOP_DEPTH
+                else (),
             )
             for number, row in enumerate(lexical)
         ]

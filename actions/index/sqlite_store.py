@@ -361,7 +361,7 @@ class SqliteStore(SqliteEmbeddings):
         first = [row[-2] for row in lexical[:STOP_DEPTH]]
         with self._lock:
             words = {
-                row_id: (head.split(), small.split(), body.split())
+                row_id: (head, small, body)
                 for row_id, head, small, body in self._db.execute(
                     "SELECT rowid, head, small, body FROM chunks_fts"
                     f" WHERE rowid IN ({','.join('?' * len(first))})",
@@ -369,8 +369,7 @@ class SqliteStore(SqliteEmbeddings):
                 )
             }
         candidates = [
-            Candidate(row[-2], -float(str(row[-1])), words.get(row[-2], ([], [], [])))
-            for row in lexical
+            Candidate(row[-2], -float(str(row[-1])), words.get(row[-2], ())) for row in lexical
         ]
         return [(*rows[key][:-1], -score) for key, score in rescored(candidates, stops, corpus)]
 

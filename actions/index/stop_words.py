@@ -18,7 +18,8 @@ arithmetic (fts5_aux.c), so SQLite and PostgreSQL rank alike.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections import Counter
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -42,12 +43,13 @@ class Corpus:
 
 @dataclass(frozen=True)
 class Candidate:
-    """One of BM25's candidates: its key, its BM25 score (higher better) and the words of
-    its head, small and body columns as the store indexes them (``terms``)."""
+    """One of BM25's candidates: its key, its BM25 score (higher better) and its head, small
+    and body columns as the store indexes them: ``terms``' words, each followed by a space
+    but the last (empty for a candidate past ``STOP_DEPTH``)."""
 
     key: Any
     score: float
-    columns: tuple[Sequence[str], ...]
+    columns: tuple[str, ...]
 
 
 def stop_terms(query: str) -> list[str]:
@@ -62,31 +64,31 @@ def rescored(
     candidates: Sequence[Candidate], stops: Sequence[str], corpus: Corpus
 ) -> list[tuple[Any, float]]:
     """``(key, score)`` of each candidate, the first ``STOP_DEPTH`` with ``STOP_WEIGHT`` x
-    their BM25 score for ``stops`` added, best first (ties in the given order)."""
-    if not stops:
-        return [(candidate.key, candidate.score) for candidate in candidates]
-    idf = {term: _idf(corpus.total, corpus.frequencies.get(term, 0)) for term in stops}
-    average = max(corpus.average, 1.0)
+    their BM25 score for ``stops`` added, best first (ties in the given order). A stop word
+    in half the chunks or more is skipped: FTS5 floors its idf at 1e-6 (it weighs nothing)."""
+    half = corpus.total / 2
+    idf = {
+        term: _idf(corpus.total, corpus.frequencies.get(term, 0))
+        for term in stops
+        if corpus.frequencies.get(term, 0) < half
+    }
     found = [(candidate.key, candidate.score) for candidate in candidates]
+    if not idf:
+        return found
+    average = max(corpus.average, 1.0)
     for number, candidate in enumerate(candidates[:STOP_DEPTH]):
-        length, counts = _counts(candidate, idf.keys())
+        length, counts = 0, dict.fromkeys(idf, 0.0)
+        for weight, column in zip(COLUMN_WEIGHTS, candidate.columns, strict=True):
+            words = column.split()
+            length += len(words)
+            for term, count in Counter(filter(idf.__contains__, words)).items():
+                counts[term] += weight * count
         bonus = 0.0
         for term, tf in counts.items():
-            bonus += idf[term] * tf * (K1 + 1) / (tf + K1 * (1 - B + B * length / average))
+            if tf:
+                bonus += idf[term] * tf * (K1 + 1) / (tf + K1 * (1 - B + B * length / average))
         found[number] = (candidate.key, candidate.score + STOP_WEIGHT * bonus)
     return sorted(found, key=lambda item: -item[1])
-
-
-def _counts(candidate: Candidate, stops: Iterable[str]) -> tuple[int, dict[str, float]]:
-    """The candidate's length in words and the column-weighted frequency of each of
-    ``stops`` it holds."""
-    wanted = set(stops)
-    length, counts = 0, dict[str, float]()
-    for weight, column in zip(COLUMN_WEIGHTS, candidate.columns, strict=True):
-        length += len(column)
-        for term in filter(wanted.__contains__, column):
-            counts[term] = counts.get(term, 0.0) + weight
-    return length, counts
 
 
 def _idf(total: int, frequency: int) -> float:
