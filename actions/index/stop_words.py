@@ -78,7 +78,7 @@ def rescored(
     average = max(corpus.average, 1.0)
     for number, candidate in enumerate(candidates[:STOP_DEPTH]):
         length, counts = 0, dict.fromkeys(idf, 0.0)
-        for weight, column in zip(COLUMN_WEIGHTS, candidate.columns, strict=True):
+        for weight, column in zip(COLUMN_WEIGHTS, candidate.columns, strict=False):
             words = column.split()
             length += len(words)
             for term, count in Counter(filter(idf.__contains__, words)).items():
