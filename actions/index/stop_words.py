@@ -65,12 +65,13 @@ def rescored(
 ) -> list[tuple[Any, float]]:
     """``(key, score)`` of each candidate, the first ``STOP_DEPTH`` with ``STOP_WEIGHT`` x
     their BM25 score for ``stops`` added, best first (ties in the given order). A stop word
-    in half the chunks or more is skipped: FTS5 floors its idf at 1e-6 (it weighs nothing)."""
+    in no chunk, or in half the chunks or more, is skipped: FTS5 floors its idf at 1e-6 (it
+    weighs nothing)."""
     half = corpus.total / 2
     idf = {
         term: _idf(corpus.total, corpus.frequencies.get(term, 0))
         for term in stops
-        if corpus.frequencies.get(term, 0) < half
+        if 0 < corpus.frequencies.get(term, 0) < half
     }
     found = [(candidate.key, candidate.score) for candidate in candidates]
     if not idf:
