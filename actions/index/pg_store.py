@@ -374,7 +374,7 @@ class PgStore(PgEmbeddings):
         return [(*lexical[key][:-1], score) for key, score in rescored(candidates, stops, corpus)]
 
     def search(self, query: str, k: int, *, vector: Sequence[float] | None = None) -> list[Hit]:
-        words = query_terms(query.replace("_", " "))
+        words = query_terms(query)  # as SQLite: an identifier by its parts and whole
         if k <= 0 or (not words and vector is None):
             return []
         depth = max(k, FUSION_DEPTH)  # copies of a passage count once: read beyond k
