@@ -1,6 +1,6 @@
 """Ranking quality on public documentation nobody on the team wrote, side by side with plain BM25.
 
-    python bench/retrieval_quality.py [--runs 3] [--corpus nodejs,npm,nodeapi,undici,fastify,click]
+    python bench/retrieval_quality.py [--runs 3] [--corpus nodejs,npm,...,pino,click]
 
 For each corpus: hit@5 (a relevant passage among the first five) and MRR of agent-ls's BM25,
 dense alone and hybrid (dense needs the `embeddings` extra), and, over the very same chunks,
@@ -35,6 +35,10 @@ Corpora (nothing downloaded at run time but from the npm and PyPI registries):
   into a temporary folder. 22 questions (bench/data/questions_fastify.json) written from the
   files and committed before any search was run on them, as the held-out check of issue 27's
   third round (the ranking rule changes made while looking at npm's questions).
+- ``pino``: the docs of pino 9.5.0 (a JSON logger for Node.js, MIT; ``docs``, 13 markdown
+  files: API reference, transports, help), ``npm pack pino@9.5.0`` from the npm registry into
+  a temporary folder. 24 questions (bench/data/questions_pino.json) written from the files and
+  committed before any search was run on them, as the held-out check of issue 27's fifth round.
 - ``click``: code, click 8.1.7's 17 source files (pip into a temporary folder, as
   bench/retrieval_code.py does) with its 36 questions (where is X defined, which function does
   Y); gold: the definition's file and first line.
@@ -74,6 +78,7 @@ NODE_API = Path("/usr/share/doc/nodejs/api")
 UNDICI = "undici@6.28.0"
 UNDICI_DOCS = Path("/usr/lib/node_modules/npm/node_modules/undici")
 FASTIFY = "fastify@4.28.1"
+PINO = "pino@9.5.0"
 Ranker = Callable[[str], list[Chunk]]
 
 
@@ -116,13 +121,14 @@ def undici_docs(tmp: Path) -> Path:
     return tmp / "undici" / "package" / "docs" / "docs"
 
 
-def fastify_docs(tmp: Path) -> Path:
-    """fastify's docs: the npm registry's tarball of ``FASTIFY``."""
-    subprocess.run(["npm", "pack", FASTIFY, "--pack-destination", str(tmp)], check=True)
-    (tarball,) = tmp.glob("fastify-*.tgz")
+def packed_docs(tmp: Path, spec: str) -> Path:
+    """The ``docs`` folder of the npm registry's tarball of ``spec`` (``name@version``)."""
+    name = spec.split("@")[0]
+    subprocess.run(["npm", "pack", "--quiet", spec, "--pack-destination", str(tmp)], check=True)
+    (tarball,) = tmp.glob(f"{name}-*.tgz")
     with tarfile.open(tarball) as archive:
-        archive.extractall(tmp / "fastify", filter="data")
-    return tmp / "fastify" / "package" / "docs"
+        archive.extractall(tmp / name, filter="data")
+    return tmp / name / "package" / "docs"
 
 
 def code_corpus(tmp: Path) -> tuple[Path, list[Question]]:
@@ -147,11 +153,15 @@ def corpus(name: str, tmp: Path) -> tuple[Path, list[Question]]:
     elif name == "undici":
         source, file = undici_docs(tmp), "questions_undici.json"
     elif name == "fastify":
-        source, file = fastify_docs(tmp), "questions_fastify.json"
+        source, file = packed_docs(tmp, FASTIFY), "questions_fastify.json"
+    elif name == "pino":
+        source, file = packed_docs(tmp, PINO), "questions_pino.json"
     elif name == "click":
         return code_corpus(tmp)
     else:
-        raise SystemExit(f"unknown corpus {name!r}: nodejs, npm, nodeapi, undici, fastify, click")
+        raise SystemExit(
+            f"unknown corpus {name!r}: nodejs, npm, nodeapi, undici, fastify, pino, click"
+        )
     workspace = tmp / f"corpus-{name}"
     keep = shutil.ignore_patterns("SOURCE.md", "LICENSE", "*.html", "*.json.gz", "assets")
     shutil.copytree(source, workspace, ignore=keep)
@@ -281,7 +291,7 @@ def report(results: list[tuple[str, list[tuple[float, float, float]]]]) -> None:
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--corpus", default="nodejs,npm,nodeapi,undici,fastify,click")
+    parser.add_argument("--corpus", default="nodejs,npm,nodeapi,undici,fastify,pino,click")
     parser.add_argument("--no-bm25s", action="store_true")
     args = parser.parse_args()
     embedder = load_embedder()

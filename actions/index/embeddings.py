@@ -295,6 +295,24 @@ def hybrid(
     return hits
 
 
+def distinct(
+    lexical: Sequence[tuple[Any, float]], k: int, passage: Callable[[Any], object]
+) -> list[tuple[Any, float]]:
+    """BM25's ranking with copies of a passage listed once (the copy ranked first), its ``k``
+    best: what ``hybrid`` does for a hybrid search, for BM25 alone (issue 27, round 5). The
+    ERESOLVE paragraph npm's docs repeat in six files took six of BM25's ten places; listed
+    once, npm's MRR rose 0.511 -> 0.529 with no other corpus moving (docs/retrieval.md)."""
+    seen: set[object] = set()
+    hits: list[tuple[Any, float]] = []
+    for key, score in lexical:
+        if len(hits) >= k:
+            break
+        if passage(key) not in seen:
+            seen.add(passage(key))
+            hits.append((key, score))
+    return hits
+
+
 def fuse(rankings: Sequence[Sequence[tuple[Any, float]]], k: int) -> list[tuple[Any, float]]:
     """Relative score fusion of rankings of ``(key, score)``, best first, higher better (BM25
     and cosine similarity): each ranking's scores are min-max normalised over its own

@@ -35,7 +35,7 @@ from contextlib import contextmanager
 from typing import Any
 from urllib.parse import parse_qsl, unquote, urlencode, urlsplit
 
-from actions.index.embeddings import MIN_SIMILARITY, hybrid, text_hash
+from actions.index.embeddings import MIN_SIMILARITY, distinct, hybrid, text_hash
 from actions.index.model import STATUSES, Chunk, DocumentRecord, Hit, StoreError
 from actions.index.pg_embeddings import PgEmbeddings, carried, vector_literal
 from actions.index.pg_postings import (
@@ -47,6 +47,7 @@ from actions.index.pg_postings import (
     workspace_number,
     write_postings,
 )
+from actions.index.stop_words import STOP_DEPTH, Candidate, Corpus, rescored, stop_terms
 from actions.index.terms import (
     CAPPED_ROWS,
     EXACT_STATS_BELOW,
@@ -326,8 +327,16 @@ class PgStore(PgEmbeddings):
         return [_chunk(row) for row in rows]
 
     def _weighted(self, cur: Any, words: list[str]) -> tuple[QueryPlan, list[float]]:
-        """How ``words`` are ranked and the inverse document frequencies of its scored words
-        (a word cached as found in no chunk is counted again: it may have been written since)."""
+        """How ``words`` are ranked and the inverse document frequencies of its scored words."""
+        self._count(cur, words)
+        plan = plan_query(words, self._frequencies)
+        total, found = self._total or 0, self._frequencies
+        idf = [_idf(total, found[word]) for word in plan.scored]
+        return plan, idf
+
+    def _count(self, cur: Any, words: list[str]) -> None:
+        """Read the chunk frequencies of ``words`` (a word cached as found in no chunk is
+        counted again: it may have been written since)."""
         if self._writes >= STATS_TTL or self._total is None:
             self._frequencies.clear()
             self._writes = 0
@@ -346,21 +355,41 @@ class PgStore(PgEmbeddings):
             self._frequencies.update((word, int(frequency)) for word, frequency in counted)
         if (self._total or 0) < EXACT_STATS_BELOW:
             self._writes = STATS_TTL  # a small index: exact statistics are cheap
-        plan = plan_query(words, self._frequencies)
-        total, found = self._total or 0, self._frequencies
-        idf = [_idf(total, found[word]) for word in plan.scored]
-        return plan, idf
+
+    def _with_stop_words(self, cur: Any, lexical: list[Any], stops: list[str]) -> list[Any]:
+        """``lexical``'s rows re-ranked with the query's stop words at a small weight
+        (``stop_words.rescored``, as the SQLite store does), each ending with its new score."""
+        self._count(cur, stops)
+        corpus = Corpus(self._total or 0, float(self._average), dict(self._frequencies))
+        candidates = [
+            Candidate(
+                number,
+                float(row[-1]),
+                tuple(map(" ".join, columns_of(str(row[4]), str(row[3]), str(row[5]))))
+                if number < STOP_DEPTH
+                else (),
+            )
+            for number, row in enumerate(lexical)
+        ]
+        return [(*lexical[key][:-1], score) for key, score in rescored(candidates, stops, corpus)]
 
     def search(self, query: str, k: int, *, vector: Sequence[float] | None = None) -> list[Hit]:
-        words = query_terms(query.replace("_", " "))
+        words = query_terms(query)  # as SQLite: an identifier by its parts and whole
         if k <= 0 or (not words and vector is None):
             return []
-        depth = max(k, FUSION_DEPTH) if vector is not None else k
+        depth = max(k, FUSION_DEPTH)  # copies of a passage count once: read beyond k
         with self._cursor("search failed") as cur:
             plan, idf = self._weighted(cur, words) if words else (plan_query([], {}), [])
             lexical = self._lexical(cur, plan, idf, depth) if plan.scored else []
+            stops = stop_terms(query)
+            if stops and lexical:
+                lexical = self._with_stop_words(cur, lexical, stops)
             if vector is None:
-                return [Hit(_chunk(row[:-1]), float(row[-1])) for row in lexical]
+                ranked = [(row, float(row[-1])) for row in lexical]
+                return [
+                    Hit(_chunk(row[:-1]), score)
+                    for row, score in distinct(ranked, k, passage=lambda row: row[3])
+                ]
             dense = [row for row in self._nearest(cur, vector, depth) if row[-1] >= MIN_SIMILARITY]
         return _fuse([lexical, dense], k)
 

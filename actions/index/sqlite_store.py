@@ -31,7 +31,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
-from actions.index.embeddings import MIN_SIMILARITY, hybrid, text_hash
+from actions.index.embeddings import MIN_SIMILARITY, distinct, hybrid, text_hash
 from actions.index.model import (
     STATUSES,
     Chunk,
@@ -43,6 +43,7 @@ from actions.index.sqlite_ann import DELTA_MAX, RETRY_AFTER, VectorIndex
 from actions.index.sqlite_ann import DROP as VECTOR_DROP
 from actions.index.sqlite_ann import SCHEMA as VECTOR_SCHEMA
 from actions.index.sqlite_vectors import SqliteEmbeddings, pack
+from actions.index.stop_words import STOP_DEPTH, Candidate, Corpus, rescored, stop_terms
 from actions.index.terms import (
     CAPPED_ROWS,
     EXACT_STATS_BELOW,
@@ -103,6 +104,28 @@ def _fts_columns(indexed_text: str, content: str, summary: str) -> tuple[str, st
     return _head(f"{path} {headings}"), " ".join(terms(small)), " ".join(terms(body))
 
 
+def fts_average(db: sqlite3.Connection) -> float:
+    """FTS5's mean row length in words (its ``bm25()``'s avgdl): the index's averages record
+    (fts5_index.c, row 1 of its data table): the row count, then each column's word count,
+    SQLite varints."""
+    found = db.execute("SELECT block FROM chunks_fts_data WHERE id = 1").fetchone()
+    values, block, at = [], bytes(found[0]) if found else b"", 0
+    while at < len(block):
+        value, at = _varint(block, at)
+        values.append(value)
+    return sum(values[1:]) / values[0] if values and values[0] else 1.0
+
+
+def _varint(block: bytes, at: int) -> tuple[int, int]:
+    value = 0
+    for index in range(8):
+        byte = block[at + index]
+        value = (value << 7) | (byte & 0x7F)
+        if not byte & 0x80:
+            return value, at + index + 1
+    return (value << 8) | block[at + 8], at + 9
+
+
 @functools.lru_cache(maxsize=4096)
 def _head(text: str) -> str:
     """The ``head`` column: a document's chunks share its path and often their headings."""
@@ -140,6 +163,7 @@ class SqliteStore(SqliteEmbeddings):
         self._lock = threading.Lock()
         self._frequencies: dict[str, int] = {}  # document frequency of query words, cached
         self._total: int | None = None
+        self._average = 1.0  # mean chunk length in words (BM25's avgdl), read with _total
         self._writes = 0
         self._vectors = VectorIndex(path, self._lock, ann_min, delta_max, graph_retry)
         self._batching = False
@@ -305,30 +329,66 @@ class SqliteStore(SqliteEmbeddings):
         return [_chunk(row) for row in rows]
 
     def _plan(self, words: list[str]) -> QueryPlan:
-        """How ``words`` are ranked, from their chunk frequencies (cached; a word found in
-        no chunk is looked up again each time: it may have been written since)."""
+        """How ``words`` are ranked, from their chunk frequencies."""
         with self._lock:
-            if self._writes >= STATS_TTL or self._total is None:
-                self._frequencies.clear()
-                (self._total,) = self._db.execute("SELECT count(*) FROM chunks").fetchone()
-                self._writes = 0
-            for word in words:
-                if not self._frequencies.get(word):
-                    row = self._db.execute(
-                        "SELECT doc FROM chunks_vocab WHERE term = ?", (word,)
-                    ).fetchone()
-                    self._frequencies[word] = int(row[0]) if row else 0
+            self._count(words)
             return plan_query(words, self._frequencies)
+
+    def _count(self, words: list[str]) -> None:
+        """Read the chunk frequencies of ``words`` (cached; a word found in no chunk is
+        looked up again each time: it may have been written since). Under the lock."""
+        if self._writes >= STATS_TTL or self._total is None:
+            self._frequencies.clear()
+            (self._total,) = self._db.execute("SELECT count(*) FROM chunks").fetchone()
+            self._average = fts_average(self._db)
+            self._writes = 0
+        for word in words:
+            if not self._frequencies.get(word):
+                row = self._db.execute(
+                    "SELECT doc FROM chunks_vocab WHERE term = ?", (word,)
+                ).fetchone()
+                self._frequencies[word] = int(row[0]) if row else 0
+
+    def _with_stop_words(
+        self, lexical: list[tuple[object, ...]], stops: list[str]
+    ) -> list[tuple[object, ...]]:
+        """``lexical``'s rows re-ranked with the query's stop words at a small weight
+        (``stop_words.rescored``), each ending with its row id and its new rank."""
+        with self._lock:
+            self._count(stops)
+            corpus = Corpus(self._total or 0, self._average, dict(self._frequencies))
+        rows = {row[-2]: row for row in lexical}
+        first = [row[-2] for row in lexical[:STOP_DEPTH]]
+        with self._lock:
+            words = {
+                row_id: (head, small, body)
+                for row_id, head, small, body in self._db.execute(
+                    "SELECT rowid, head, small, body FROM chunks_fts"
+                    f" WHERE rowid IN ({','.join('?' * len(first))})",
+                    first,
+                )
+            }
+        candidates = [
+            Candidate(row[-2], -float(str(row[-1])), words.get(row[-2], ())) for row in lexical
+        ]
+        return [(*rows[key][:-1], -score) for key, score in rescored(candidates, stops, corpus)]
 
     def search(self, query: str, k: int, *, vector: Sequence[float] | None = None) -> list[Hit]:
         """BM25 alone, or (``vector`` given) BM25 and cosine: ``embeddings.hybrid``."""
         plan = self._plan(query_terms(query))
         if k <= 0 or (not plan.scored and vector is None):
             return []
-        depth = k if vector is None else max(k, FUSION_DEPTH)
+        depth = max(k, FUSION_DEPTH)  # copies of a passage count once: read beyond k
         lexical = self._lexical(plan, depth) if plan.scored else []
+        stops = stop_terms(query)
+        if stops and lexical:
+            lexical = self._with_stop_words(lexical, stops)
         if vector is None:
-            return [Hit(_chunk(row[:-2]), -float(str(row[-1]))) for row in lexical]
+            best = [(row, -float(str(row[-1]))) for row in lexical]
+            return [
+                Hit(_chunk(row[:-2]), score)
+                for row, score in distinct(best, k, passage=lambda row: row[_CONTENT])
+            ]
         with self._lock:
             try:
                 nearest = self._vectors.nearest(self._db, vector, depth, MIN_SIMILARITY)

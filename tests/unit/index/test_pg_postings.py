@@ -59,17 +59,14 @@ def _bm25(question: str) -> list[tuple[str, float]]:
     """Plain BM25 by hand over ``CORPUS``: the rule the store documents (k1 1.2, b 0.75, the
     head and the text x1, a table's body x0.5, FTS5's idf
     max(ln((N - n + 0.5) / (n + 0.5)), 1e-6)))."""
-    words = [
-        [terms(f"{path} {' > '.join(headings)}".replace("_", " ")), terms(small), terms(body)]
-        for path, headings, small, body in (
-            (path, headings, small.replace("_", " "), body.replace("_", " "))
-            for path, headings, small, body in CORPUS
-        )
+    words = [  # as both stores index them: identifiers by their parts and whole
+        [terms(f"{path} {' > '.join(headings)}"), terms(small), terms(body)]
+        for path, headings, small, body in CORPUS
     ]
     lengths = [sum(map(len, columns)) for columns in words]
     average = sum(lengths) / len(lengths)
     scores = [0.0] * len(CORPUS)
-    for word in query_terms(question.replace("_", " ")):
+    for word in query_terms(question):
         tf = [c[0].count(word) + c[1].count(word) + 0.5 * c[2].count(word) for c in words]
         n = sum(1 for value in tf if value)
         if not n:
