@@ -39,13 +39,13 @@ from actions.index.embeddings import MIN_SIMILARITY, hybrid, text_hash
 from actions.index.model import STATUSES, Chunk, DocumentRecord, Hit, StoreError
 from actions.index.pg_embeddings import PgEmbeddings, carried, vector_literal
 from actions.index.pg_postings import (
-    DELETE_POSTINGS,
+    DELETE_ROWS,
     POSTINGS_DDL,
     POSTINGS_INDEXES,
     columns_of,
     retokenize,
     workspace_number,
-    write_postings,
+    write_words,
 )
 from actions.index.terms import (
     CAPPED_ROWS,
@@ -127,12 +127,13 @@ class PgStore(PgEmbeddings):
         self._location = public_location(url)
         self._lock = threading.Lock()
         self._frequencies: dict[str, int] = {}
+        self._numbers: dict[str, int] = {}  # each word's number in ``words``
         self._total: int | None = None
         self._average = 1.0  # mean chunk length in words (BM25's avgdl)
         self._writes = 0
         self._dimensions: set[int] = set()  # vector sizes with an HNSW index
         self._iterative = False  # pgvector >= 0.8: filtered HNSW scans go on until k rows
-        self._workspace_id = 0  # the workspace's number in the postings
+        self._workspace_id = 0  # the workspace's number in ``words`` and ``chunk_words``
         self._conn = self._connect()
 
     @property
@@ -228,12 +229,12 @@ class PgStore(PgEmbeddings):
                     (self.workspace, record.path),
                 ).fetchall()
             )
-            cur.execute(DELETE_POSTINGS, (self.workspace, record.path))
+            removed = [row[0] for row in cur.execute(DELETE_ROWS, (self.workspace, record.path))]
             cur.execute(
                 f"DELETE FROM {SCHEMA}.chunks WHERE workspace = %s AND document = %s",
                 (self.workspace, record.path),
             )
-            ids = [  # the chunks' ids first: their postings name them
+            ids = [  # the chunks' ids first: their words' rows name them
                 int(row[0])
                 for row in cur.execute(
                     f"SELECT nextval('{SCHEMA}.chunks_id_seq') FROM generate_series(1, %s)",
@@ -248,7 +249,7 @@ class PgStore(PgEmbeddings):
                 " %s, %s, %s)",
                 [(*row, row_id) for row, row_id in zip(carried(old, rows), ids, strict=True)],
             )
-            write_postings(cur, self._workspace_id, zip(ids, columns, strict=True))
+            write_words(cur, self._workspace_id, zip(ids, columns, strict=True), removed)
             self._upsert(cur, [record])
         self._dimensions |= sizes
 
@@ -309,7 +310,8 @@ class PgStore(PgEmbeddings):
 
     def remove_document(self, path: str) -> None:
         with self._cursor(f"removing {path} failed", write=True) as cur:
-            cur.execute(DELETE_POSTINGS, (self.workspace, path))
+            removed = [row[0] for row in cur.execute(DELETE_ROWS, (self.workspace, path))]
+            write_words(cur, self._workspace_id, [], removed)
             for table, column in (("chunks", "document"), ("documents", "path")):
                 cur.execute(
                     f"DELETE FROM {SCHEMA}.{table} WHERE workspace = %s AND {column} = %s",
@@ -330,6 +332,7 @@ class PgStore(PgEmbeddings):
         (a word cached as found in no chunk is counted again: it may have been written since)."""
         if self._writes >= STATS_TTL or self._total is None:
             self._frequencies.clear()
+            self._numbers.clear()
             self._writes = 0
             self._total, self._average = cur.execute(
                 f"SELECT count(*), coalesce(avg(length), 1) FROM {SCHEMA}.chunks"
@@ -337,13 +340,15 @@ class PgStore(PgEmbeddings):
                 (self.workspace,),
             ).fetchone()
         unknown = [word for word in words if not self._frequencies.get(word)]
-        if unknown:  # counted in the postings (an index-only scan each)
+        if unknown:  # counted by the writes
             counted = cur.execute(
-                f"SELECT w, (SELECT count(*) FROM {SCHEMA}.postings WHERE workspace = %s"
-                " AND word = w) FROM unnest(%s::text[]) AS w",
+                f"SELECT word, id, chunks FROM {SCHEMA}.words WHERE workspace = %s"
+                " AND word = ANY(%s)",
                 (self._workspace_id, unknown),
             ).fetchall()
-            self._frequencies.update((word, int(frequency)) for word, frequency in counted)
+            self._frequencies.update(dict.fromkeys(unknown, 0))
+            for word, number, frequency in counted:
+                self._frequencies[word], self._numbers[word] = int(frequency), int(number)
         if (self._total or 0) < EXACT_STATS_BELOW:
             self._writes = STATS_TTL  # a small index: exact statistics are cheap
         plan = plan_query(words, self._frequencies)
@@ -368,28 +373,29 @@ class PgStore(PgEmbeddings):
         """Chunks by BM25 as SQLite FTS5 computes it: per word, IDF x the column-weighted
         term frequency (A 1, B 1, C 0.5) saturated by ``BM25_K1`` and length-normalised;
         every word of ``plan.scored`` scored, the chunks holding one of ``plan.matched``
-        ranked. Read from the postings alone: the candidates' ids from the matched words',
-        then each scored word's postings of those candidates (one index descent per word),
+        ranked. The candidates' rows from the GIN index on their word numbers, each scored
+        word's frequency in a row by binary search of its sorted numbers (``width_bucket``),
         summed in the order of ``plan.scored``."""
         limit = f" ORDER BY chunk LIMIT {CAPPED_ROWS:d}" if plan.capped else ""
         rows: list[Any] = cur.execute(
-            f"SELECT {_CHUNK_COLUMNS}, best.score FROM (SELECT p.chunk, sum(q.idf * p.tf"
-            " * (%(k1)s + 1) / (p.tf + %(k1)s * (1 - %(b)s + %(b)s * p.length / %(avg)s))"
-            " ORDER BY q.n) AS score FROM unnest(%(words)s::text[], %(idf)s::float8[])"
-            " WITH ORDINALITY AS q(word, idf, n) CROSS JOIN LATERAL (SELECT chunk, tf, length"
-            f" FROM {SCHEMA}.postings WHERE workspace = %(ws)s AND word = q.word AND chunk ="
-            f" ANY(ARRAY(SELECT DISTINCT chunk FROM {SCHEMA}.postings WHERE workspace = %(ws)s"
-            f" AND word = ANY(%(matched)s::text[]){limit})) OFFSET 0) AS p"
-            " GROUP BY p.chunk ORDER BY score DESC, p.chunk LIMIT %(k)s"
+            f"SELECT {_CHUNK_COLUMNS}, best.score FROM (SELECT t.chunk, sum(q.idf * t.tfs[i]"
+            " * (%(k1)s + 1) / (t.tfs[i] + %(k1)s * (1 - %(b)s + %(b)s * t.length / %(avg)s))"
+            " ORDER BY q.n) AS score FROM (SELECT chunk, length, words, tfs"
+            f" FROM {SCHEMA}.chunk_words WHERE workspace = %(ws)s"
+            f" AND words && %(matched)s::int[]{limit}) AS t"
+            " CROSS JOIN unnest(%(words)s::int[], %(idf)s::float8[])"
+            " WITH ORDINALITY AS q(word, idf, n) CROSS JOIN LATERAL"
+            " width_bucket(q.word, t.words) AS i WHERE t.words[i] = q.word"
+            " GROUP BY t.chunk ORDER BY score DESC, t.chunk LIMIT %(k)s"
             f") AS best JOIN {SCHEMA}.chunks c ON c.id = best.chunk ORDER BY best.score DESC, c.id",
             {
                 "k1": BM25_K1,
                 "b": BM25_B,
                 "avg": max(float(self._average), 1.0),
-                "words": list(plan.scored),
+                "words": [self._numbers[word] for word in plan.scored],
                 "idf": idf,
                 "ws": self._workspace_id,
-                "matched": list(plan.matched),
+                "matched": [self._numbers[word] for word in plan.matched],
                 "k": k,
             },
         ).fetchall()
