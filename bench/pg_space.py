@@ -70,7 +70,6 @@ def sizes(url: str) -> dict[str, int]:
     import psycopg
 
     with psycopg.connect(url) as conn:
-        conn.execute("VACUUM" if False else "SELECT 1")
         rows = conn.execute(
             "SELECT c.relname, c.relkind, CASE c.relkind WHEN 'r' THEN"
             " pg_total_relation_size(c.oid) ELSE pg_relation_size(c.oid) END"

@@ -129,32 +129,33 @@ def write_words(
 ) -> None:
     """The rows of ``chunks`` (id, words of each column) and the chunk counts of ``words``:
     +1 for each word of a new chunk, -1 for each of ``removed`` (the word numbers of the
-    chunks deleted). The counts' rows are locked in one order (no deadlock between writers)."""
+    chunks deleted). One writer of a workspace at a time (a transaction lock): the counts of
+    its words are rows every writer of the workspace updates."""
     written = [(chunk, columns, frequencies_of(columns)) for chunk, columns in chunks]
     added = Counter(word for _, _, found in written for word in found)
-    new = sorted(added)
-    cur.execute(
-        f"INSERT INTO {SCHEMA}.words (workspace, word, chunks) SELECT %s, w, 0"
-        " FROM unnest(%s::text[]) AS w ON CONFLICT DO NOTHING",
-        (workspace, new),
-    )
+    cur.execute("SELECT pg_advisory_xact_lock(hashtext('agent_ls words'), %s)", (workspace,))
     numbers = dict(
         cur.execute(
             f"SELECT word, id FROM {SCHEMA}.words WHERE workspace = %s AND word = ANY(%s)",
-            (workspace, new),
+            (workspace, list(added)),
         ).fetchall()
     )
+    if new := [word for word in added if word not in numbers]:
+        numbers.update(
+            cur.execute(
+                f"INSERT INTO {SCHEMA}.words (workspace, word, chunks) SELECT %s, w, 0"
+                " FROM unnest(%s::text[]) AS w RETURNING word, id",
+                (workspace, new),
+            ).fetchall()
+        )
     change = Counter({numbers[word]: count for word, count in added.items()})
     change.subtract(Counter(number for words in removed for number in words))
     ids = sorted(number for number, delta in change.items() if delta)
-    if ids:
+    if ids:  # by binary search in the sorted ids: an index scan whatever the table's size
         cur.execute(
-            f"SELECT 1 FROM {SCHEMA}.words WHERE id = ANY(%s) ORDER BY id FOR UPDATE", (ids,)
-        )
-        cur.execute(
-            f"UPDATE {SCHEMA}.words SET chunks = chunks + d.n FROM unnest(%s::int[], %s::int[])"
-            " AS d(id, n) WHERE words.id = d.id",
-            (ids, [change[number] for number in ids]),
+            f"UPDATE {SCHEMA}.words SET chunks = chunks + (%s::int[])[width_bucket(id, %s::int[])]"
+            " WHERE id = ANY(%s::int[])",
+            ([change[number] for number in ids], ids, ids),
         )
     with cur.copy(COPY_ROWS) as copy:
         copy.set_types(["int8", "int4", "int4", "int4[]", "float4[]"])

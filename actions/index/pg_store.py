@@ -5,14 +5,15 @@ One database can hold the indexes of many workspaces: every row carries its work
 schema (``agent_ls``), created on first use together with ``CREATE EXTENSION vector``.
 
 Lexical ranking is the SQLite store's: the text is reduced to the same words by ``terms()``
-(so stemming is identical; ``_`` also separates words) and kept as postings (pg_postings.py:
-each word of a chunk with its column-weighted frequency, ``head`` and ``small`` x1, ``body``
-x0.5, and the chunk's length). A query finds its candidates in the postings of the words
-``terms.plan_query`` matches with, then reads each scored word's postings of those candidates
-and sums BM25 as FTS5 does (k1 1.2, b 0.75), every content word of the query scored. A GIN
-index over a weighted ``tsvector`` did this before: each candidate's whole ``tsvector`` was
-unnested per query (p50 at 20k chunks 71.6 ms against 6.8 ms now, at 100k 149 ms against
-16-27 ms, machines under load: docs/retrieval.md).
+(so stemming is identical; ``_`` also separates words) and kept per chunk as sorted word
+numbers with their column-weighted frequencies (pg_postings.py: ``head`` and ``small`` x1,
+``body`` x0.5, and the chunk's length), under a GIN index; each word's chunk count is kept in
+``words`` by the writes. A query takes the chunks holding one of the words
+``terms.plan_query`` matches with from the GIN index, finds each scored word's frequency in
+their rows by binary search, and sums BM25 as FTS5 does (k1 1.2, b 0.75), every content word
+of the query scored. Former layouts: a weighted ``tsvector`` under GIN (each candidate's whole
+``tsvector`` unnested per query: p50 71.6 ms at 20k chunks), then a row per posting under a
+covering B-tree (fast, but 30x the space): docs/retrieval.md.
 ``ts_rank_cd`` (cover density, no document frequencies) was measured instead and ranks
 worse: hit@5 0.74 against 0.90 on bench/retrieval_pg.py's questions.
 
@@ -216,46 +217,79 @@ class PgStore(PgEmbeddings):
             self._upsert(cur, records)
 
     def replace_chunks(self, record: DocumentRecord, chunks: Sequence[Chunk]) -> None:
-        columns = [columns_of(c.indexed_text, c.content, c.summary) for c in chunks]  # pure work,
-        rows = [self._row(chunk, words) for chunk, words in zip(chunks, columns, strict=True)]
-        sizes = {len(chunk.embedding) for chunk in chunks if chunk.embedding}
-        with self._cursor(f"storing the chunks of {record.path} failed", write=True) as cur:
-            for size in sizes - self._dimensions:
-                self._vector_index(cur, size)
-            old = dict(  # vectors of the old chunks: unchanged text keeps its vector
-                cur.execute(
-                    f"SELECT text_hash, embedding::text FROM {SCHEMA}.chunks WHERE workspace = %s"
-                    " AND document = %s AND embedding_status = 'ready'",
-                    (self.workspace, record.path),
-                ).fetchall()
-            )
-            removed = [row[0] for row in cur.execute(DELETE_ROWS, (self.workspace, record.path))]
-            cur.execute(
-                f"DELETE FROM {SCHEMA}.chunks WHERE workspace = %s AND document = %s",
-                (self.workspace, record.path),
-            )
-            ids = [  # the chunks' ids first: their words' rows name them
-                int(row[0])
-                for row in cur.execute(
-                    f"SELECT nextval('{SCHEMA}.chunks_id_seq') FROM generate_series(1, %s)",
-                    (len(rows),),
-                )
-            ]
-            cur.executemany(
-                f"INSERT INTO {SCHEMA}.chunks (workspace, document, position, type, content,"
-                " indexed_text, summary, is_atomic, headings, start_line, end_line, language,"
-                " embedding_status, embedding, text_hash, start_page, end_page, length, id)"
-                " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s::vector, %s, %s,"
-                " %s, %s, %s)",
-                [(*row, row_id) for row, row_id in zip(carried(old, rows), ids, strict=True)],
-            )
-            write_words(cur, self._workspace_id, zip(ids, columns, strict=True), removed)
-            self._upsert(cur, [record])
-        self._dimensions |= sizes
+        self.replace_many([(record, chunks)])
 
     def replace_many(self, documents: Sequence[tuple[DocumentRecord, Sequence[Chunk]]]) -> None:
-        for record, chunks in documents:  # a transaction each: the server's writes are few
-            self.replace_chunks(record, chunks)
+        """A transaction per batch (a path at most once in each): the chunk counts of the
+        batch's words are updated once, not once per document."""
+        batches: list[list[tuple[DocumentRecord, Sequence[Chunk]]]] = [[]]
+        for record, chunks in documents:
+            if any(record.path == other.path for other, _ in batches[-1]):
+                batches.append([])
+            batches[-1].append((record, chunks))
+        for batch in batches:
+            if batch:
+                self._replace(batch)
+
+    def _replace(self, documents: list[tuple[DocumentRecord, Sequence[Chunk]]]) -> None:
+        columns = [  # pure work, before the transaction
+            [columns_of(c.indexed_text, c.content, c.summary) for c in chunks]
+            for _, chunks in documents
+        ]
+        sizes = {len(c.embedding) for _, chunks in documents for c in chunks if c.embedding}
+        paths = [record.path for record, _ in documents]
+        what = paths[0] if len(paths) == 1 else f"{len(paths)} documents ({paths[0]}, ...)"
+        with self._cursor(f"storing the chunks of {what} failed", write=True) as cur:
+            self._writes += len(documents) - 1
+            for size in sizes - self._dimensions:
+                self._vector_index(cur, size)
+            written: list[tuple[int, tuple[list[str], ...]]] = []
+            removed: list[list[int]] = []
+            for (record, chunks), words in zip(documents, columns, strict=True):
+                ids, gone = self._replace_document(cur, record, chunks, words)
+                written += zip(ids, words, strict=True)
+                removed += gone
+            write_words(cur, self._workspace_id, written, removed)
+            self._upsert(cur, [record for record, _ in documents])
+        self._dimensions |= sizes
+
+    def _replace_document(
+        self,
+        cur: Any,
+        record: DocumentRecord,
+        chunks: Sequence[Chunk],
+        columns: list[tuple[list[str], ...]],
+    ) -> tuple[list[int], list[list[int]]]:
+        """The document's chunks replaced: their new ids and the word numbers of the old."""
+        rows = [self._row(chunk, words) for chunk, words in zip(chunks, columns, strict=True)]
+        old = dict(  # vectors of the old chunks: unchanged text keeps its vector
+            cur.execute(
+                f"SELECT text_hash, embedding::text FROM {SCHEMA}.chunks WHERE workspace = %s"
+                " AND document = %s AND embedding_status = 'ready'",
+                (self.workspace, record.path),
+            ).fetchall()
+        )
+        removed = [row[0] for row in cur.execute(DELETE_ROWS, (self.workspace, record.path))]
+        cur.execute(
+            f"DELETE FROM {SCHEMA}.chunks WHERE workspace = %s AND document = %s",
+            (self.workspace, record.path),
+        )
+        ids = [  # the chunks' ids first: their words' rows name them
+            int(row[0])
+            for row in cur.execute(
+                f"SELECT nextval('{SCHEMA}.chunks_id_seq') FROM generate_series(1, %s)",
+                (len(rows),),
+            )
+        ]
+        cur.executemany(
+            f"INSERT INTO {SCHEMA}.chunks (workspace, document, position, type, content,"
+            " indexed_text, summary, is_atomic, headings, start_line, end_line, language,"
+            " embedding_status, embedding, text_hash, start_page, end_page, length, id)"
+            " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s::vector, %s, %s,"
+            " %s, %s, %s)",
+            [(*row, row_id) for row, row_id in zip(carried(old, rows), ids, strict=True)],
+        )
+        return ids, removed
 
     def _vector_index(self, cur: Any, size: int) -> None:
         cur.execute(
@@ -378,15 +412,16 @@ class PgStore(PgEmbeddings):
         summed in the order of ``plan.scored``."""
         limit = f" ORDER BY chunk LIMIT {CAPPED_ROWS:d}" if plan.capped else ""
         rows: list[Any] = cur.execute(
-            f"SELECT {_CHUNK_COLUMNS}, best.score FROM (SELECT t.chunk, sum(q.idf * t.tfs[i]"
-            " * (%(k1)s + 1) / (t.tfs[i] + %(k1)s * (1 - %(b)s + %(b)s * t.length / %(avg)s))"
-            " ORDER BY q.n) AS score FROM (SELECT chunk, length, words, tfs"
+            f"SELECT {_CHUNK_COLUMNS}, best.score FROM (SELECT p.chunk, sum(p.idf * p.tf"
+            " * (%(k1)s + 1) / (p.tf + %(k1)s * (1 - %(b)s + %(b)s * p.length / %(avg)s))"
+            " ORDER BY p.n) AS score FROM (SELECT t.chunk, t.length, q.idf, q.n, t.tfs[x.i]"
+            " AS tf FROM (SELECT chunk, length, words, tfs"
             f" FROM {SCHEMA}.chunk_words WHERE workspace = %(ws)s"
             f" AND words && %(matched)s::int[]{limit}) AS t"
             " CROSS JOIN unnest(%(words)s::int[], %(idf)s::float8[])"
-            " WITH ORDINALITY AS q(word, idf, n) CROSS JOIN LATERAL"
-            " width_bucket(q.word, t.words) AS i WHERE t.words[i] = q.word"
-            " GROUP BY t.chunk ORDER BY score DESC, t.chunk LIMIT %(k)s"
+            " WITH ORDINALITY AS q(word, idf, n) CROSS JOIN LATERAL (SELECT"
+            " width_bucket(q.word, t.words) AS i) AS x WHERE t.words[x.i] = q.word OFFSET 0)"
+            " AS p GROUP BY p.chunk ORDER BY score DESC, p.chunk LIMIT %(k)s"
             f") AS best JOIN {SCHEMA}.chunks c ON c.id = best.chunk ORDER BY best.score DESC, c.id",
             {
                 "k1": BM25_K1,
