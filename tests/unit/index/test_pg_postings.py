@@ -240,3 +240,33 @@ def test_a_word_too_long_for_the_index_is_left_out(tmp_path: Path, pg_url: str) 
         assert hit.chunk.document == "blob.md"
     finally:
         store.close()
+
+
+def test_a_batch_of_replacements_counts_each_chunk_once(tmp_path: Path, pg_url: str) -> None:
+    """A build writes documents in batches (one transaction, the word counts updated once per
+    batch), a path possibly twice in one: the counts are those of the chunks left, as if
+    each document had been written alone."""
+    batched = PgStore(pg_url, workspace_key(tmp_path / "batched"))
+    alone = PgStore(pg_url, workspace_key(tmp_path / "alone"))
+    try:
+        first = [chunk("a.md", 0, "apple orchard"), chunk("a.md", 1, "apple cider")]
+        documents = [
+            (ready("a.md", 2), first),
+            (ready("b.md", 1), [chunk("b.md", 0, "apple tree")]),
+            (ready("a.md", 1, "h2"), [chunk("a.md", 0, "banana orchard")]),
+            (ready("c.md", 1), [chunk("c.md", 0, "cider press")]),
+        ]
+        batched.replace_many(documents)
+        for record, chunks in documents:
+            alone.replace_chunks(record, chunks)
+        counts = _counts(pg_url, batched)
+        assert counts == _counts(pg_url, alone)
+        assert (counts["apple"], counts["orchard"], counts["cider"]) == (1, 1, 1)
+        assert _postings(pg_url, batched) == _postings(pg_url, alone)
+        for question in ("apple orchard", "cider", "banana"):
+            assert [(h.chunk.document, h.score) for h in batched.search(question, 5)] == [
+                (h.chunk.document, h.score) for h in alone.search(question, 5)
+            ]
+    finally:
+        batched.close()
+        alone.close()
