@@ -14,6 +14,8 @@ them; opening it with newer code upgrades its layout (the open is timed). Prints
 (and of each index), the top 8 / top 50 (document, position, score) of 374 queries, and
 lexical p50 / p95 of the 200 bench queries over --runs runs (a new connection each run: cold
 word statistics), with SQLite's on the same chunks in the same run when --sqlite is given.
+--writes: also the time to write 80 documents of 50 chunks (40 a transaction each, 40 in
+batches of 20 documents) into a new workspace of the database, after the rest.
 --compare counts the queries whose rankings differ (hits, order, scores to 1e-9).
 """
 
@@ -64,6 +66,38 @@ def fill(store: Any, chunks: int) -> float:
         ]
         store.replace_chunks(DocumentRecord(name, "ready", str(doc), chunks=per_doc), batch)
     return time.perf_counter() - started
+
+
+def writes(url: str) -> dict[str, float]:
+    """Seconds to write 40 documents of 50 chunks a transaction each, then 40 more in
+    batches of 20 documents (``replace_many``, as the indexer writes), in a new workspace."""
+    import retrieval
+
+    from actions.index.model import Chunk, DocumentRecord
+    from actions.index.pg_store import PgStore
+
+    zipf = retrieval.Zipf(20_000, 11)
+    store = PgStore(url, f"bench-writes-{random.random()}")
+    documents = [
+        (
+            DocumentRecord(f"w{doc}.md", "ready", str(doc), chunks=50),
+            [
+                Chunk(f"w{doc}.md", position, "text", text, f"w{doc}.md\nDoc {doc}\n{text}")
+                for position, text in ((p, " ".join(zipf.sample(120))) for p in range(50))
+            ],
+        )
+        for doc in range(80)
+    ]
+    started = time.perf_counter()
+    for record, chunks in documents[:40]:
+        store.replace_chunks(record, chunks)
+    single = time.perf_counter() - started
+    started = time.perf_counter()
+    for first in range(40, 80, 20):
+        store.replace_many(documents[first : first + 20])
+    batched = time.perf_counter() - started
+    store.close()
+    return {"a document per transaction s": single, "batches of 20 documents s": batched}
 
 
 def sizes(url: str) -> dict[str, int]:
@@ -134,7 +168,7 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
         conn.execute("CHECKPOINT")
     result["sizes"] = sizes(url)
     asked = queries()
-    result["rankings"] = rankings(store, asked)
+    result["rankings"] = {} if args.skip_rankings else rankings(store, asked)
     store.close()
     result["load"] = os.getloadavg()[0]
     p50s, p95s = latency(lambda: PgStore(url, "bench-space"), asked[:200], args.runs)
@@ -148,6 +182,8 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
             fill(lite, args.chunks)
             lite.close()
             result["sqlite p50 ms"], _ = latency(lambda: SqliteStore(path), asked[:200], args.runs)
+    if args.writes:
+        result["writes"] = writes(url)
     result["load after"] = os.getloadavg()[0]
     return result
 
@@ -164,6 +200,8 @@ def report(result: dict[str, Any]) -> None:
         f"  lexical p50 ms (min / median / max): {spread(result['p50 ms'])}"
         f"  p95 {spread(result['p95 ms'])}  load {result['load']:.1f}-{result['load after']:.1f}"
     )
+    for name, value in result.get("writes", {}).items():
+        print(f"  writes, 2000 chunks, {name[:-2]}: {value:.2f} s")
     if "sqlite p50 ms" in result:
         print(f"  SQLite p50 ms, same run: {spread(result['sqlite p50 ms'])}")
 
@@ -189,6 +227,8 @@ def main() -> None:
     parser.add_argument("--code", type=Path, default=ROOT)
     parser.add_argument("--out", default="")
     parser.add_argument("--sqlite", action="store_true")
+    parser.add_argument("--writes", action="store_true", help="also time 80 document writes")
+    parser.add_argument("--skip-rankings", action="store_true")
     parser.add_argument("--compare", nargs=2, default=None)
     args = parser.parse_args()
     if args.compare:
