@@ -410,14 +410,20 @@ class PgStore(PgEmbeddings):
         ranked. The candidates' rows from the GIN index on their word numbers, each scored
         word's frequency in a row by binary search of its sorted numbers (``width_bucket``),
         summed in the order of ``plan.scored``."""
-        limit = f" ORDER BY chunk LIMIT {CAPPED_ROWS:d}" if plan.capped else ""
+        matched = [self._numbers[word] for word in plan.matched]
+        picked = "words && %(matched)s::int[]"  # the GIN index: at most MATCH_BUDGET rows
+        if plan.capped:  # common words: the lowest ids holding one, in id order (not GIN)
+            picked = " OR ".join(f"words[width_bucket({n:d}, words)] = {n:d}" for n in matched)
+            picked = f"({picked}) ORDER BY chunk LIMIT {CAPPED_ROWS:d}"
+            for plan_kind in ("seqscan", "bitmapscan"):  # it cannot tell how common: it would
+                cur.execute(f"SET LOCAL enable_{plan_kind} = off")  # read every row, then sort
         rows: list[Any] = cur.execute(
             f"SELECT {_CHUNK_COLUMNS}, best.score FROM (SELECT p.chunk, sum(p.idf * p.tf"
             " * (%(k1)s + 1) / (p.tf + %(k1)s * (1 - %(b)s + %(b)s * p.length / %(avg)s))"
             " ORDER BY p.n) AS score FROM (SELECT t.chunk, t.length, q.idf, q.n, t.tfs[x.i]"
             " AS tf FROM (SELECT chunk, length, words, tfs"
             f" FROM {SCHEMA}.chunk_words WHERE workspace = %(ws)s"
-            f" AND words && %(matched)s::int[]{limit}) AS t"
+            f" AND {picked}) AS t"
             " CROSS JOIN unnest(%(words)s::int[], %(idf)s::float8[])"
             " WITH ORDINALITY AS q(word, idf, n) CROSS JOIN LATERAL (SELECT"
             " width_bucket(q.word, t.words) AS i) AS x WHERE t.words[x.i] = q.word OFFSET 0)"
@@ -430,7 +436,7 @@ class PgStore(PgEmbeddings):
                 "words": [self._numbers[word] for word in plan.scored],
                 "idf": idf,
                 "ws": self._workspace_id,
-                "matched": [self._numbers[word] for word in plan.matched],
+                "matched": matched,
                 "k": k,
             },
         ).fetchall()
