@@ -440,6 +440,8 @@ class PgStore(PgEmbeddings):
                 "k": k,
             },
         ).fetchall()
+        if plan.capped:  # the nearest neighbours' query after it plans as usual
+            cur.execute("SET LOCAL enable_seqscan = on; SET LOCAL enable_bitmapscan = on")
         return rows
 
     def _nearest(self, cur: Any, vector: Sequence[float], k: int) -> list[Any]:
