@@ -94,16 +94,18 @@ def retokenize(conn: Any) -> None:
             f"SELECT c.id, w.id, c.indexed_text, c.content, c.summary FROM {SCHEMA}.chunks c"
             f" JOIN {SCHEMA}.workspaces w ON w.key = c.workspace"
         )
-        while batch := rows.fetchmany(1000):
+        counts: Counter[int] = Counter()  # written once at the end: a row updated per
+        while batch := rows.fetchmany(1000):  # batch would stay in the table until committed
             columns = [(int(row[0]), columns_of(*row[2:])) for row in batch]
             for workspace in {row[1] for row in batch}:
                 mine = {row[0] for row in batch if row[1] == workspace}
-                write_words(cur, workspace, [c for c in columns if c[0] in mine], [])
+                write_words(cur, workspace, [c for c in columns if c[0] in mine], [], counts)
             if terms_changed:
                 cur.executemany(
                     f"UPDATE {SCHEMA}.chunks SET length = %s WHERE id = %s",
                     [(sum(map(len, words)), row_id) for row_id, words in columns],
                 )
+        _count(cur, counts)
     conn.execute(POSTINGS_INDEXES)
     conn.execute(
         f"INSERT INTO {SCHEMA}.meta VALUES ('terms_version', %s), ('postings_version', %s)"
@@ -126,11 +128,12 @@ def write_words(
     workspace: int,
     chunks: Iterable[tuple[int, tuple[list[str], ...]]],
     removed: Iterable[list[int]],
+    counts: Counter[int] | None = None,
 ) -> None:
     """The rows of ``chunks`` (id, words of each column) and the chunk counts of ``words``:
     +1 for each word of a new chunk, -1 for each of ``removed`` (the word numbers of the
-    chunks deleted). One writer of a workspace at a time (a transaction lock): the counts of
-    its words are rows every writer of the workspace updates."""
+    chunks deleted), or added to ``counts`` when given. One writer of a workspace at a time
+    (a transaction lock): the counts of its words are rows every writer of it updates."""
     written = [(chunk, columns, frequencies_of(columns)) for chunk, columns in chunks]
     added = Counter(word for _, _, found in written for word in found)
     cur.execute("SELECT pg_advisory_xact_lock(hashtext('agent_ls words'), %s)", (workspace,))
@@ -150,14 +153,10 @@ def write_words(
         )
     change = Counter({numbers[word]: count for word, count in added.items()})
     change.subtract(Counter(number for words in removed for number in words))
-    ids = sorted(number for number, delta in change.items() if delta)
-    if ids:  # the arrays cast once (not per row); each row's change by binary search
-        cur.execute(
-            f"WITH d AS MATERIALIZED (SELECT %s::int[] AS ids, %s::int[] AS n) UPDATE"
-            f" {SCHEMA}.words SET chunks = chunks + d.n[width_bucket(id, d.ids)] FROM d"
-            " WHERE id = ANY(d.ids)",
-            (ids, [change[number] for number in ids]),
-        )
+    if counts is None:
+        _count(cur, change)
+    else:
+        counts.update(change)
     with cur.copy(COPY_ROWS) as copy:
         for chunk, columns, found in written:
             ranked = sorted((numbers[word], frequency) for word, frequency in found.items())
@@ -166,6 +165,18 @@ def write_words(
                 f"\t{{{','.join(str(number) for number, _ in ranked)}}}"
                 f"\t{{{','.join(str(frequency) for _, frequency in ranked)}}}\n"
             )
+
+
+def _count(cur: Any, change: Counter[int]) -> None:
+    """``change`` added to the chunk counts of the words (by number)."""
+    ids = sorted(number for number, delta in change.items() if delta)
+    if ids:  # the arrays cast once (not per row); each row's change by binary search
+        cur.execute(
+            f"WITH d AS MATERIALIZED (SELECT %s::int[] AS ids, %s::int[] AS n) UPDATE"
+            f" {SCHEMA}.words SET chunks = chunks + d.n[width_bucket(id, d.ids)] FROM d"
+            " WHERE id = ANY(d.ids)",
+            (ids, [change[number] for number in ids]),
+        )
 
 
 def words_of(text: str) -> list[str]:
