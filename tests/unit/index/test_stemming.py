@@ -101,7 +101,7 @@ def test_a_postgresql_index_of_the_former_words_is_recut_on_connect(
     written.replace_chunks(ready("docs/transfer.md", 1), [chunk("docs/transfer.md", 0, ANSWER)])
     written.close()
     with psycopg.connect(pg_url, autocommit=True) as conn:  # the words of the former version
-        conn.execute("UPDATE agent_ls.postings SET word = 'former' || word")
+        conn.execute("UPDATE agent_ls.words SET word = 'former' || word")
         conn.execute("DELETE FROM agent_ls.meta WHERE key = 'terms_version'")
     reopened = PgStore(pg_url, workspace_key(tmp_path))
     try:
