@@ -350,68 +350,84 @@ class SqliteStore(SqliteEmbeddings):
                 self._frequencies[word] = int(row[0]) if row else 0
 
     def _with_stop_words(
-        self, lexical: list[tuple[object, ...]], stops: list[str]
-    ) -> list[tuple[object, ...]]:
-        """``lexical``'s rows re-ranked with the query's stop words at a small weight
-        (``stop_words.rescored``), each ending with its row id and its new rank."""
+        self, lexical: list[tuple[int, float]], stops: list[str], rows: dict[int, _Row]
+    ) -> list[tuple[int, float]]:
+        """``lexical``'s ``(row id, score)`` re-ranked with the query's stop words at a small
+        weight (``stop_words.rescored``); ``rows`` gets the first ``STOP_DEPTH`` chunk rows,
+        read with their FTS columns in one query."""
         with self._lock:
             self._count(stops)
             corpus = Corpus(self._total or 0, self._average, dict(self._frequencies))
-        rows = {row[-2]: row for row in lexical}
-        first = [row[-2] for row in lexical[:STOP_DEPTH]]
-        with self._lock:
-            words = {
-                row_id: (head, small, body)
-                for row_id, head, small, body in self._db.execute(
-                    "SELECT rowid, head, small, body FROM chunks_fts"
-                    f" WHERE rowid IN ({','.join('?' * len(first))})",
-                    first,
-                )
-            }
+        first = self._rows([key for key, _ in lexical[:STOP_DEPTH]], columns=True)
+        rows.update((key, row[:-3]) for key, row in first.items())
         candidates = [
-            Candidate(row[-2], -float(str(row[-1])), words.get(row[-2], ())) for row in lexical
+            Candidate(key, score, tuple(map(str, first[key][-3:])) if key in first else ())
+            for key, score in lexical
         ]
-        return [(*rows[key][:-1], -score) for key, score in rescored(candidates, stops, corpus)]
+        return rescored(candidates, stops, corpus)
 
     def search(self, query: str, k: int, *, vector: Sequence[float] | None = None) -> list[Hit]:
         """BM25 alone, or (``vector`` given) BM25 and cosine: ``embeddings.hybrid``."""
         plan = self._plan(query_terms(query))
         if k <= 0 or (not plan.scored and vector is None):
             return []
-        depth = max(k, FUSION_DEPTH)  # copies of a passage count once: read beyond k
+        depth = max(k, FUSION_DEPTH)  # copies of a passage count once: ranked beyond k
         lexical = self._lexical(plan, depth) if plan.scored else []
+        rows: dict[int, _Row] = {}
         stops = stop_terms(query)
         if stops and lexical:
-            lexical = self._with_stop_words(lexical, stops)
+            lexical = self._with_stop_words(lexical, stops, rows)
         if vector is None:
-            best = [(row, -float(str(row[-1]))) for row in lexical]
-            return [
-                Hit(_chunk(row[:-2]), score)
-                for row, score in distinct(best, k, passage=lambda row: row[_CONTENT])
-            ]
+            return self._distinct(lexical, k, rows)
         with self._lock:
             try:
                 nearest = self._vectors.nearest(self._db, vector, depth, MIN_SIMILARITY)
             except sqlite3.Error as error:
                 raise StoreError(f"search failed: {error}") from None
-        rows = {row[-2]: row[:-2] for row in lexical}
-        missing = [row_id for row_id, _ in nearest if row_id not in rows]
-        if missing:  # the vectors' own candidates: their text tells a copied passage
-            with self._lock:
-                found = self._db.execute(
-                    f"SELECT {_CHUNK_COLUMNS}, chunks.id FROM chunks"
-                    f" WHERE id IN ({','.join('?' * len(missing))})",
-                    missing,
-                ).fetchall()
-            rows.update((row[-1], row[:-1]) for row in found)
+        # every candidate's text tells a copied passage: read the rows not read yet
+        wanted = [key for key, _ in (*lexical, *nearest) if key not in rows]
+        rows.update(self._rows(list(dict.fromkeys(wanted))))
         ranked = [(key, score) for key, score in nearest if key in rows]  # deleted since: gone
-        scored = [(row[-2], -float(str(row[-1]))) for row in lexical]
+        scored = [(key, score) for key, score in lexical if key in rows]
         fused = hybrid(scored, ranked, k, passage=lambda key: rows[key][_CONTENT])
         return [Hit(_chunk(rows[key]), score) for key, score in fused]
 
-    def _lexical(self, plan: QueryPlan, k: int) -> list[tuple[object, ...]]:
-        """The ``k`` best chunk rows by BM25 over every word of ``plan`` among the chunks
-        holding one of ``plan.matched``, each row ending with its row id and its rank."""
+    def _distinct(
+        self, lexical: list[tuple[int, float]], k: int, rows: dict[int, _Row]
+    ) -> list[Hit]:
+        """BM25's ``k`` best with copies of a passage once (``embeddings.distinct``), reading
+        the chunk rows of the first ``k`` candidates, and of the others only when copies
+        among them leave fewer than ``k`` passages."""
+        for read in (k, len(lexical)):
+            wanted = [key for key, _ in lexical[:read] if key not in rows]
+            rows.update(self._rows(wanted))
+            found = [(rows[key], score) for key, score in lexical[:read] if key in rows]
+            best = distinct(found, k, passage=lambda row: row[_CONTENT])
+            if len(best) >= k or read >= len(lexical):
+                break
+        return [Hit(_chunk(row), score) for row, score in best]
+
+    def _rows(self, keys: list[int], *, columns: bool = False) -> dict[int, _Row]:
+        """The chunk rows of ``keys`` by row id (a chunk deleted since is missing); with
+        ``columns``, each followed by its head, small and body FTS columns."""
+        if not keys:
+            return {}
+        extra = ", fts.c0, fts.c1, fts.c2" if columns else ""
+        join = " JOIN chunks_fts_content AS fts ON fts.id = chunks.id" if columns else ""
+        sql = (
+            f"SELECT chunks.id, {_CHUNK_COLUMNS}{extra} FROM chunks{join}"
+            f" WHERE chunks.id IN ({','.join('?' * len(keys))})"
+        )
+        with self._lock:
+            try:
+                found = self._db.execute(sql, keys).fetchall()
+            except sqlite3.OperationalError as error:
+                raise StoreError(f"search failed: {error}") from None
+        return {int(row[0]): row[1:] for row in found}
+
+    def _lexical(self, plan: QueryPlan, k: int) -> list[tuple[int, float]]:
+        """The ``k`` best chunks by BM25 over every word of ``plan`` among the chunks holding
+        one of ``plan.matched``: ``(row id, score)``, score higher better."""
         rare = fts_query(list(plan.matched))
         window, arguments = "", []
         if plan.capped:  # only very common words: rank the first CAPPED_ROWS matches
@@ -428,25 +444,26 @@ class SqliteStore(SqliteEmbeddings):
         half = (self._total or 0) / 2
         others = [word for word in plan.others if self._frequencies.get(word, 0) < half]
         matches = [f"({rare}) AND ({fts_query(others)})"] if others else []
-        found: dict[object, tuple[object, ...]] = {}
+        found: dict[int, float] = {}
         for match in (*matches, rare):
-            for row in self._ranked(match, window, arguments, k):
-                found.setdefault(row[-2], row)
-        return sorted(found.values(), key=lambda row: float(str(row[-1])))[:k]
+            for key, rank in self._ranked(match, window, arguments, k):
+                found.setdefault(key, rank)
+        best = sorted(found.items(), key=lambda item: item[1])[:k]
+        return [(key, -rank) for key, rank in best]
 
     def _ranked(
         self, match: str, window: str, arguments: list[str], k: int
-    ) -> list[tuple[object, ...]]:
+    ) -> list[tuple[int, float]]:
+        """``(row id, FTS5 rank)`` of the ``k`` best matches of ``match``, in the FTS index
+        alone (the chunk rows are read for the winners only: ``_rows``)."""
         weights = ", ".join(str(weight) for weight in WEIGHTS)
-        sql = (  # rank in the FTS index alone, then fetch only the k winners
-            f"SELECT {_CHUNK_COLUMNS}, chunks.id, best.rank FROM ("
+        sql = (
             f"SELECT rowid, bm25(chunks_fts, {weights}) AS rank FROM chunks_fts "
             f"WHERE chunks_fts MATCH ?{window} ORDER BY rank LIMIT ?"
-            ") AS best JOIN chunks ON chunks.id = best.rowid ORDER BY best.rank"
         )
         with self._lock:
             try:
-                rows: list[tuple[object, ...]] = self._db.execute(
+                rows: list[tuple[int, float]] = self._db.execute(
                     sql, (match, *arguments, k)
                 ).fetchall()
             except sqlite3.OperationalError as error:
@@ -480,6 +497,7 @@ _CHUNK_COLUMNS = (
 
 
 _CONTENT = 3  # the position of chunks.content in _CHUNK_COLUMNS
+_Row = tuple[object, ...]  # a chunk row: _CHUNK_COLUMNS
 
 
 def _chunk(row: Sequence[object]) -> Chunk:

@@ -18,7 +18,6 @@ arithmetic (fts5_aux.c), so SQLite and PostgreSQL rank alike.
 from __future__ import annotations
 
 import math
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -80,9 +79,8 @@ def rescored(
     for number, candidate in enumerate(candidates[:STOP_DEPTH]):
         length, counts = 0, dict.fromkeys(idf, 0.0)
         for weight, column in zip(COLUMN_WEIGHTS, candidate.columns, strict=False):
-            words = column.split()
-            length += len(words)
-            for term, count in Counter(filter(idf.__contains__, words)).items():
+            length += column.count(" ") + 1 if column else 0
+            for term, count in _occurrences(column, idf).items():
                 counts[term] += weight * count
         bonus = 0.0
         for term, tf in counts.items():
@@ -90,6 +88,20 @@ def rescored(
                 bonus += idf[term] * tf * (K1 + 1) / (tf + K1 * (1 - B + B * length / average))
         found[number] = (candidate.key, candidate.score + STOP_WEIGHT * bonus)
     return sorted(found, key=lambda item: -item[1])
+
+
+def _occurrences(column: str, terms: Mapping[str, float]) -> dict[str, int]:
+    """How often each of ``terms`` is a word of ``column`` (words each followed by one space
+    but the last). Counted in C by ``str.count`` over the column with every space doubled,
+    so that each word has spaces of its own on both sides (``rescored`` in 10-30% less
+    time than with the column split into words and counted, docs/retrieval.md round 6)."""
+    found: dict[str, int] = {}
+    spaced = ""
+    for term in terms:
+        if term in column:
+            spaced = spaced or f" {column.replace(' ', '  ')} "
+            found[term] = spaced.count(f" {term} ")
+    return found
 
 
 def _idf(total: int, frequency: int) -> float:
