@@ -42,8 +42,6 @@ _BLANK_OR_FENCE = " \t`~"
 _FENCE_LINE = re.compile(r"\n[ \t]{0,3}[`~]")
 """A fence character at the start of a line: a closing fence may begin there."""
 _BRACKET = re.compile(r"[{}\[\]]")
-_IN_STRING = re.compile(r'[^"\\]*+(?:\\[\s\S][^"\\]*+)*+')
-"""A string's body up to its closing quote (or a lone backslash at the end)."""
 _CLOSED = re.compile(r'"[^"\\]*+(?:\\[\s\S][^"\\]*+)*+"')
 """A complete string (cut out of a chunk: what is left is outside strings, in order)."""
 _MARKERS_SEARCH = re.compile(r"[<`~{\[]").search
@@ -79,15 +77,22 @@ class _Tracker:
 
     def feed(self, chunk: str) -> bool:
         """Scan ``chunk``; True if something outside a string may close the candidate.
-        The end of a string left open by the last chunk is found first; then the chunk's
-        complete strings are cut out at C speed (`_cut_strings`), and what is left before a
-        string still open at its end is tracked in one piece (`_outside`)."""
+        Its complete strings are cut out at C speed (`_cut_strings`), and what is left
+        before a string still open at its end is tracked in one piece (`_outside`)."""
         line_open = self.line_open
-        if not self.in_string and '"' not in chunk:  # the commonest: no string here
-            hit = self._outside(chunk, line_open)
-        else:
+        if self.in_string or '"' in chunk:
             outside = self._cut_strings(chunk)
             hit = self._outside(outside, line_open) if outside else False
+        else:  # the commonest: no string here
+            hit = self._outside(chunk, line_open)
+        if not self.line_fence and "`" not in chunk and "~" not in chunk:
+            # no fence character: only whether the last line so far is blank counts
+            last = chunk.rfind("\n")
+            if last >= 0:
+                self.line_open = not chunk[last + 1 :].strip(" \t")
+            elif line_open:
+                self.line_open = not chunk.strip(" \t")
+            return hit
         first = chunk.find("\n")
         if first < 0:
             if line_open:
@@ -105,47 +110,25 @@ class _Tracker:
 
     def _cut_strings(self, chunk: str) -> str:
         """What of ``chunk`` lies outside strings, up to a string left open at its end (the
-        string state is updated). Without a backslash in it, quotes alone decide (``find``,
-        ``split``); else regular expressions read the escapes."""
-        if chunk == '"' and not self.in_string:
-            self.in_string = True
-            return ""
-        n = len(chunk)
-        at = 1 if self.escaped else 0
-        self.escaped = False
-        plain = "\\" not in chunk
+        string state is updated). A string left open by the last chunk is read as if its
+        quote (and escaping backslash) came again first. Without a backslash, quotes alone
+        decide (``split``); else a regular expression reads the escapes."""
         if self.in_string:
-            if plain:
-                at = chunk.find('"', at)
-                if at < 0:
-                    return ""
-            else:
-                at = _IN_STRING.match(chunk, at).end()  # type: ignore[union-attr]
-                if at >= n:
-                    return ""
-                if chunk[at] == "\\":  # the last character: it escapes the next chunk's first
-                    self.escaped = True
-                    return ""
-            self.in_string = False
-            at += 1
-        if at >= n:
-            return ""
-        rest = chunk[at:] if at else chunk
-        if '"' not in rest:
-            return rest
-        if plain:
-            parts = rest.split('"')  # outside, string, outside, ...
-            if len(parts) % 2 == 0:  # an odd number of quotes: the last string goes on
-                self.in_string = True
+            chunk = ('"\\' if self.escaped else '"') + chunk
+            self.escaped = False
+        if "\\" not in chunk:
+            parts = chunk.split('"')  # outside, string, outside, ...
+            self.in_string = len(parts) % 2 == 0  # an odd number of quotes: one goes on
             return "".join(parts[::2]) if len(parts) > 2 else parts[0]
-        outside = _CLOSED.sub("", rest)
+        outside = _CLOSED.sub("", chunk)
         quote = outside.find('"')
-        if quote >= 0:  # a string opened here goes on in the next chunk
-            self.in_string = True
-            run = len(rest) - len(rest.rstrip("\\"))
-            self.escaped = run % 2 == 1 and len(outside) - quote > run
-            outside = outside[:quote]
-        return outside
+        if quote < 0:
+            self.in_string = False
+            return outside
+        self.in_string = True  # a string opened here goes on in the next chunk
+        run = len(chunk) - len(chunk.rstrip("\\"))
+        self.escaped = run % 2 == 1 and len(outside) - quote > run
+        return outside[:quote]
 
     def _outside(self, chunk: str, line_open: bool) -> bool:
         """``chunk`` lies outside strings: track its brackets. A tag character (``<``,
@@ -283,11 +266,8 @@ class StreamParser:
             return self._run(eof=False)
         if tracker.feed(chunk):
             self._hit = True
-        if self._hit:
-            if not self._look_wanted():
-                return []
-        elif since < self._pending_len or since < _FLOOR:
-            return []  # nothing may have closed it: look once it has doubled
+        if not self._hit or not self._look_wanted():
+            return []  # nothing may have closed it (a look comes once it has doubled)
         return self._run(eof=False)
 
     def _look_wanted(self) -> bool:
