@@ -36,7 +36,7 @@ from parsing.blocks import Block, TextBlock
 from parsing.classify import blocks_of
 from parsing.json.repair_fallback import spend_from, stop_spending
 from parsing.resume import Resumes, enter, leave
-from parsing.snippets import ScanState, scan_items
+from parsing.snippets import ScanState, free_until, scan_items
 
 _BLANK_OR_FENCE = " \t`~"
 _FENCE_LINE = re.compile(r"\n[ \t]{0,3}[`~]")
@@ -255,7 +255,11 @@ class StreamParser:
                 and _MARKERS_SEARCH(chunk) is None
             ):  # everything so far is released, no region is open, and no character of
                 return [self._release_plain(chunk)]  # the chunk can start one: text
-            self._text += chunk
+            text = self._text = self._text + chunk
+            if state.close is None:
+                end = free_until(text, state.search)
+                if end >= 0:  # no candidate starts in it: a look would release up to ``end``
+                    return self._release_to(text, end)
             return self._run(eof=False)
         self._new.append(chunk)
         since = self._since = self._since + len(chunk)
@@ -299,6 +303,21 @@ class StreamParser:
         state.pos = state.search = kept
         state.skip.clear()
         return TextBlock(start, start + len(chunk), chunk)
+
+    def _release_to(self, text: str, end: int) -> list[Block]:
+        """`_run` where nothing is pending and no candidate starts after ``state.search``:
+        the text is released up to ``end`` (`snippets.free_until`)."""
+        state, base = self._state, self._base
+        pos = state.pos
+        state.pos = state.search = end
+        keep_from = _keep_from(text, end) if end > 1 and text[end - 1] == " " else end - 1
+        if keep_from > 0:
+            self._text = text[keep_from:]
+            self._base = base + keep_from
+            state.shift(keep_from)
+        if end > pos:
+            return [TextBlock(base + pos, base + end, text[pos:end])]
+        return []
 
     def close(self) -> list[Block]:
         """The reply is complete: return every remaining block."""
