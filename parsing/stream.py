@@ -16,9 +16,9 @@ small string-aware bracket tracker (each character is seen by it once while the 
 candidate stays pending). The candidate is looked at again:
 at once when the tracker sees its first possible close (again after each doubling of the
 candidate); else, when the tracker has seen something that may close it and the candidate has
-grown by 1/8, or when it has doubled, either way by at least 32 characters. At a candidate of
-256 characters or more a look resumes the work of the last one (`parsing.resume`: the tolerant
-reading suspended where it needed more text, finished readings, bracket counts), so the looks
+grown by 1/8, or when it has doubled, either way by at least 32 characters. A look at a
+pending candidate resumes the work of the last one (`parsing.resume`: the tolerant reading
+suspended where it needed more text, finished readings, bracket counts), so the looks
 at one candidate cost about one reading of it, and a reply costs linear time overall whatever
 its chunking (one-character deltas included). The price: a snippet whose end was not its
 first possible close may be released up to 1/8 of its length (at least 32 characters) late,
@@ -48,8 +48,6 @@ _MARKERS_SEARCH = re.compile(r"[<`~{\[]").search
 """Characters that can start a snippet or a region (see `snippets._CANDIDATE`)."""
 _STEP = 8
 """A pending candidate is looked at again once it has grown by 1/_STEP (and may have closed)."""
-_RESUME_FROM = 256
-"""A pending candidate at least this long has its readings kept across looks (`resume`)."""
 _FLOOR = 32
 """A short pending candidate is looked at again once it has grown by this many characters
 (not at every delta: a look costs more than a delta), but for its first possible close."""
@@ -331,9 +329,7 @@ class StreamParser:
         if self._new:
             text += "".join(self._new)
             self._new.clear()
-        if self._tracker is None or self._pending_len < _RESUME_FROM:
-            # no candidate was pending, or a short one (read again for less than the work of
-            # keeping it): the work of a look is kept from the second look at a long one on
+        if self._tracker is None:  # no candidate was pending: no work of a look to resume
             blocks = _look(text, state, eof, base)
         else:
             token = enter(self._resumes, text)
