@@ -17,15 +17,15 @@ candidate stays pending). The candidate is looked at again:
 at once when the tracker sees its first possible close (again after each doubling of the
 candidate); else, when the tracker has seen something that may close it and the candidate has
 grown by 1/8, or when it has doubled, either way by at least 32 characters. A look at a
-pending candidate resumes the work of the last one (`parsing.resume`: the tolerant reading
-suspended where it needed more text, finished readings, bracket counts), so the looks
-at one candidate cost about one reading of it, and a reply costs linear time overall whatever
-its chunking (one-character deltas included). The price: a snippet whose end was not its
-first possible close may be released up to 1/8 of its length (at least 32 characters) late,
-and a candidate that turns out to be prose up to its length (at least 32 characters) late;
-``close()`` releases everything. A short candidate with no closing bracket yet is not even
-tried by the look that finds it (`snippets._DEFER`: most often the try said "wait"); its
-first try is the next look's.
+pending candidate of 32 characters or more resumes the work of the last one (`parsing.resume`:
+the tolerant reading suspended where it needed more text, finished readings, bracket counts),
+so the looks at one candidate cost about one reading of it, and a reply costs linear time
+overall whatever its chunking (one-character deltas included). The price: a snippet whose
+end was not its first possible close may be released up to 1/8 of its length (at least 32
+characters) late, and a candidate that turns out to be prose up to its length (at least 32
+characters) late; ``close()`` releases everything. A short candidate with no closing bracket
+yet is not even tried by the look that finds it (`snippets._DEFER`: most often the try said
+"wait"); its first try is the next look's.
 """
 
 from __future__ import annotations
@@ -48,6 +48,10 @@ _MARKERS_SEARCH = re.compile(r"[<`~{\[]").search
 """Characters that can start a snippet or a region (see `snippets._CANDIDATE`)."""
 _STEP = 8
 """A pending candidate is looked at again once it has grown by 1/_STEP (and may have closed)."""
+_RESUME_FROM = 32
+"""A pending candidate at least this long has its readings kept across looks (`resume`): a
+shorter one is read again for less than the work of keeping it (fences then an action key
+streamed: 3% more instructions when those were kept too; random JSON characters: 1% more)."""
 _FLOOR = 32
 """A short pending candidate is looked at again once it has grown by this many characters
 (not at every delta: a look costs more than a delta), but for its first possible close."""
@@ -329,7 +333,8 @@ class StreamParser:
         if self._new:
             text += "".join(self._new)
             self._new.clear()
-        if self._tracker is None:  # no candidate was pending: no work of a look to resume
+        if self._tracker is None or self._pending_len < _RESUME_FROM:
+            # no candidate was pending, or a very short one: nothing worth resuming
             blocks = _look(text, state, eof, base)
         else:
             token = enter(self._resumes, text)
