@@ -116,6 +116,10 @@ class _Tracker:
         quote (and escaping backslash) came again first. Without a backslash, quotes alone
         decide (``split``); else a regular expression reads the escapes."""
         if self.in_string:
+            if '"' not in chunk:  # the string goes on: only a run of backslashes at its end counts
+                run = len(chunk) - len(chunk.rstrip("\\"))
+                self.escaped = (run + self.escaped if run == len(chunk) else run) % 2 == 1
+                return ""
             chunk = ('"\\' if self.escaped else '"') + chunk
             self.escaped = False
         if "\\" not in chunk:
