@@ -37,6 +37,18 @@ class TextBlock:
     end: int
     text: str
 
+    def __init__(self, start: int, end: int, text: str) -> None:
+        # the stream makes one per delta: the slots are set directly (a frozen dataclass's
+        # own __init__ goes through object.__setattr__: twice the time)
+        _SET_START(self, start)
+        _SET_END(self, end)
+        _SET_TEXT(self, text)
+
+
+_SET_START = TextBlock.__dict__["start"].__set__
+_SET_END = TextBlock.__dict__["end"].__set__
+_SET_TEXT = TextBlock.__dict__["text"].__set__
+
 
 @dataclass(frozen=True, slots=True)
 class ActionBlock:

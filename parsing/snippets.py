@@ -240,6 +240,17 @@ def scan_items(text: str, state: ScanState, eof: bool) -> Iterator[Item]:
             state.line = res.line
 
 
+def free_until(text: str, search: int) -> int:
+    """Streaming, outside regions, nothing pending: -1 if a candidate starts in ``text`` at
+    or after ``search`` (a short tail: see `scan_items`); else where a scan would release the
+    text up to (its end, or a tail that may still start one: `_HOLD`), as `scan_items` does
+    without a candidate."""
+    if len(text) - search > _SHORT or _CANDIDATE_SEARCH(text, search) is not None:
+        return -1
+    hold = _HOLD_SEARCH(text, search)
+    return len(text) if hold is None else hold.start()
+
+
 def _put_off(text: str, i: int, state: ScanState) -> bool:
     """Is the try of the bare candidate at ``text[i]`` put off (`_DEFER`)? Yes if it was not
     put off already and no closing bracket follows it outside (double-quoted) strings: it

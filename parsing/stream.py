@@ -16,16 +16,16 @@ small string-aware bracket tracker (each character is seen by it once while the 
 candidate stays pending). The candidate is looked at again:
 at once when the tracker sees its first possible close (again after each doubling of the
 candidate); else, when the tracker has seen something that may close it and the candidate has
-grown by 1/8, or when it has doubled, either way by at least 32 characters. At a candidate of
-256 characters or more a look resumes the work of the last one (`parsing.resume`: the tolerant
-reading suspended where it needed more text, finished readings, bracket counts), so the looks
-at one candidate cost about one reading of it, and a reply costs linear time overall whatever
-its chunking (one-character deltas included). The price: a snippet whose end was not its
-first possible close may be released up to 1/8 of its length (at least 32 characters) late,
-and a candidate that turns out to be prose up to its length (at least 32 characters) late;
-``close()`` releases everything. A short candidate with no closing bracket yet is not even
-tried by the look that finds it (`snippets._DEFER`: most often the try said "wait"); its
-first try is the next look's.
+grown by 1/8, or when it has doubled, either way by at least 32 characters. A look at a
+pending candidate of 32 characters or more resumes the work of the last one (`parsing.resume`:
+the tolerant reading suspended where it needed more text, finished readings, bracket counts),
+so the looks at one candidate cost about one reading of it, and a reply costs linear time
+overall whatever its chunking (one-character deltas included). The price: a snippet whose
+end was not its first possible close may be released up to 1/8 of its length (at least 32
+characters) late, and a candidate that turns out to be prose up to its length (at least 32
+characters) late; ``close()`` releases everything. A short candidate with no closing bracket
+yet is not even tried by the look that finds it (`snippets._DEFER`: most often the try said
+"wait"); its first try is the next look's.
 """
 
 from __future__ import annotations
@@ -36,22 +36,22 @@ from parsing.blocks import Block, TextBlock
 from parsing.classify import blocks_of
 from parsing.json.repair_fallback import spend_from, stop_spending
 from parsing.resume import Resumes, enter, leave
-from parsing.snippets import ScanState, scan_items
+from parsing.snippets import ScanState, free_until, scan_items
 
 _BLANK_OR_FENCE = " \t`~"
 _FENCE_LINE = re.compile(r"\n[ \t]{0,3}[`~]")
 """A fence character at the start of a line: a closing fence may begin there."""
 _BRACKET = re.compile(r"[{}\[\]]")
-_IN_STRING = re.compile(r'[^"\\]*+(?:\\[\s\S][^"\\]*+)*+')
-"""A string's body up to its closing quote (or a lone backslash at the end)."""
 _CLOSED = re.compile(r'"[^"\\]*+(?:\\[\s\S][^"\\]*+)*+"')
 """A complete string (cut out of a chunk: what is left is outside strings, in order)."""
 _MARKERS_SEARCH = re.compile(r"[<`~{\[]").search
 """Characters that can start a snippet or a region (see `snippets._CANDIDATE`)."""
 _STEP = 8
 """A pending candidate is looked at again once it has grown by 1/_STEP (and may have closed)."""
-_RESUME_FROM = 256
-"""A pending candidate at least this long has its readings kept across looks (`resume`)."""
+_RESUME_FROM = 32
+"""A pending candidate at least this long has its readings kept across looks (`resume`): a
+shorter one is read again for less than the work of keeping it (fences then an action key
+streamed: 3% more instructions when those were kept too; random JSON characters: 1% more)."""
 _FLOOR = 32
 """A short pending candidate is looked at again once it has grown by this many characters
 (not at every delta: a look costs more than a delta), but for its first possible close."""
@@ -79,15 +79,22 @@ class _Tracker:
 
     def feed(self, chunk: str) -> bool:
         """Scan ``chunk``; True if something outside a string may close the candidate.
-        The end of a string left open by the last chunk is found first; then the chunk's
-        complete strings are cut out at C speed (`_cut_strings`), and what is left before a
-        string still open at its end is tracked in one piece (`_outside`)."""
+        Its complete strings are cut out at C speed (`_cut_strings`), and what is left
+        before a string still open at its end is tracked in one piece (`_outside`)."""
         line_open = self.line_open
-        if not self.in_string and '"' not in chunk:  # the commonest: no string here
-            hit = self._outside(chunk, line_open)
-        else:
+        if self.in_string or '"' in chunk:
             outside = self._cut_strings(chunk)
             hit = self._outside(outside, line_open) if outside else False
+        else:  # the commonest: no string here
+            hit = self._outside(chunk, line_open)
+        if not self.line_fence and "`" not in chunk and "~" not in chunk:
+            # no fence character: only whether the last line so far is blank counts
+            last = chunk.rfind("\n")
+            if last >= 0:
+                self.line_open = not chunk[last + 1 :].strip(" \t")
+            elif line_open:
+                self.line_open = not chunk.strip(" \t")
+            return hit
         first = chunk.find("\n")
         if first < 0:
             if line_open:
@@ -105,47 +112,29 @@ class _Tracker:
 
     def _cut_strings(self, chunk: str) -> str:
         """What of ``chunk`` lies outside strings, up to a string left open at its end (the
-        string state is updated). Without a backslash in it, quotes alone decide (``find``,
-        ``split``); else regular expressions read the escapes."""
-        if chunk == '"' and not self.in_string:
-            self.in_string = True
-            return ""
-        n = len(chunk)
-        at = 1 if self.escaped else 0
-        self.escaped = False
-        plain = "\\" not in chunk
+        string state is updated). A string left open by the last chunk is read as if its
+        quote (and escaping backslash) came again first. Without a backslash, quotes alone
+        decide (``split``); else a regular expression reads the escapes."""
         if self.in_string:
-            if plain:
-                at = chunk.find('"', at)
-                if at < 0:
-                    return ""
-            else:
-                at = _IN_STRING.match(chunk, at).end()  # type: ignore[union-attr]
-                if at >= n:
-                    return ""
-                if chunk[at] == "\\":  # the last character: it escapes the next chunk's first
-                    self.escaped = True
-                    return ""
-            self.in_string = False
-            at += 1
-        if at >= n:
-            return ""
-        rest = chunk[at:] if at else chunk
-        if '"' not in rest:
-            return rest
-        if plain:
-            parts = rest.split('"')  # outside, string, outside, ...
-            if len(parts) % 2 == 0:  # an odd number of quotes: the last string goes on
-                self.in_string = True
+            if '"' not in chunk:  # the string goes on: only a run of backslashes at its end counts
+                run = len(chunk) - len(chunk.rstrip("\\"))
+                self.escaped = (run + self.escaped if run == len(chunk) else run) % 2 == 1
+                return ""
+            chunk = ('"\\' if self.escaped else '"') + chunk
+            self.escaped = False
+        if "\\" not in chunk:
+            parts = chunk.split('"')  # outside, string, outside, ...
+            self.in_string = len(parts) % 2 == 0  # an odd number of quotes: one goes on
             return "".join(parts[::2]) if len(parts) > 2 else parts[0]
-        outside = _CLOSED.sub("", rest)
+        outside = _CLOSED.sub("", chunk)
         quote = outside.find('"')
-        if quote >= 0:  # a string opened here goes on in the next chunk
-            self.in_string = True
-            run = len(rest) - len(rest.rstrip("\\"))
-            self.escaped = run % 2 == 1 and len(outside) - quote > run
-            outside = outside[:quote]
-        return outside
+        if quote < 0:
+            self.in_string = False
+            return outside
+        self.in_string = True  # a string opened here goes on in the next chunk
+        run = len(chunk) - len(chunk.rstrip("\\"))
+        self.escaped = run % 2 == 1 and len(outside) - quote > run
+        return outside[:quote]
 
     def _outside(self, chunk: str, line_open: bool) -> bool:
         """``chunk`` lies outside strings: track its brackets. A tag character (``<``,
@@ -272,7 +261,11 @@ class StreamParser:
                 and _MARKERS_SEARCH(chunk) is None
             ):  # everything so far is released, no region is open, and no character of
                 return [self._release_plain(chunk)]  # the chunk can start one: text
-            self._text += chunk
+            text = self._text = self._text + chunk
+            if state.close is None:
+                end = free_until(text, state.search)
+                if end >= 0:  # no candidate starts in it: a look would release up to ``end``
+                    return self._release_to(text, end)
             return self._run(eof=False)
         self._new.append(chunk)
         since = self._since = self._since + len(chunk)
@@ -283,11 +276,8 @@ class StreamParser:
             return self._run(eof=False)
         if tracker.feed(chunk):
             self._hit = True
-        if self._hit:
-            if not self._look_wanted():
-                return []
-        elif since < self._pending_len or since < _FLOOR:
-            return []  # nothing may have closed it: look once it has doubled
+        if not self._hit or not self._look_wanted():
+            return []  # nothing may have closed it (a look comes once it has doubled)
         return self._run(eof=False)
 
     def _look_wanted(self) -> bool:
@@ -320,6 +310,21 @@ class StreamParser:
         state.skip.clear()
         return TextBlock(start, start + len(chunk), chunk)
 
+    def _release_to(self, text: str, end: int) -> list[Block]:
+        """`_run` where nothing is pending and no candidate starts after ``state.search``:
+        the text is released up to ``end`` (`snippets.free_until`)."""
+        state, base = self._state, self._base
+        pos = state.pos
+        state.pos = state.search = end
+        keep_from = _keep_from(text, end) if end > 1 and text[end - 1] == " " else end - 1
+        if keep_from > 0:
+            self._text = text[keep_from:]
+            self._base = base + keep_from
+            state.shift(keep_from)
+        if end > pos:
+            return [TextBlock(base + pos, base + end, text[pos:end])]
+        return []
+
     def close(self) -> list[Block]:
         """The reply is complete: return every remaining block."""
         if self._closed:
@@ -333,8 +338,7 @@ class StreamParser:
             text += "".join(self._new)
             self._new.clear()
         if self._tracker is None or self._pending_len < _RESUME_FROM:
-            # no candidate was pending, or a short one (read again for less than the work of
-            # keeping it): the work of a look is kept from the second look at a long one on
+            # no candidate was pending, or a very short one: nothing worth resuming
             blocks = _look(text, state, eof, base)
         else:
             token = enter(self._resumes, text)
