@@ -107,6 +107,8 @@ class ScanState:
     entry points (`scan`, `classify.parse_reply`, the stream's looks)."""
     deferred: int = -1
     """The bare candidate whose first try was put off (`_DEFER`): the next scan tries it."""
+    put_off: bool = False
+    """The last scan stopped at a candidate it put off (pending, untried)."""
 
     def shift(self, delta: int) -> None:
         """Re-base every index by ``-delta`` (the stream dropped released text)."""
@@ -182,7 +184,7 @@ def scan(text: str, state: ScanState, eof: bool) -> list[Item]:
 def scan_items(text: str, state: ScanState, eof: bool) -> Iterator[Item]:
     """`scan` as an iterator: each item is released as soon as it is known (a consumer that
     turns them into blocks at once keeps fewer objects alive)."""
-    state.pending = False
+    state.pending = state.put_off = False
     finder: _Finder | None = None  # built for a long text only
     n = len(text)
     while True:
@@ -217,6 +219,7 @@ def scan_items(text: str, state: ScanState, eof: bool) -> Iterator[Item]:
         token = m.group()
         if not eof and n - i <= _DEFER and token in "{[" and _put_off(text, i, state):
             res: Match = PENDING  # its first try is put off to the next look
+            state.put_off = True
         else:
             res = match_at(text, i, token, eof)
         pos = state.pos
