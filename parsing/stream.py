@@ -263,8 +263,8 @@ class StreamParser:
                 return [self._release_plain(chunk)]  # the chunk can start one: text
             text = self._text = self._text + chunk
             if state.close is None:
-                end = free_until(text, state.search)
-                if end >= 0:  # no candidate starts in it: a look would release up to ``end``
+                end = free_until(text, state)
+                if end >= 0:  # no candidate is tried: a look would release up to ``end``
                     return self._release_to(text, end)
             return self._run(eof=False)
         self._new.append(chunk)
@@ -274,8 +274,7 @@ class StreamParser:
             # only if the same candidate is still pending then
             self._behind = len(chunk)
             return self._run(eof=False)
-        if tracker.feed(chunk):
-            self._hit = True
+        self._hit = tracker.feed(chunk) or self._hit
         if not self._hit or not self._look_wanted():
             return []  # nothing may have closed it (a look comes once it has doubled)
         return self._run(eof=False)
@@ -311,8 +310,8 @@ class StreamParser:
         return TextBlock(start, start + len(chunk), chunk)
 
     def _release_to(self, text: str, end: int) -> list[Block]:
-        """`_run` where nothing is pending and no candidate starts after ``state.search``:
-        the text is released up to ``end`` (`snippets.free_until`)."""
+        """`_run` where nothing was pending and no candidate is tried (`snippets.free_until`):
+        the text is released up to ``end``, where a candidate put off may now be pending."""
         state, base = self._state, self._base
         pos = state.pos
         state.pos = state.search = end
@@ -321,6 +320,9 @@ class StreamParser:
             self._text = text[keep_from:]
             self._base = base + keep_from
             state.shift(keep_from)
+        if state.pending:  # (a new candidate: see `_run`)
+            self._tracker, self._tracked_from = _fresh(text[end:]), self._base + state.search
+            self._free_from, self._pending_len = 0, len(text) - end
         if end > pos:
             return [TextBlock(base + pos, base + end, text[pos:end])]
         return []
@@ -358,8 +360,7 @@ class StreamParser:
         self._hit, self._since = False, 0
         behind, self._behind = self._behind, 0
         if not state.pending or eof:
-            self._tracker = None
-            self._tracked_from = -1
+            self._tracker, self._tracked_from = None, -1
             self._resumes.clear()
             return blocks
         pending_from = self._base + state.search

@@ -13,6 +13,7 @@ from parsing.blocks import Block, TextBlock
 from parsing.json.scan import NeedMore
 from parsing.json.tolerant import parse_tolerant
 from parsing.resume import Resumes, enter, keep_stopped, leave, take_stopped
+from parsing.snippets import ScanState, free_until
 
 
 def test_a_look_with_a_store_resumes_the_reading_left_in_the_slot() -> None:
@@ -52,3 +53,20 @@ def test_the_text_a_pending_candidate_was_found_in_is_kept_while_it_waits() -> N
 
 def _text(blocks: list[Block]) -> str:
     return "".join(b.text for b in blocks if isinstance(b, TextBlock))
+
+
+def test_a_candidate_put_off_is_pending_without_a_look() -> None:
+    """With nothing pending, a delta whose first candidate is put off (`snippets._put_off`)
+    is settled by `free_until` as the scan would leave it (no look: the stream feeds on),
+    and the candidate is tried by the stream's next look, as before."""
+    state = ScanState()
+    text = 'Here is a list: ["a", "b'
+    assert free_until(text, state) == 16
+    assert (state.search, state.pending, state.put_off) == (16, True, True)
+    assert free_until("Some prose, no candidate ", ScanState()) == 25
+    assert free_until('Closed: ["a"] and', ScanState()) == -1  # tried at once: a look
+    p = StreamParser()
+    blocks = p.feed(text)
+    assert _text(blocks) == "Here is a list: "
+    blocks += p.feed('", "c"] then prose, and more of it. ') + p.close()
+    assert _text(blocks) == _text(parse_reply(text + '", "c"] then prose, and more of it. '))
