@@ -22,8 +22,10 @@ and a look at a text that does not extend the last one starts afresh.
 Outside a stream (``parse_reply``) no `Resumes` is active and nothing is kept. A stream keeps
 a store for long candidates only (bookkeeping per look); the tries of a short one resume
 too, from one slot: the last streamed reading that needed more text (`keep_stopped`), taken
-by the next try of the same start on a text that extends it (`take_stopped`). Its indices
-are those of that text: a text that does not extend it, or another start, reads afresh.
+by the next try of the same start on a text that extends it (`take_stopped`), also by a
+look's store that holds none there (the stream keeps the text a candidate was found in).
+Its indices are those of that text: a text that does not extend it, or another start, reads
+afresh.
 """
 
 from __future__ import annotations

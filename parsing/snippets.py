@@ -107,6 +107,8 @@ class ScanState:
     entry points (`scan`, `classify.parse_reply`, the stream's looks)."""
     deferred: int = -1
     """The bare candidate whose first try was put off (`_DEFER`): the next scan tries it."""
+    put_off: bool = False
+    """The last scan stopped at a candidate it put off (pending, untried)."""
 
     def shift(self, delta: int) -> None:
         """Re-base every index by ``-delta`` (the stream dropped released text)."""
@@ -182,7 +184,7 @@ def scan(text: str, state: ScanState, eof: bool) -> list[Item]:
 def scan_items(text: str, state: ScanState, eof: bool) -> Iterator[Item]:
     """`scan` as an iterator: each item is released as soon as it is known (a consumer that
     turns them into blocks at once keeps fewer objects alive)."""
-    state.pending = False
+    state.pending = state.put_off = False
     finder: _Finder | None = None  # built for a long text only
     n = len(text)
     while True:
@@ -217,6 +219,7 @@ def scan_items(text: str, state: ScanState, eof: bool) -> Iterator[Item]:
         token = m.group()
         if not eof and n - i <= _DEFER and token in "{[" and _put_off(text, i, state):
             res: Match = PENDING  # its first try is put off to the next look
+            state.put_off = True
         else:
             res = match_at(text, i, token, eof)
         pos = state.pos
@@ -240,15 +243,26 @@ def scan_items(text: str, state: ScanState, eof: bool) -> Iterator[Item]:
             state.line = res.line
 
 
-def free_until(text: str, search: int) -> int:
-    """Streaming, outside regions, nothing pending: -1 if a candidate starts in ``text`` at
-    or after ``search`` (a short tail: see `scan_items`); else where a scan would release the
-    text up to (its end, or a tail that may still start one: `_HOLD`), as `scan_items` does
-    without a candidate."""
-    if len(text) - search > _SHORT or _CANDIDATE_SEARCH(text, search) is not None:
+def free_until(text: str, state: ScanState) -> int:
+    """Streaming, outside regions, nothing pending: where a scan of ``text`` would release
+    it up to without trying a candidate, or -1 (a look is needed). With no candidate at or
+    after ``state.search`` (a short tail: see `scan_items`): its end, or a tail that may
+    still start one (`_HOLD`). With a first candidate whose try `scan_items` puts off
+    (`_put_off`): that candidate's start, ``state`` then pending there as the scan leaves it."""
+    search = state.search
+    if len(text) - search > _SHORT:
         return -1
-    hold = _HOLD_SEARCH(text, search)
-    return len(text) if hold is None else hold.start()
+    m = _CANDIDATE_SEARCH(text, search)
+    if m is None:
+        hold = _HOLD_SEARCH(text, search)
+        return len(text) if hold is None else hold.start()
+    i = m.start()
+    if len(text) - i > _DEFER or m.group() not in "{[" or i in state.skip:
+        return -1
+    if not _put_off(text, i, state):
+        return -1
+    state.search, state.pending, state.put_off = i, True, True
+    return i
 
 
 def _put_off(text: str, i: int, state: ScanState) -> bool:

@@ -10,10 +10,10 @@ same non-text blocks (same spans, values and flags) and the same concatenated te
 them as ``parse_reply(whole)``; text may arrive as several consecutive `TextBlock` pieces.
 Spans are absolute offsets in the whole reply.
 
-Cost: the stream keeps only the text not yet released (and at most `_CONTEXT` characters
-before it). While a candidate is undecided, new chunks are only appended and watched by a
-small string-aware bracket tracker (each character is seen by it once while the same
-candidate stays pending). The candidate is looked at again:
+Cost: the stream keeps only the text not yet released and at most `_CONTEXT` characters before
+it (256 while a candidate waits: its tries resume). While one is undecided, new chunks are
+only appended and watched by a small string-aware bracket tracker (each character is seen by
+it once while the same candidate stays pending). The candidate is looked at again:
 at once when the tracker sees its first possible close (again after each doubling of the
 candidate); else, when the tracker has seen something that may close it and the candidate has
 grown by 1/8, or when it has doubled, either way by at least 32 characters. A look at a
@@ -36,7 +36,7 @@ from parsing.blocks import Block, TextBlock
 from parsing.classify import blocks_of
 from parsing.json.repair_fallback import spend_from, stop_spending
 from parsing.resume import Resumes, enter, leave
-from parsing.snippets import ScanState, free_until, scan_items
+from parsing.snippets import _SHORT, ScanState, free_until, scan_items
 
 _BLANK_OR_FENCE = " \t`~"
 _FENCE_LINE = re.compile(r"\n[ \t]{0,3}[`~]")
@@ -263,8 +263,8 @@ class StreamParser:
                 return [self._release_plain(chunk)]  # the chunk can start one: text
             text = self._text = self._text + chunk
             if state.close is None:
-                end = free_until(text, state.search)
-                if end >= 0:  # no candidate starts in it: a look would release up to ``end``
+                end = free_until(text, state)
+                if end >= 0:  # no candidate is tried: a look would release up to ``end``
                     return self._release_to(text, end)
             return self._run(eof=False)
         self._new.append(chunk)
@@ -274,8 +274,7 @@ class StreamParser:
             # only if the same candidate is still pending then
             self._behind = len(chunk)
             return self._run(eof=False)
-        if tracker.feed(chunk):
-            self._hit = True
+        self._hit = tracker.feed(chunk) or self._hit
         if not self._hit or not self._look_wanted():
             return []  # nothing may have closed it (a look comes once it has doubled)
         return self._run(eof=False)
@@ -311,8 +310,8 @@ class StreamParser:
         return TextBlock(start, start + len(chunk), chunk)
 
     def _release_to(self, text: str, end: int) -> list[Block]:
-        """`_run` where nothing is pending and no candidate starts after ``state.search``:
-        the text is released up to ``end`` (`snippets.free_until`)."""
+        """`_run` where nothing was pending and no candidate is tried (`snippets.free_until`):
+        the text is released up to ``end``, where a candidate put off may now be pending."""
         state, base = self._state, self._base
         pos = state.pos
         state.pos = state.search = end
@@ -321,6 +320,9 @@ class StreamParser:
             self._text = text[keep_from:]
             self._base = base + keep_from
             state.shift(keep_from)
+        if state.pending:  # (a new candidate: see `_run`)
+            self._tracker, self._tracked_from = _fresh(text[end:]), self._base + state.search
+            self._free_from, self._pending_len = 0, len(text) - end
         if end > pos:
             return [TextBlock(base + pos, base + end, text[pos:end])]
         return []
@@ -348,19 +350,17 @@ class StreamParser:
                 leave(token)
         pos = state.pos  # the text kept before it: context for the next candidate
         keep_from = _keep_from(text, pos) if pos > 1 and text[pos - 1] == " " else pos - 1
-        if keep_from > 0:
+        tried = state.pending and not state.put_off  # (its tries resume over this text)
+        if keep_from > 0 and (pos > _SHORT or not tried):
             text = text[keep_from:]
             self._base = base + keep_from
             state.shift(keep_from)
             self._resumes.clear()  # its indices are those of the text before the shift
         self._text = text
-        self._hit = False
-        self._since = 0
-        behind = self._behind
-        self._behind = 0
+        self._hit, self._since = False, 0
+        behind, self._behind = self._behind, 0
         if not state.pending or eof:
-            self._tracker = None
-            self._tracked_from = -1
+            self._tracker, self._tracked_from = None, -1
             self._resumes.clear()
             return blocks
         pending_from = self._base + state.search

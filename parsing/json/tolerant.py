@@ -102,7 +102,8 @@ def parse_tolerant(
 
     While a stream looks at a pending candidate (`resume.active`), a reading that needed
     more text is resumed where it stopped, and a finished one is reused (see `resume`);
-    outside a look, a streamed reading resumes the last one stopped (`resume.take_stopped`).
+    else (outside a look, or a look's first at it), a streamed reading resumes the last one
+    stopped (`resume.take_stopped`).
     """
     resumes = None if code_in_values else active_resumes()
     src, key = Source(text, eof, marker), (start, marker)
@@ -114,7 +115,7 @@ def parse_tolerant(
         done: Decoded | Rejected | None = resumes.finished.get(key)
         if done is not None:
             return done
-        parser = resumes.suspended.pop(key, None)
+        parser = resumes.suspended.pop(key, None) or take_stopped(text, key)
     if parser is None or parser.strict_reads != strict_reads:
         parser = _Parser(src, start, {}, code_in_values, strict_reads)
     else:
