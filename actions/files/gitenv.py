@@ -15,9 +15,18 @@ if TYPE_CHECKING:  # only named in a signature: `agent-ls search` never loads Gi
     import git
 
 
+NO_COMMANDS = {"GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "core.fsmonitor"}
+"""Config given to every git agent-ls runs (git >= 2.31 reads it from the environment, as
+``-c``): a repository's own ``core.fsmonitor`` names a command git runs when it lists or
+scans the work tree (``ls-files -o``, ``status``); a crafted ``.git/config`` (an unpacked
+archive, a folder someone else owns) must not run anything because a workspace was opened."""
+
+
 def clean_git_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The process environment without the user's GIT_* variables, plus `extra`."""
+    """The process environment without the user's GIT_* variables (`NO_COMMANDS` in their
+    place), plus `extra`."""
     env = {key: value for key, value in os.environ.items() if not key.startswith("GIT_")}
+    env.update(NO_COMMANDS, GIT_CONFIG_VALUE_0="false")
     env["GIT_TERMINAL_PROMPT"] = "0"
     if extra:
         env.update(extra)
@@ -63,7 +72,8 @@ def paths_env(git_dir: str, work_tree: str, common_dir: str) -> dict[str, str]:
 
 
 def work_tree_env(folder: Path, timeout: float) -> dict[str, str] | None:
-    """The environment naming the repository whose work tree holds `folder` (`paths_env`),
+    """The environment (`clean_git_env`) naming the repository whose work tree holds `folder`
+    (`paths_env`),
     found by `git rev-parse` run without the inherited GIT_* variables; None when `folder`
     is in no work tree (a bare repository, a `.git` folder, none at all) or git is missing.
     One git process instead of GitPython (its import alone is ~0.07 CPU s of a command).
@@ -79,4 +89,5 @@ def work_tree_env(folder: Path, timeout: float) -> dict[str, str] | None:
     if done.returncode != 0 or len(lines) != 5 or lines[0] != "false":
         return None
     git_dir, common, work_tree = lines[1:4]
-    return paths_env(git_dir, work_tree, os.path.join(folder, common))
+    # the rest of the environment kept: HOME names the user's global excludes file
+    return clean_git_env(paths_env(git_dir, work_tree, os.path.join(folder, common)))
