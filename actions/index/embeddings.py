@@ -275,24 +275,13 @@ def hybrid(
     pushed two answers out of the first five."""
     same = passage or (lambda key: key)
     fused = fuse([lexical, dense], len(lexical) + len(dense))
-    seen: set[object] = set()
-    kept: list[Any] = []
-    for key, _ in lexical:
-        if len(kept) == min(k, LEXICAL_KEPT):
-            break
-        if same(key) not in seen:
-            seen.add(same(key))
-            kept.append(key)
+    kept = [key for key, _ in distinct(lexical, min(k, LEXICAL_KEPT), same)]
+    seen = {same(key) for key in kept}
     scores = dict(fused)
     best = max(scores.values(), default=0.0)
     hits = [(key, max(scores.get(key, 0.0), best)) for key in kept]
-    for key, score in fused:
-        if len(hits) >= k:
-            break
-        if same(key) not in seen:
-            seen.add(same(key))
-            hits.append((key, score))
-    return hits
+    rest = [(key, score) for key, score in fused if same(key) not in seen]
+    return hits + distinct(rest, k - len(hits), same)
 
 
 def distinct(

@@ -27,11 +27,10 @@ from collections.abc import Iterable
 from typing import Any
 
 from actions.index.pg_embeddings import SCHEMA
-from actions.index.terms import TERMS_VERSION, terms
+from actions.index.terms import COLUMN_WEIGHTS, TERMS_VERSION, terms
 
 POSTINGS_VERSION = "3"  # re-derived from the stored chunks when it changes: 3, word numbers +
 # a row of arrays per chunk; 2, a row per posting with identifiers' whole words; 1, split at `_`
-COLUMN_WEIGHTS = (1.0, 1.0, 0.5)  # head, small, body: FTS5's (sqlite_store.WEIGHTS)
 MAX_WORD_BYTES = 2047  # longer words are not indexed (as a tsvector did)
 
 POSTINGS_DDL = f"""

@@ -29,7 +29,6 @@ The password of the URL never appears in ``location`` nor in an error message.
 from __future__ import annotations
 
 import json
-import math
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -50,17 +49,19 @@ from actions.index.pg_postings import (
 )
 from actions.index.stop_words import STOP_DEPTH, Candidate, Corpus, rescored, stop_terms
 from actions.index.terms import (
+    BM25_B,
+    BM25_K1,
     CAPPED_ROWS,
     EXACT_STATS_BELOW,
     FUSION_DEPTH,
     QueryPlan,
+    bm25_idf,
     plan_query,
     query_terms,
 )
 
 SCHEMA = "agent_ls"
 SCHEMA_VERSION = "1"
-BM25_K1, BM25_B = 1.2, 0.75  # FTS5's
 CONNECT_TIMEOUT = 10
 STATS_TTL = 500  # document frequencies are re-read after this many document writes
 
@@ -367,7 +368,7 @@ class PgStore(PgEmbeddings):
         self._count(cur, words)
         plan = plan_query(words, self._frequencies)
         total, found = self._total or 0, self._frequencies
-        idf = [_idf(total, found[word]) for word in plan.scored]
+        idf = [bm25_idf(total, found[word]) for word in plan.scored]
         return plan, idf
 
     def _count(self, cur: Any, words: list[str]) -> None:
@@ -550,12 +551,6 @@ def _setup_hint(conn: Any, error: Any) -> str:
 
 def _version(text: str) -> tuple[int, ...]:
     return tuple(int(part) for part in text.split(".") if part.isdigit())
-
-
-def _idf(total: int, frequency: int) -> float:
-    """FTS5's inverse document frequency (fts5_aux.c), floored at 1e-6 as FTS5 floors it: a
-    word in half the chunks or more weighs (almost) nothing, on both stores alike."""
-    return max(math.log((total - frequency + 0.5) / (frequency + 0.5)), 1e-6)
 
 
 def _rechunk_markdown(conn: Any) -> None:

@@ -46,6 +46,7 @@ from actions.index.sqlite_vectors import SqliteEmbeddings, pack
 from actions.index.stop_words import STOP_DEPTH, Candidate, Corpus, rescored, stop_terms
 from actions.index.terms import (
     CAPPED_ROWS,
+    COLUMN_WEIGHTS,
     EXACT_STATS_BELOW,
     FUSION_DEPTH,
     QueryPlan,
@@ -59,7 +60,6 @@ SCHEMA_VERSION = 7  # 7: markdown front matter no heading (markdown documents re
 # 6: each word and its stem (terms.TERMS_VERSION 2; FTS refilled)
 # 5: source cut by syntax, identifiers indexed whole (rebuilt from files)
 # 4: the FTS words of ``terms`` as they are (ascii tokenizer)
-WEIGHTS = (1.0, 1.0, 0.5)
 REFILLED = (3, 5)  # versions whose FTS words differ (cut, then stemmed, otherwise): refilled
 RECHUNKED = (3, 5, 6)  # versions whose markdown chunks differ: their documents read again
 _SCHEMA = """
@@ -456,7 +456,7 @@ class SqliteStore(SqliteEmbeddings):
     ) -> list[tuple[int, float]]:
         """``(row id, FTS5 rank)`` of the ``k`` best matches of ``match``, in the FTS index
         alone (the chunk rows are read for the winners only: ``_rows``)."""
-        weights = ", ".join(str(weight) for weight in WEIGHTS)
+        weights = ", ".join(str(weight) for weight in COLUMN_WEIGHTS)
         sql = (
             f"SELECT rowid, bm25(chunks_fts, {weights}) AS rank FROM chunks_fts "
             f"WHERE chunks_fts MATCH ?{window} ORDER BY rank LIMIT ?"

@@ -17,16 +17,21 @@ arithmetic (fts5_aux.c), so SQLite and PostgreSQL rank alike.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from actions.index.terms import STOP_WORDS, query_terms, terms
+from actions.index.terms import (
+    BM25_B,
+    BM25_K1,
+    COLUMN_WEIGHTS,
+    STOP_WORDS,
+    bm25_idf,
+    query_terms,
+    terms,
+)
 
 STOP_WEIGHT = 0.2  # of a stop word's BM25 score; 0.1-0.3 measured, 0.2 the best (round 5)
-K1, B = 1.2, 0.75  # FTS5's bm25() constants
-COLUMN_WEIGHTS = (1.0, 1.0, 0.5)  # head, small, body: the stores' (sqlite_store.WEIGHTS)
 STOP_DEPTH = 20  # BM25's first candidates re-ranked: 20 and all 50 rank the same (round 5)
 
 
@@ -68,7 +73,7 @@ def rescored(
     weighs nothing)."""
     half = corpus.total / 2
     idf = {
-        term: _idf(corpus.total, corpus.frequencies.get(term, 0))
+        term: bm25_idf(corpus.total, corpus.frequencies.get(term, 0))
         for term in stops
         if 0 < corpus.frequencies.get(term, 0) < half
     }
@@ -82,10 +87,10 @@ def rescored(
             length += column.count(" ") + 1 if column else 0
             for term, count in _occurrences(column, idf).items():
                 counts[term] += weight * count
-        bonus = 0.0
+        bonus, norm = 0.0, BM25_K1 * (1 - BM25_B + BM25_B * length / average)
         for term, tf in counts.items():
             if tf:
-                bonus += idf[term] * tf * (K1 + 1) / (tf + K1 * (1 - B + B * length / average))
+                bonus += idf[term] * tf * (BM25_K1 + 1) / (tf + norm)
         found[number] = (candidate.key, candidate.score + STOP_WEIGHT * bonus)
     return sorted(found, key=lambda item: -item[1])
 
@@ -102,11 +107,3 @@ def _occurrences(column: str, terms: Mapping[str, float]) -> dict[str, int]:
             spaced = spaced or f" {column.replace(' ', '  ')} "
             found[term] = spaced.count(f" {term} ")
     return found
-
-
-def _idf(total: int, frequency: int) -> float:
-    """FTS5's inverse document frequency, floored at 1e-6 (a word in half the chunks or more
-    weighs nothing)."""
-    if total <= 0:
-        return 1e-6
-    return max(math.log((total - frequency + 0.5) / (frequency + 0.5)), 1e-6)

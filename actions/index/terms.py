@@ -25,6 +25,7 @@ these words; PostgreSQL: ``TERMS_VERSION`` in its ``meta`` table).
 from __future__ import annotations
 
 import functools
+import math
 import operator
 import re
 import threading
@@ -52,6 +53,18 @@ STEM_MARK = "0"  # a stem's suffix: ``depend0`` is never the word ``depend`` (ke
 # tokenizers: FTS5's ``ascii`` and PostgreSQL's parser keep letters and digits in one word)
 _STEMMER = Stemmer.Stemmer("english")  # the Snowball English stemmer, in C (PyStemmer)
 _STEMMER_LOCK = threading.Lock()  # a PyStemmer stemmer is not thread-safe
+
+COLUMN_WEIGHTS = (1.0, 1.0, 0.5)  # head, small, body: FTS5's bm25() weights, both stores
+BM25_K1, BM25_B = 1.2, 0.75  # FTS5's bm25() constants
+
+
+def bm25_idf(total: int, frequency: int) -> float:
+    """FTS5's inverse document frequency (fts5_aux.c), floored at 1e-6 as FTS5 floors it: a
+    word in half the chunks or more weighs (almost) nothing, on both stores alike."""
+    if total <= 0:
+        return 1e-6
+    return max(math.log((total - frequency + 0.5) / (frequency + 0.5)), 1e-6)
+
 
 MATCH_BUDGET = 3_000  # chunks a query ranks in full: beyond, its rarest words pick them
 CAPPED_ROWS = 1000
