@@ -36,7 +36,6 @@ from typing import Any
 from urllib.parse import parse_qsl, unquote, urlencode, urlsplit
 
 from actions.index.embeddings import MIN_SIMILARITY, distinct, hybrid, text_hash
-from actions.index.file_prior import FileCounts, FileWords, file_scores, with_files
 from actions.index.model import STATUSES, Chunk, DocumentRecord, Hit, StoreError
 from actions.index.pg_embeddings import PgEmbeddings, carried, vector_literal
 from actions.index.pg_postings import (
@@ -134,8 +133,6 @@ class PgStore(PgEmbeddings):
         self._numbers: dict[str, int] = {}  # each word's number in ``words``
         self._total: int | None = None
         self._average = 1.0  # mean chunk length in words (BM25's avgdl)
-        self._files = 1  # documents with chunks, read with _total
-        self._files_words: FileCounts[int] = FileCounts()  # its chunks' word numbers, by document
         self._writes = 0
         self._dimensions: set[int] = set()  # vector sizes with an HNSW index
         self._iterative = False  # pgvector >= 0.8: filtered HNSW scans go on until k rows
@@ -248,7 +245,6 @@ class PgStore(PgEmbeddings):
             self._writes += len(documents) - 1
             for size in sizes - self._dimensions:
                 self._vector_index(cur, size)
-            self._files_words.drop(paths)
             written: list[tuple[int, tuple[list[str], ...]]] = []
             removed: list[list[int]] = []
             for (record, chunks), words in zip(documents, columns, strict=True):
@@ -350,7 +346,6 @@ class PgStore(PgEmbeddings):
 
     def remove_document(self, path: str) -> None:
         with self._cursor(f"removing {path} failed", write=True) as cur:
-            self._files_words.drop([path])
             removed = [row[0] for row in cur.execute(DELETE_ROWS, (self.workspace, path))]
             write_words(cur, self._workspace_id, [], removed)
             for table, column in (("chunks", "document"), ("documents", "path")):
@@ -382,11 +377,9 @@ class PgStore(PgEmbeddings):
         if self._writes >= STATS_TTL or self._total is None:
             self._frequencies.clear()
             self._numbers.clear()
-            self._files_words.clear()
             self._writes = 0
-            self._total, self._average, self._files = cur.execute(
-                "SELECT count(*), coalesce(avg(length), 1), count(DISTINCT document)"
-                f" FROM {SCHEMA}.chunks"
+            self._total, self._average = cur.execute(
+                f"SELECT count(*), coalesce(avg(length), 1) FROM {SCHEMA}.chunks"
                 " WHERE workspace = %s",
                 (self.workspace,),
             ).fetchone()
@@ -420,46 +413,6 @@ class PgStore(PgEmbeddings):
         ]
         return [(*lexical[key][:-1], score) for key, score in rescored(candidates, stops, corpus)]
 
-    def _file_idf(self, plan: QueryPlan) -> dict[int, float]:
-        """The inverse document frequency of each word of ``plan`` the file evidence scores
-        (by word number): those in fewer than half the chunks, as SQLite's."""
-        total = self._total or 0
-        return {
-            self._numbers[word]: bm25_idf(total, self._frequencies[word])
-            for word in plan.scored
-            if 0 < self._frequencies.get(word, 0) < total / 2
-        }
-
-    def _with_files(self, cur: Any, lexical: list[Any], idf: dict[int, float]) -> list[Any]:
-        """``lexical``'s rows re-ranked with each one's file as evidence
-        (``file_prior.with_files``, as the SQLite store does), each ending with its score."""
-        total = self._total or 0
-        paths = sorted({str(row[0]) for row in lexical})
-        files = self._files_words.get(paths, lambda missing: self._load_files(cur, missing))
-        average = float(self._average) * total / max(int(self._files), 1)
-        scores = file_scores(files, idf, average)
-        ranked = [(row, float(row[-1])) for row in lexical]
-        lifted = with_files(ranked, lambda row: str(row[0]), scores)
-        return [(*row[:-1], score) for row, score in lifted]
-
-    def _load_files(self, cur: Any, paths: list[str]) -> dict[str, FileWords[int]]:
-        """Each of ``paths``' length and column-weighted word counts (by word number),
-        from its chunks' ``chunk_words`` rows."""
-        rows = cur.execute(
-            f"SELECT c.document, w.length, w.words, w.tfs FROM {SCHEMA}.chunks c"
-            f" JOIN {SCHEMA}.chunk_words w ON w.chunk = c.id"
-            " WHERE c.workspace = %s AND c.document = ANY(%s)",
-            (self.workspace, paths),
-        )
-        lengths: dict[str, int] = {}
-        counts: dict[str, dict[int, float]] = {}
-        for path, length, numbers, tfs in rows:
-            lengths[path] = lengths.get(path, 0) + int(length)
-            found = counts.setdefault(path, {})
-            for number, tf in zip(numbers, tfs, strict=True):
-                found[number] = found.get(number, 0.0) + tf
-        return {path: FileWords(lengths[path], counts[path]) for path in counts}
-
     def search(self, query: str, k: int, *, vector: Sequence[float] | None = None) -> list[Hit]:
         words = query_terms(query)  # as SQLite: an identifier by its parts and whole
         if k <= 0 or (not words and vector is None):
@@ -469,11 +422,8 @@ class PgStore(PgEmbeddings):
             plan, idf = self._weighted(cur, words) if words else (plan_query([], {}), [])
             lexical = self._lexical(cur, plan, idf, depth) if plan.scored else []
             stops = stop_terms(query)
-            file_idf = self._file_idf(plan)  # before the stop words' count (may refresh it)
             if stops and lexical:
                 lexical = self._with_stop_words(cur, lexical, stops)
-            if lexical and file_idf:
-                lexical = self._with_files(cur, lexical, file_idf)
             if vector is None:
                 ranked = [(row, float(row[-1])) for row in lexical]
                 return [

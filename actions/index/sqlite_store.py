@@ -27,13 +27,11 @@ import json
 import sqlite3
 import threading
 import time
-from collections import Counter
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
 from actions.index.embeddings import MIN_SIMILARITY, distinct, hybrid, text_hash
-from actions.index.file_prior import FileCounts, FileWords, file_scores, with_files
 from actions.index.model import (
     STATUSES,
     Chunk,
@@ -52,7 +50,6 @@ from actions.index.terms import (
     EXACT_STATS_BELOW,
     FUSION_DEPTH,
     QueryPlan,
-    bm25_idf,
     plan_query,
     query_terms,
     terms,
@@ -167,8 +164,6 @@ class SqliteStore(SqliteEmbeddings):
         self._frequencies: dict[str, int] = {}  # document frequency of query words, cached
         self._total: int | None = None
         self._average = 1.0  # mean chunk length in words (BM25's avgdl), read with _total
-        self._files = 1  # documents with chunks, read with _total
-        self._files_words: FileCounts[str] = FileCounts()  # its chunks' words, by document
         self._writes = 0
         self._vectors = VectorIndex(path, self._lock, ann_min, delta_max, graph_retry)
         self._batching = False
@@ -296,7 +291,6 @@ class SqliteStore(SqliteEmbeddings):
         hashes = [text_hash(chunk.indexed_text) for _, chunks in documents for chunk in chunks]
         paths = [record.path for record, _ in documents]
         with self._transaction() as db:
-            self._files_words.drop(paths)
             present = _present(db, paths)
             # vectors of the old chunks: unchanged text keeps its vector (per document)
             old: dict[str, dict[str, bytes]] = {}
@@ -323,7 +317,6 @@ class SqliteStore(SqliteEmbeddings):
 
     def remove_document(self, path: str) -> None:
         with self._transaction() as db:
-            self._files_words.drop([path])
             _delete_chunks(db, path)
             db.execute("DELETE FROM documents WHERE path = ?", (path,))
 
@@ -346,10 +339,7 @@ class SqliteStore(SqliteEmbeddings):
         looked up again each time: it may have been written since). Under the lock."""
         if self._writes >= STATS_TTL or self._total is None:
             self._frequencies.clear()
-            self._files_words.clear()
-            self._total, self._files = self._db.execute(
-                "SELECT count(*), count(DISTINCT document) FROM chunks"
-            ).fetchone()
+            (self._total,) = self._db.execute("SELECT count(*) FROM chunks").fetchone()
             self._average = fts_average(self._db)
             self._writes = 0
         for word in words:
@@ -376,57 +366,6 @@ class SqliteStore(SqliteEmbeddings):
         ]
         return rescored(candidates, stops, corpus)
 
-    def _with_files(
-        self, lexical: list[tuple[int, float]], plan: QueryPlan
-    ) -> list[tuple[int, float]]:
-        """``lexical`` re-ranked with each candidate's file as evidence
-        (``file_prior.with_files``), the files' words counted from their FTS columns
-        (cached: ``file_prior.FileCounts``)."""
-        keys = [key for key, _ in lexical]
-        with self._lock:
-            total = self._total or 0
-            idf = {
-                word: bm25_idf(total, self._frequencies[word])
-                for word in plan.scored
-                if 0 < self._frequencies.get(word, 0) < total / 2
-            }
-            if not idf:
-                return lexical
-            marks = ",".join("?" * len(keys))
-            try:
-                documents = dict(
-                    self._db.execute(
-                        f"SELECT id, document FROM chunks WHERE id IN ({marks})", keys
-                    ).fetchall()
-                )
-                files = self._files_words.get(sorted(set(documents.values())), self._load_files)
-            except sqlite3.OperationalError as error:
-                raise StoreError(f"search failed: {error}") from None
-            average = self._average * total / max(self._files, 1)
-        scores = file_scores(files, idf, average)
-        found = [(key, score) for key, score in lexical if key in documents]
-        return with_files(found, documents.__getitem__, scores)
-
-    def _load_files(self, paths: list[str]) -> dict[str, FileWords[str]]:
-        """Each of ``paths``' length and column-weighted word counts, from its chunks' FTS
-        columns. Under the lock."""
-        marks = ",".join("?" * len(paths))
-        rows = self._db.execute(
-            "SELECT chunks.document, fts.c0, fts.c1, fts.c2 FROM chunks JOIN chunks_fts_content"
-            f" AS fts ON fts.id = chunks.id WHERE chunks.document IN ({marks})",
-            paths,
-        )
-        lengths: dict[str, int] = {}
-        counts: dict[str, dict[str, float]] = {}
-        for path, *columns in rows:
-            found = counts.setdefault(path, {})
-            for weight, column in zip(COLUMN_WEIGHTS, columns, strict=True):
-                words = str(column).split()
-                lengths[path] = lengths.get(path, 0) + len(words)
-                for word, count in Counter(words).items():
-                    found[word] = found.get(word, 0.0) + weight * count
-        return {path: FileWords(lengths[path], counts[path]) for path in counts}
-
     def search(self, query: str, k: int, *, vector: Sequence[float] | None = None) -> list[Hit]:
         """BM25 alone, or (``vector`` given) BM25 and cosine: ``embeddings.hybrid``."""
         plan = self._plan(query_terms(query))
@@ -438,8 +377,6 @@ class SqliteStore(SqliteEmbeddings):
         stops = stop_terms(query)
         if stops and lexical:
             lexical = self._with_stop_words(lexical, stops, rows)
-        if lexical:
-            lexical = self._with_files(lexical, plan)
         if vector is None:
             return self._distinct(lexical, k, rows)
         with self._lock:

@@ -42,7 +42,7 @@ def test_both_stores_give_the_same_scores(store: Store) -> None:
     for path, text in DOCS.items():
         store.replace_chunks(ready(path, 1), [chunk(path, 0, text)])
     scores = {hit.chunk.document: hit.score for hit in store.search(QUERY, 5)}
-    assert scores == pytest.approx({"answer.md": 5.300156407, "other.md": 4.264028083}, abs=1e-6)
+    assert scores == pytest.approx({"answer.md": 4.925085410, "other.md": 3.870021250}, abs=1e-6)
 
 
 def test_the_stop_words_of_a_query() -> None:
