@@ -26,7 +26,7 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
-from actions.index.pg_embeddings import SCHEMA
+from actions.index.pg_schema import SCHEMA
 from actions.index.terms import COLUMN_WEIGHTS, TERMS_VERSION, terms
 
 POSTINGS_VERSION = "3"  # re-derived from the stored chunks when it changes: 3, word numbers +
