@@ -13,14 +13,14 @@ b 0.75), every content word of the query scored (docs/retrieval.md).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from actions.index.embeddings import MIN_SIMILARITY, distinct, hybrid
 from actions.index.model import Chunk, Hit
 from actions.index.pg_embeddings import PgEmbeddings
-from actions.index.pg_postings import columns_of
 from actions.index.pg_schema import SCHEMA
-from actions.index.stop_words import STOP_DEPTH, Candidate, Corpus, rescored, stop_terms
+from actions.index.stop_words import STOP_DEPTH, Corpus, reranked, stop_terms, weighing
 from actions.index.terms import (
     BM25_B,
     BM25_K1,
@@ -61,9 +61,9 @@ class PgSearch(PgEmbeddings):
             ).fetchall()
         return [_chunk(row) for row in rows]
 
-    def _weighted(self, cur: Any, words: list[str]) -> tuple[QueryPlan, list[float]]:
-        """How ``words`` are ranked and the inverse document frequencies of its scored words."""
-        self._count(cur, words)
+    def _weighted(self, words: list[str]) -> tuple[QueryPlan, list[float]]:
+        """How ``words`` are ranked and the inverse document frequencies of its scored words
+        (their chunk counts read: ``_count``)."""
         plan = plan_query(words, self._frequencies)
         total, found = self._total or 0, self._frequencies
         idf = [bm25_idf(total, found[word]) for word in plan.scored]
@@ -94,51 +94,76 @@ class PgSearch(PgEmbeddings):
         if (self._total or 0) < EXACT_STATS_BELOW:
             self._writes = STATS_TTL  # a small index: exact statistics are cheap
 
-    def _with_stop_words(self, cur: Any, lexical: list[Any], stops: list[str]) -> list[Any]:
-        """``lexical``'s rows re-ranked with the query's stop words at a small weight
-        (``stop_words.rescored``, as the SQLite store does), each ending with its new score."""
-        self._count(cur, stops)
-        corpus = Corpus(self._total or 0, float(self._average), dict(self._frequencies))
-        candidates = [
-            Candidate(
-                number,
-                float(row[-1]),
-                tuple(map(" ".join, columns_of(str(row[4]), str(row[3]), str(row[5]))))
-                if number < STOP_DEPTH
-                else (),
-            )
-            for number, row in enumerate(lexical)
-        ]
-        return [(*lexical[key][:-1], score) for key, score in rescored(candidates, stops, corpus)]
+    def _stop_weights(self, stops: list[str]) -> dict[str, float]:
+        """The idf of each of the query's stop words that weighs (``stop_words.weighing``);
+        their chunk counts read with the query's other words (``_count``)."""
+        corpus = Corpus(self._total or 0, float(self._average), self._frequencies)
+        return {word: idf for word, idf in weighing(stops, corpus).items() if word in self._numbers}
 
     def search(self, query: str, k: int, *, vector: Sequence[float] | None = None) -> list[Hit]:
         words = query_terms(query)  # as SQLite: an identifier by its parts and whole
         if k <= 0 or (not words and vector is None):
             return []
-        depth = max(k, FUSION_DEPTH)  # copies of a passage count once: read beyond k
+        depth = max(k, FUSION_DEPTH)  # copies of a passage count once: ranked beyond k
+        stops = stop_terms(query)
         with self._cursor("search failed") as cur:
-            plan, idf = self._weighted(cur, words) if words else (plan_query([], {}), [])
-            lexical = self._lexical(cur, plan, idf, depth) if plan.scored else []
-            stops = stop_terms(query)
-            if stops and lexical:
-                lexical = self._with_stop_words(cur, lexical, stops)
-            if vector is None:
-                ranked = [(row, float(row[-1])) for row in lexical]
-                return [
-                    Hit(_chunk(row[:-1]), score)
-                    for row, score in distinct(ranked, k, passage=lambda row: row[3])
+            self._count(cur, [*words, *stops])
+            plan, idf = self._weighted(words) if words else (plan_query([], {}), [])
+            weights = self._stop_weights(stops) if plan.scored else {}
+            # rows read: the first k (the first STOP_DEPTH when stop words may reorder
+            # them), every candidate for a hybrid search (their text tells copies apart)
+            read = depth if vector is not None else max(k, STOP_DEPTH) if weights else k
+            found = self._lexical(cur, plan, idf, _Reading(depth, read, weights))
+            rows = {row[0]: row[2:16] for row in found if row[2] is not None}
+            lexical = [(int(row[0]), float(row[1])) for row in found]
+            if weights:
+                counted = [  # the first STOP_DEPTH: their lengths, stop words' frequencies
+                    (int(row[16]), dict(zip(weights, row[17], strict=True)))
+                    for row in found[:STOP_DEPTH]
                 ]
-            nearest = self._nearest(cur, vector, depth, _CHUNK_COLUMNS)
-            dense = [row for row in nearest if row[-1] >= MIN_SIMILARITY]
-        return _fuse([lexical, dense], k)
+                lexical = reranked(lexical, counted, weights, float(self._average))
+            if vector is None:
+                return self._distinct(cur, lexical, k, rows)
+            nearest = self._nearest(cur, vector, depth, f"c.id, {_CHUNK_COLUMNS}")
+            dense = [(int(row[0]), float(row[-1])) for row in nearest if row[-1] >= MIN_SIMILARITY]
+        rows.update((row[0], row[1:-1]) for row in nearest if row[0] not in rows)
+        fused = hybrid(lexical, dense, k, passage=lambda key: rows[key][_CONTENT])
+        return [Hit(_chunk(rows[key]), score) for key, score in fused]
 
-    def _lexical(self, cur: Any, plan: QueryPlan, idf: list[float], k: int) -> list[Any]:
+    def _distinct(
+        self, cur: Any, lexical: list[tuple[int, float]], k: int, rows: dict[int, Any]
+    ) -> list[Hit]:
+        """BM25's ``k`` best with copies of a passage once (``embeddings.distinct``), from the
+        rows of the first ``k`` candidates, and of the others only when copies among them
+        leave fewer than ``k`` passages (as the SQLite store does)."""
+        for read in (k, len(lexical)):
+            wanted = [key for key, _ in lexical[:read] if key not in rows]
+            if wanted:  # a chunk deleted since is missing
+                rows.update(
+                    (row[0], row[1:])
+                    for row in cur.execute(
+                        f"SELECT c.id, {_CHUNK_COLUMNS} FROM {SCHEMA}.chunks c"
+                        " WHERE c.id = ANY(%s)",
+                        (wanted,),
+                    )
+                )
+            found = [(rows[key], score) for key, score in lexical[:read] if key in rows]
+            best = distinct(found, k, passage=lambda row: row[_CONTENT])
+            if len(best) >= k or read >= len(lexical):
+                break
+        return [Hit(_chunk(row), score) for row, score in best]
+
+    def _lexical(self, cur: Any, plan: QueryPlan, idf: list[float], reading: _Reading) -> list[Any]:
         """Chunks by BM25 as SQLite FTS5 computes it: per word, IDF x the column-weighted
         term frequency (A 1, B 1, C 0.5) saturated by ``BM25_K1`` and length-normalised;
         every word of ``plan.scored`` scored, the chunks holding one of ``plan.matched``
         ranked. The candidates' rows from the GIN index on their word numbers, each scored
         word's frequency in a row by binary search of its sorted numbers (``width_bucket``),
-        summed in the order of ``plan.scored``."""
+        summed in the order of ``plan.scored``. Each of the ``reading.depth`` best: its id,
+        score, chunk columns (the first ``reading.rows``; else NULLs), and for the first
+        ``STOP_DEPTH`` when ``reading.stops``, its length and each stop word's frequency."""
+        if not plan.scored:
+            return []
         matched = [self._numbers[word] for word in plan.matched]
         picked = "words && %(matched)s::int[]"  # the GIN index: at most MATCH_BUDGET rows
         if plan.capped:  # common words: the lowest ids holding one, in id order (not GIN)
@@ -147,17 +172,25 @@ class PgSearch(PgEmbeddings):
             for plan_kind in ("seqscan", "bitmapscan"):  # it cannot tell how common: it would
                 cur.execute(f"SET LOCAL enable_{plan_kind} = off")  # read every row, then sort
         rows: list[Any] = cur.execute(
-            f"SELECT {_CHUNK_COLUMNS}, best.score FROM (SELECT p.chunk, sum(p.idf * p.tf"
-            " * (%(k1)s + 1) / (p.tf + %(k1)s * (1 - %(b)s + %(b)s * p.length / %(avg)s))"
-            " ORDER BY p.n) AS score FROM (SELECT t.chunk, t.length, q.idf, q.n, t.tfs[x.i]"
+            f"SELECT best.chunk, best.score, {_CHUNK_COLUMNS}, s.length, s.tfs FROM (SELECT"
+            " x.chunk, x.score, row_number() OVER (ORDER BY x.score DESC, x.chunk) AS r FROM"
+            " (SELECT p.chunk, sum(p.idf * p.tf * (%(k1)s + 1) / (p.tf + %(k1)s * (1 - %(b)s"
+            " + %(b)s * p.length / %(avg)s)) ORDER BY p.n) AS score"
+            " FROM (SELECT t.chunk, t.length, q.idf, q.n, t.tfs[x.i]"
             " AS tf FROM (SELECT chunk, length, words, tfs"
             f" FROM {SCHEMA}.chunk_words WHERE workspace = %(ws)s"
             f" AND {picked}) AS t"
             " CROSS JOIN unnest(%(words)s::int[], %(idf)s::float8[])"
             " WITH ORDINALITY AS q(word, idf, n) CROSS JOIN LATERAL (SELECT"
             " width_bucket(q.word, t.words) AS i) AS x WHERE t.words[x.i] = q.word OFFSET 0)"
-            " AS p GROUP BY p.chunk ORDER BY score DESC, p.chunk LIMIT %(k)s"
-            f") AS best JOIN {SCHEMA}.chunks c ON c.id = best.chunk ORDER BY best.score DESC, c.id",
+            " AS p GROUP BY p.chunk ORDER BY score DESC, p.chunk LIMIT %(k)s) AS x) AS best"
+            f" LEFT JOIN LATERAL (SELECT * FROM {SCHEMA}.chunks c WHERE c.id = best.chunk"
+            " AND best.r <= %(read)s) AS c ON true"
+            " LEFT JOIN LATERAL (SELECT w.length, ARRAY(SELECT CASE WHEN"
+            " w.words[width_bucket(u.n, w.words)] = u.n THEN w.tfs[width_bucket(u.n, w.words)]"
+            " ELSE 0 END FROM unnest(%(stops)s::int[]) WITH ORDINALITY AS u(n, o) ORDER BY"
+            f" u.o) AS tfs FROM {SCHEMA}.chunk_words w WHERE w.chunk = best.chunk"
+            f" AND best.r <= %(stopped)s) AS s ON true ORDER BY best.score DESC, best.chunk",
             {
                 "k1": BM25_K1,
                 "b": BM25_B,
@@ -166,7 +199,10 @@ class PgSearch(PgEmbeddings):
                 "idf": idf,
                 "ws": self._workspace_id,
                 "matched": matched,
-                "k": k,
+                "k": reading.depth,
+                "read": reading.rows,
+                "stops": [self._numbers[word] for word in reading.stops],
+                "stopped": STOP_DEPTH if reading.stops else 0,
             },
         ).fetchall()
         if plan.capped:  # the nearest neighbours' query after it plans as usual
@@ -174,13 +210,18 @@ class PgSearch(PgEmbeddings):
         return rows
 
 
-def _fuse(rankings: list[list[Any]], k: int) -> list[Hit]:
-    """``embeddings.hybrid`` of the lexical and the dense ranking of chunk rows ending with
-    their score (identified by document, position; a passage by its content)."""
-    rows = {(row[0], row[1]): row for ranking in rankings for row in reversed(ranking)}
-    scored = [[((row[0], row[1]), float(row[-1])) for row in ranking] for ranking in rankings]
-    fused = hybrid(scored[0], scored[1], k, passage=lambda key: rows[key][3])
-    return [Hit(_chunk(rows[key][:-1]), score) for key, score in fused]
+@dataclass(frozen=True)
+class _Reading:
+    """What a lexical query returns: its ``depth`` best, the chunk rows of the first
+    ``rows``, and the frequencies of ``stops`` (their idf, by word) in the first
+    ``STOP_DEPTH``."""
+
+    depth: int
+    rows: int
+    stops: dict[str, float]
+
+
+_CONTENT = 3  # the position of c.content in _CHUNK_COLUMNS
 
 
 def _chunk(row: Sequence[Any]) -> Chunk:
