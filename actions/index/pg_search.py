@@ -105,23 +105,11 @@ class PgSearch(PgEmbeddings):
         if k <= 0 or (not words and vector is None):
             return []
         depth = max(k, FUSION_DEPTH)  # copies of a passage count once: ranked beyond k
-        stops = stop_terms(query)
+        # rows read: the first k (the first STOP_DEPTH when stop words may reorder them),
+        # every candidate for a hybrid search (their text tells copies apart)
+        reading = _Reading(depth, depth if vector is not None else k, {})
         with self._cursor("search failed") as cur:
-            self._count(cur, [*words, *stops])
-            plan, idf = self._weighted(words) if words else (plan_query([], {}), [])
-            weights = self._stop_weights(stops) if plan.scored else {}
-            # rows read: the first k (the first STOP_DEPTH when stop words may reorder
-            # them), every candidate for a hybrid search (their text tells copies apart)
-            read = depth if vector is not None else max(k, STOP_DEPTH) if weights else k
-            found = self._lexical(cur, plan, idf, _Reading(depth, read, weights))
-            rows = {row[0]: row[2:16] for row in found if row[2] is not None}
-            lexical = [(int(row[0]), float(row[1])) for row in found]
-            if weights:
-                counted = [  # the first STOP_DEPTH: their lengths, stop words' frequencies
-                    (int(row[16]), dict(zip(weights, row[17], strict=True)))
-                    for row in found[:STOP_DEPTH]
-                ]
-                lexical = reranked(lexical, counted, weights, float(self._average))
+            lexical, rows = self._ranked(cur, words, stop_terms(query), reading)
             if vector is None:
                 return self._distinct(cur, lexical, k, rows)
             nearest = self._nearest(cur, vector, depth, f"c.id, {_CHUNK_COLUMNS}")
@@ -129,6 +117,51 @@ class PgSearch(PgEmbeddings):
         rows.update((row[0], row[1:-1]) for row in nearest if row[0] not in rows)
         fused = hybrid(lexical, dense, k, passage=lambda key: rows[key][_CONTENT])
         return [Hit(_chunk(rows[key]), score) for key, score in fused]
+
+    def _ranked(
+        self, cur: Any, words: list[str], stops: list[str], reading: _Reading
+    ) -> tuple[list[tuple[int, float]], dict[int, Any]]:
+        """BM25's ``reading.depth`` best ``(id, score)``, re-ranked by the query's stop words
+        (``stop_words.reranked``), and the chunk rows read with them (by id). Asked again
+        once when a word number it used is gone (``_live``)."""
+        for _ in range(2):
+            self._count(cur, [*words, *stops])
+            plan, idf = self._weighted(words) if words else (plan_query([], {}), [])
+            weights = self._stop_weights(stops) if plan.scored else {}
+            read = max(reading.rows, STOP_DEPTH) if weights else reading.rows
+            found = self._lexical(cur, plan, idf, _Reading(reading.depth, read, weights))
+            if self._live(cur, found, [*plan.scored, *weights]):
+                break
+        rows = {row[0]: row[2:16] for row in found if row[2] is not None}
+        lexical = [(int(row[0]), float(row[1])) for row in found]
+        if weights:
+            counted = [  # the first STOP_DEPTH: their lengths, stop words' frequencies
+                (int(row[16]), dict(zip(weights, row[17], strict=True)))
+                for row in found[:STOP_DEPTH]
+            ]
+            lexical = reranked(lexical, counted, weights, float(self._average))
+        return lexical, rows
+
+    def _live(self, cur: Any, found: list[Any], words: list[str]) -> bool:
+        """Whether the numbers the query used for ``words`` still stand for them: a word in
+        no chunk is deleted by the writes (``pg_postings``), and gets a new number when
+        written again (by another process, or this one since the numbers were cached).
+        The words whose number is gone are forgotten (read again at the next ``_count``)."""
+        numbers = {self._numbers[word] for word in words}
+        if not numbers:
+            return True
+        if found:  # the query returned the live ones
+            live = set(found[0][18] or ())
+        else:
+            rows = cur.execute(
+                f"SELECT id FROM {SCHEMA}.words WHERE id = ANY(%s::int[])", (sorted(numbers),)
+            )
+            live = {int(number) for (number,) in rows}
+        gone = numbers - live
+        for word in [word for word, number in self._numbers.items() if number in gone]:
+            del self._numbers[word]
+            self._frequencies.pop(word, None)
+        return not gone
 
     def _distinct(
         self, cur: Any, lexical: list[tuple[int, float]], k: int, rows: dict[int, Any]
@@ -172,7 +205,8 @@ class PgSearch(PgEmbeddings):
             for plan_kind in ("seqscan", "bitmapscan"):  # it cannot tell how common: it would
                 cur.execute(f"SET LOCAL enable_{plan_kind} = off")  # read every row, then sort
         rows: list[Any] = cur.execute(
-            f"SELECT best.chunk, best.score, {_CHUNK_COLUMNS}, s.length, s.tfs FROM (SELECT"
+            f"SELECT best.chunk, best.score, {_CHUNK_COLUMNS}, s.length, s.tfs, live.ids FROM"
+            " (SELECT"
             " x.chunk, x.score, row_number() OVER (ORDER BY x.score DESC, x.chunk) AS r FROM"
             " (SELECT p.chunk, sum(p.idf * p.tf * (%(k1)s + 1) / (p.tf + %(k1)s * (1 - %(b)s"
             " + %(b)s * p.length / %(avg)s)) ORDER BY p.n) AS score"
@@ -190,7 +224,9 @@ class PgSearch(PgEmbeddings):
             " w.words[width_bucket(u.n, w.words)] = u.n THEN w.tfs[width_bucket(u.n, w.words)]"
             " ELSE 0 END FROM unnest(%(stops)s::int[]) WITH ORDINALITY AS u(n, o) ORDER BY"
             f" u.o) AS tfs FROM {SCHEMA}.chunk_words w WHERE w.chunk = best.chunk"
-            f" AND best.r <= %(stopped)s) AS s ON true ORDER BY best.score DESC, best.chunk",
+            f" AND best.r <= %(stopped)s) AS s ON true, (SELECT array_agg(id) AS ids FROM"
+            f" {SCHEMA}.words WHERE id = ANY(%(numbers)s::int[])) AS live"
+            " ORDER BY best.score DESC, best.chunk",
             {
                 "k1": BM25_K1,
                 "b": BM25_B,
@@ -203,6 +239,7 @@ class PgSearch(PgEmbeddings):
                 "read": reading.rows,
                 "stops": [self._numbers[word] for word in reading.stops],
                 "stopped": STOP_DEPTH if reading.stops else 0,
+                "numbers": sorted({self._numbers[word] for word in [*plan.scored, *reading.stops]}),
             },
         ).fetchall()
         if plan.capped:  # the nearest neighbours' query after it plans as usual

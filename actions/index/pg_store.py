@@ -35,6 +35,7 @@ from actions.index.model import STATUSES, DocumentRecord, StoreError
 from actions.index.pg_postings import (
     POSTINGS_DDL,
     POSTINGS_INDEXES,
+    prune,
     retokenize,
     workspace_number,
 )
@@ -117,6 +118,7 @@ class PgStore(PgWrites, PgSearch):
                 conn.execute("SELECT pg_advisory_xact_lock(hashtext('agent_ls schema'))")
                 conn.execute(_DDL)
                 retokenize(conn)
+                prune(conn)
                 rechunk_markdown(conn)
                 self._workspace_id = workspace_number(conn, self.workspace)
                 row = conn.execute(
