@@ -218,13 +218,9 @@ class PgSearch(PgEmbeddings):
             " WITH ORDINALITY AS q(word, idf, n) CROSS JOIN LATERAL (SELECT"
             " width_bucket(q.word, t.words) AS i) AS x WHERE t.words[x.i] = q.word OFFSET 0)"
             " AS p GROUP BY p.chunk ORDER BY score DESC, p.chunk LIMIT %(k)s) AS x) AS best"
-            f" LEFT JOIN LATERAL (SELECT * FROM {SCHEMA}.chunks c WHERE c.id = best.chunk"
-            " AND best.r <= %(read)s) AS c ON true"
-            " LEFT JOIN LATERAL (SELECT w.length, ARRAY(SELECT CASE WHEN"
-            " w.words[width_bucket(u.n, w.words)] = u.n THEN w.tfs[width_bucket(u.n, w.words)]"
-            " ELSE 0 END FROM unnest(%(stops)s::int[]) WITH ORDINALITY AS u(n, o) ORDER BY"
-            f" u.o) AS tfs FROM {SCHEMA}.chunk_words w WHERE w.chunk = best.chunk"
-            f" AND best.r <= %(stopped)s) AS s ON true, (SELECT array_agg(id) AS ids FROM"
+            f" LEFT JOIN LATERAL (SELECT {_CHUNK_COLUMNS} FROM {SCHEMA}.chunks c"
+            " WHERE c.id = best.chunk AND best.r <= %(read)s OFFSET 0) AS c ON true"
+            f"{_STOPS if reading.stops else _NO_STOPS}, (SELECT array_agg(id) AS ids FROM"
             f" {SCHEMA}.words WHERE id = ANY(%(numbers)s::int[])) AS live"
             " ORDER BY best.score DESC, best.chunk",
             {
@@ -238,7 +234,7 @@ class PgSearch(PgEmbeddings):
                 "k": reading.depth,
                 "read": reading.rows,
                 "stops": [self._numbers[word] for word in reading.stops],
-                "stopped": STOP_DEPTH if reading.stops else 0,
+                "stopped": STOP_DEPTH,
                 "numbers": sorted({self._numbers[word] for word in [*plan.scored, *reading.stops]}),
             },
         ).fetchall()
@@ -259,6 +255,17 @@ class _Reading:
 
 
 _CONTENT = 3  # the position of c.content in _CHUNK_COLUMNS
+# each lateral subquery is kept apart (OFFSET 0) so that its condition on the candidate's
+# rank is checked once per candidate, before any row is read (flattened, the rows of every
+# candidate were read, then filtered)
+_STOPS = (  # the first STOP_DEPTH candidates' lengths and frequencies of the stop words
+    " LEFT JOIN LATERAL (SELECT w.length, ARRAY(SELECT CASE WHEN"
+    " w.words[width_bucket(u.n, w.words)] = u.n THEN w.tfs[width_bucket(u.n, w.words)]"
+    " ELSE 0 END FROM unnest(%(stops)s::int[]) WITH ORDINALITY AS u(n, o) ORDER BY"
+    f" u.o) AS tfs FROM {SCHEMA}.chunk_words w WHERE w.chunk = best.chunk"
+    " AND best.r <= %(stopped)s OFFSET 0) AS s ON true"
+)
+_NO_STOPS = " CROSS JOIN (SELECT NULL::int AS length, NULL::real[] AS tfs) AS s"
 
 
 def _chunk(row: Sequence[Any]) -> Chunk:
