@@ -1,5 +1,6 @@
 """The words of the PostgreSQL index's chunks: a ``words`` table (per workspace, each word's
-number and the count of chunks holding it, kept by the writes) and one ``chunk_words`` row
+number and the count of chunks holding it, kept by the writes; a word in no chunk any more is
+deleted, its number never given again) and one ``chunk_words`` row
 per chunk — its word numbers, sorted, and their column-weighted frequencies in two parallel
 arrays, and its length — under a GIN index on the word numbers. A query takes its candidates
 from the GIN index and finds a word's frequency in a candidate's row by binary search
