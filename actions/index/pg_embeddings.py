@@ -1,4 +1,5 @@
-"""The embedding lifecycle of ``PgStore``: queue, hand out, store and count chunk vectors.
+"""The vectors of ``PgStore``: the embedding lifecycle (queue, hand out, store and count chunk
+vectors), their HNSW indexes and the nearest neighbours of a query's vector.
 
 Vectors live in the ``embedding vector`` column (an HNSW index per dimension in use); a
 chunk goes ``pending -> ready`` (or ``failed`` with ``embedding_error``) as the background
@@ -13,8 +14,7 @@ from contextlib import AbstractContextManager
 from typing import Any
 
 from actions.index.model import EMBEDDING_STATUSES, EmbeddingResult, PendingEmbedding
-
-SCHEMA = "agent_ls"
+from actions.index.pg_schema import SCHEMA
 
 
 def vector_literal(vector: Sequence[float] | None) -> str | None:
@@ -25,16 +25,37 @@ def vector_literal(vector: Sequence[float] | None) -> str | None:
 
 
 class PgEmbeddings:
-    """Mixed into ``PgStore`` (which gives ``_cursor``, ``workspace`` and ``_vector_index``)."""
+    """Mixed into ``PgStore`` (which gives ``_cursor`` and ``workspace``)."""
 
     workspace: str
-    _dimensions: set[int]
+    _dimensions: set[int]  # vector sizes with an HNSW index
+    _iterative: bool  # pgvector >= 0.8: filtered HNSW scans go on until k rows
 
     def _cursor(self, what: str, *, write: bool = False) -> AbstractContextManager[Any]:
         raise NotImplementedError
 
     def _vector_index(self, cur: Any, size: int) -> None:
-        raise NotImplementedError
+        cur.execute(
+            f"CREATE INDEX IF NOT EXISTS chunks_embedding_{size:d} ON {SCHEMA}.chunks"
+            f" USING hnsw ((embedding::vector({size:d})) vector_cosine_ops)"
+            f" WHERE vector_dims(embedding) = {size:d}"
+        )
+
+    def _nearest(self, cur: Any, vector: Sequence[float], k: int, columns: str) -> list[Any]:
+        """The ``k`` chunks nearest ``vector`` (cosine, HNSW): ``columns`` of ``chunks c``
+        and the similarity."""
+        size = len(vector)
+        literal = vector_literal(vector)
+        if self._iterative:
+            cur.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
+        rows: list[Any] = cur.execute(
+            f"SELECT {columns}, 1 - (c.embedding::vector({size:d})"
+            f" <=> %s::vector({size:d})) FROM {SCHEMA}.chunks c"
+            f" WHERE c.workspace = %s AND vector_dims(c.embedding) = {size:d}"
+            f" ORDER BY c.embedding::vector({size:d}) <=> %s::vector({size:d}) LIMIT %s",
+            (literal, self.workspace, literal, k),
+        ).fetchall()
+        return rows
 
     def queue_embeddings(self) -> int:
         """Mark the chunks written without an embedder ``pending``; how many there were."""

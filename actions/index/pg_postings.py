@@ -1,5 +1,6 @@
 """The words of the PostgreSQL index's chunks: a ``words`` table (per workspace, each word's
-number and the count of chunks holding it, kept by the writes) and one ``chunk_words`` row
+number and the count of chunks holding it, kept by the writes; a word in no chunk any more is
+deleted, its number never given again) and one ``chunk_words`` row
 per chunk — its word numbers, sorted, and their column-weighted frequencies in two parallel
 arrays, and its length — under a GIN index on the word numbers. A query takes its candidates
 from the GIN index and finds a word's frequency in a candidate's row by binary search
@@ -26,7 +27,7 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
-from actions.index.pg_embeddings import SCHEMA
+from actions.index.pg_schema import SCHEMA
 from actions.index.terms import COLUMN_WEIGHTS, TERMS_VERSION, terms
 
 POSTINGS_VERSION = "3"  # re-derived from the stored chunks when it changes: 3, word numbers +
@@ -169,7 +170,10 @@ def write_words(
 
 
 def _count(cur: Any, change: Counter[int]) -> None:
-    """``change`` added to the chunk counts of the words (by number)."""
+    """``change`` added to the chunk counts of the words (by number); a word in no chunk any
+    more is deleted (a vocabulary that churns would grow its ``words`` without bound). Its
+    number is never given again (``SERIAL``): a word written again gets a new one, and a
+    reader holding the old one finds it gone (``PgSearch._live``)."""
     ids = sorted(number for number, delta in change.items() if delta)
     if ids:  # the arrays cast once (not per row); each row's change by binary search
         cur.execute(
@@ -178,6 +182,19 @@ def _count(cur: Any, change: Counter[int]) -> None:
             " WHERE id = ANY(d.ids)",
             (ids, [change[number] for number in ids]),
         )
+    if fallen := [number for number in ids if change[number] < 0]:  # by id: this workspace's
+        cur.execute(
+            f"DELETE FROM {SCHEMA}.words WHERE id = ANY(%s::int[]) AND chunks <= 0", (fallen,)
+        )
+
+
+def prune(conn: Any) -> None:
+    """The words in no chunk deleted, once: the writes before ``words_pruned`` kept them at a
+    count of 0. In the caller's transaction, under the schema lock."""
+    if conn.execute(f"SELECT 1 FROM {SCHEMA}.meta WHERE key = 'words_pruned'").fetchone():
+        return
+    conn.execute(f"DELETE FROM {SCHEMA}.words WHERE chunks <= 0")
+    conn.execute(f"INSERT INTO {SCHEMA}.meta VALUES ('words_pruned', '1')")
 
 
 def words_of(text: str) -> list[str]:

@@ -8,11 +8,12 @@ on Windows", which plain BM25 finds by those very words. At full weight they low
 Node.js docs (docs/retrieval.md, round 3); at 0.2 no corpus of bench/retrieval_quality.py is
 lower and five are higher (round 5).
 
-Store-independent: both stores give their first candidates' words (SQLite: its FTS columns;
-PostgreSQL: derived from the stored text as its postings are, ``pg_postings.columns_of``: the
-same words) and their corpus statistics (chunk count, mean length, each stop word's chunk
-frequency); the frequencies and lengths are counted and scored here with FTS5's ``bm25()``
-arithmetic (fts5_aux.c), so SQLite and PostgreSQL rank alike.
+Store-independent: both stores give their first candidates' stop-word frequencies and
+lengths (SQLite: its FTS columns, counted here by ``rescored``; PostgreSQL: read from its rows
+of word numbers and column-weighted frequencies, ``pg_postings``: the same words, weighted
+alike) and their corpus statistics (chunk count, mean length, each stop word's chunk
+frequency); they are scored here with FTS5's ``bm25()`` arithmetic (fts5_aux.c,
+``reranked``), so SQLite and PostgreSQL rank alike.
 """
 
 from __future__ import annotations
@@ -71,28 +72,52 @@ def rescored(
     their BM25 score for ``stops`` added, best first (ties in the given order). A stop word
     in no chunk, or in half the chunks or more, is skipped: FTS5 floors its idf at 1e-6 (it
     weighs nothing)."""
-    half = corpus.total / 2
-    idf = {
-        term: bm25_idf(corpus.total, corpus.frequencies.get(term, 0))
-        for term in stops
-        if 0 < corpus.frequencies.get(term, 0) < half
-    }
+    idf = weighing(stops, corpus)
     found = [(candidate.key, candidate.score) for candidate in candidates]
     if not idf:
         return found
-    average = max(corpus.average, 1.0)
-    for number, candidate in enumerate(candidates[:STOP_DEPTH]):
+    counted = []
+    for candidate in candidates[:STOP_DEPTH]:
         length, counts = 0, dict.fromkeys(idf, 0.0)
         for weight, column in zip(COLUMN_WEIGHTS, candidate.columns, strict=False):
             length += column.count(" ") + 1 if column else 0
             for term, count in _occurrences(column, idf).items():
                 counts[term] += weight * count
+        counted.append((length, counts))
+    return reranked(found, counted, idf, corpus.average)
+
+
+def weighing(stops: Sequence[str], corpus: Corpus) -> dict[str, float]:
+    """The idf of each of ``stops`` that weighs something: in a chunk, in fewer than half."""
+    half = corpus.total / 2
+    return {
+        term: bm25_idf(corpus.total, corpus.frequencies.get(term, 0))
+        for term in stops
+        if 0 < corpus.frequencies.get(term, 0) < half
+    }
+
+
+def reranked(
+    found: Sequence[tuple[Any, float]],
+    counted: Sequence[tuple[int, Mapping[str, float]]],
+    idf: Mapping[str, float],
+    average: float,
+) -> list[tuple[Any, float]]:
+    """``found`` (``(key, BM25 score)``, best first) with ``STOP_WEIGHT`` x the BM25 score
+    of the stop words of ``idf`` added to the first ``len(counted)`` (each one's length in
+    words and column-weighted frequency of each stop word: ``COLUMN_WEIGHTS``), best first
+    (ties in the given order). The PostgreSQL store reads the frequencies from its chunks'
+    rows of words, the SQLite store counts them in its FTS columns (``rescored``)."""
+    ranked = list(found)
+    average = max(average, 1.0)
+    for number, (length, counts) in enumerate(counted):
         bonus, norm = 0.0, BM25_K1 * (1 - BM25_B + BM25_B * length / average)
-        for term, tf in counts.items():
+        for term in idf:
+            tf = counts.get(term, 0.0)
             if tf:
                 bonus += idf[term] * tf * (BM25_K1 + 1) / (tf + norm)
-        found[number] = (candidate.key, candidate.score + STOP_WEIGHT * bonus)
-    return sorted(found, key=lambda item: -item[1])
+        ranked[number] = (ranked[number][0], ranked[number][1] + STOP_WEIGHT * bonus)
+    return sorted(ranked, key=lambda item: -item[1])
 
 
 def _occurrences(column: str, terms: Mapping[str, float]) -> dict[str, int]:

@@ -12,7 +12,8 @@ import sqlite3
 from pathlib import Path
 
 from actions.index.markdown_elements import parse_elements
-from actions.index.pg_store import SCHEMA, PgStore
+from actions.index.pg_schema import SCHEMA
+from actions.index.pg_store import PgStore
 from actions.index.store import workspace_key
 from tests.unit.index.test_cli_identifiers import agent_ls
 
