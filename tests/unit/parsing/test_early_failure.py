@@ -53,8 +53,7 @@ def test_the_strict_pass_keeps_the_early_failure_for_the_passes_after_it() -> No
     streamed text (pending: the word may still become a literal's or go on)."""
     assert _strict('["a\\q", 1]', 0) is True  # (a backslash: the lossless pass looks)
     assert _failure('["a\\q", 1]', 0) == (3, "Invalid \\escape")
-    assert _strict('[{ ab: 1}]', 0) is False
-    assert _failure('[{ ab: 1}]', 0) == (3, "Expecting property name enclosed in double quotes")
+    assert _strict("[{ ab: 1}]", 0) is False
+    assert _failure("[{ ab: 1}]", 0) == (3, "Expecting property name enclosed in double quotes")
     assert _strict("[{ ab", 0, streaming=True) is None
     assert _strict("[{ ab", 0, streaming=False) is False
-
