@@ -135,6 +135,9 @@ def decode_segment(text: str, start: int, end: int) -> tuple[str, bool]:
                 value, stop = _scanstring(body, 0, strict)
                 if stop == len(body):
                     return value, not strict and _CONTROL.search(body) is not None
+            except json.JSONDecodeError as exc:
+                if not exc.msg.startswith("Invalid control"):
+                    break  # an escape: the lenient reading, the same before it, fails there
             except ValueError:
                 pass
     raw = _ESCAPE.sub(_unescape, body[:-1])
