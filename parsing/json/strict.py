@@ -138,6 +138,13 @@ def strict_string(text: str, j: int) -> tuple[str, int] | None:
         except json.JSONDecodeError:
             return None
     n, width = len(text), WINDOW
+    bound = min(n, j + SHORT_BODY)  # (an escaped quote first: where the body stops, if near)
+    stop = STRICT_BODY.match(text, j, bound).end()  # type: ignore[union-attr]
+    if stop < bound - _CUT_SLACK:  # (not an escape cut by the bound)
+        if text[stop] != '"':
+            return None
+        value, end = _scanstring(text[j : stop + 1], 0, True)
+        return value, j + end
     while True:
         stop = min(n, j + width)
         try:

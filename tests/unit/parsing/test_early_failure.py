@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from parsing.json.snippets import _failure, _strict
-from parsing.json.strict import LENIENT, STRICT, early_failure, lenient_failure
+from parsing.json.strict import LENIENT, STRICT, early_failure, lenient_failure, strict_string
 
 SETTINGS = settings(max_examples=2000, deadline=None, suppress_health_check=list(HealthCheck))
 _PIECES = st.lists(
@@ -57,3 +57,27 @@ def test_the_strict_pass_keeps_the_early_failure_for_the_passes_after_it() -> No
     assert _failure("[{ ab: 1}]", 0) == (3, "Expecting property name enclosed in double quotes")
     assert _strict("[{ ab", 0, streaming=True) is None
     assert _strict("[{ ab", 0, streaming=False) is False
+
+
+_BODY = st.lists(
+    st.sampled_from(
+        [*'"\\ \nabu/\x01', '\\"', "\\\\", "\\u00", "\\u0041", "\\ud800", "\\q", "a" * 30]
+    ),
+    max_size=16,
+).map("".join)
+
+
+@SETTINGS
+@given(_BODY)
+@example('a\\"b\\q"')  # an escaped quote, then an unknown escape
+@example('\\"' + "a" * 58 + '\\u0041"')  # a valid escape cut by the end of the short stretch
+def test_a_string_body_is_read_as_json_reads_it(body: str) -> None:
+    """`strict_string` answers json's own string scanner: the body's value and end, or None
+    where the scanner fails (also when the body's first quote is an escaped one)."""
+    text = '["' + body
+    try:
+        value, end = json.decoder.scanstring(text, 2, True)  # type: ignore[attr-defined]
+        expected: tuple[str, int] | None = (value, end)
+    except json.JSONDecodeError:
+        expected = None
+    assert strict_string(text, 2) == expected
