@@ -41,15 +41,19 @@ LENIENT_BODY: Final = re.compile(r'(?:[^"\\]++|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4})
 
 
 def _early_failure(body: re.Pattern[str], refused: str) -> re.Pattern[str]:
-    """Where json's scanner fails on a value that opens with brackets then fails in its first
-    key or string (random JSON-like text's commonest failures), read at C speed without the
-    scanner's error (it costs about twice a read): group ``key``, a character that starts no
-    key after ``{``; group ``bad``, the first character of the string's body that ``body``
-    stops at and ``refused`` matches (an unknown escape fails at its backslash)."""
+    """Where json's scanner fails on a value that opens with brackets then fails at or just
+    after its first key or string (random JSON-like text's commonest failures), read at C
+    speed without the scanner's error (it costs about twice a read). Groups: ``key``, a
+    character that starts no key after ``{``; ``bad``, the first character of the string's
+    body that ``body`` stops at and ``refused`` matches (an unknown escape fails at its
+    backslash); ``after``, the character after the string (and whitespace) where a key's
+    ``:`` (group ``k``: the string is a key) or an element's ``,`` or ``]`` is wanted."""
     ws = r"[ \t\n\r]*+"
     return re.compile(
-        rf'(?:\[{ws}){{0,64}}+(?:\{{{ws}(?P<key>[^"}} \t\n\r])|(?:\{{{ws})?+"{body.pattern}'
-        rf"(?P<bad>{refused}))"
+        rf"(?=[\[{{])(?:\[{ws}){{0,64}}+"  # (a bracket first: not a string's own reading)
+        rf'(?:\{{{ws}(?:(?P<key>[^"}} \t\n\r])|(?P<k>"))|")'
+        rf"(?(key)|{body.pattern}(?:(?P<bad>{refused})|"
+        rf'"{ws}(?P<after>(?(k)[^: \t\n\r]|[^,\] \t\n\r]))))'
     )
 
 
@@ -59,17 +63,21 @@ _LENIENT_EARLY: Final = _early_failure(LENIENT_BODY, _UNKNOWN_ESCAPE)
 
 
 def early_failure(text: str, i: int) -> tuple[int, str] | None:
-    """Where and why `STRICT` fails on the value at ``text[i]`` when it fails in its first
-    key or string (see `_early_failure`); else None (unknown)."""
+    """Where and why `STRICT` fails on the value at ``text[i]`` when it fails at or just
+    after its first key or string (see `_early_failure`); else None (unknown)."""
     early = _STRICT_EARLY.match(text, i)
     if early is None:
         return None
+    pos = early.end() - 1
+    if early.start("key") >= 0:
+        return pos, "Expecting property name enclosed in double quotes"
+    if early.start("after") >= 0:
+        return pos, "Expecting ':' delimiter" if early.start("k") >= 0 else _NO_COMMA
     pos = early.start("bad")
-    if pos < 0:
-        return early.start("key"), "Expecting property name enclosed in double quotes"
     return pos, "Invalid control character at" if text[pos] < " " else "Invalid \\escape"
 
 
+_NO_COMMA: Final = "Expecting ',' delimiter"
 LENIENT: Final = json.JSONDecoder(strict=False, parse_constant=_no_constants)
 """The strict decoder but for raw control characters inside strings (read as they are)."""
 _lenient_scan_once: Callable[[str, int], tuple[Any, int]] = LENIENT.scan_once  # type: ignore[attr-defined]
@@ -106,7 +114,7 @@ def lenient_failure(text: str, i: int) -> int:
     value, or fails on no character (NaN, too deep)."""
     early = _LENIENT_EARLY.match(text, i)
     if early is not None:
-        return max(early.start("key"), early.start("bad"))
+        return early.start("bad") if early.start("bad") >= 0 else early.end() - 1
     n, width = len(text), WINDOW
     while True:
         stop = min(n, i + width)

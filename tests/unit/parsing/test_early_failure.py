@@ -1,6 +1,7 @@
-"""Where json's scanner fails in a candidate's first key or string, read without the scanner
-(`strict.early_failure`, `strict.lenient_failure`): the commonest failures of JSON-like junk,
-whose `json.JSONDecodeError` cost about twice a read. Each answer is the scanner's own."""
+"""Where json's scanner fails at or just after a candidate's first key or string, read
+without the scanner (`strict.early_failure`, `strict.lenient_failure`): the commonest
+failures of JSON-like junk, whose `json.JSONDecodeError` cost about twice a read. Each
+answer is the scanner's own."""
 
 from __future__ import annotations
 
@@ -38,6 +39,9 @@ def _scanner_failure(decoder: json.JSONDecoder, text: str) -> tuple[int, str] | 
 @example("[", '"a\\\nb"')  # a backslash before a raw newline: the same
 @example("[{", " a: 1}")  # no key: json fails at the letter
 @example("{", '"\\ud800\\u12"')  # a high surrogate, then no low one
+@example("[", '"ab" ]')  # an element, then its array's end
+@example("{", '"ab" }')  # a key, then no colon
+@example("[ ", '"ab"\n:')  # an element, then no comma
 def test_an_early_failure_is_where_and_why_json_fails(opener: str, rest: str) -> None:
     text = opener + rest
     early = early_failure(text, 0)
