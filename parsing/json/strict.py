@@ -62,19 +62,20 @@ _STRICT_EARLY: Final = _early_failure(STRICT_BODY, rf"[\x00-\x1f]|{_UNKNOWN_ESCA
 _LENIENT_EARLY: Final = _early_failure(LENIENT_BODY, _UNKNOWN_ESCAPE)
 
 
-def early_failure(text: str, i: int) -> tuple[int, str] | None:
-    """Where and why `STRICT` fails on the value at ``text[i]`` when it fails at or just
-    after its first key or string (see `_early_failure`); else None (unknown)."""
-    early = _STRICT_EARLY.match(text, i)
-    if early is None:
-        return None
+early_match: Final = _STRICT_EARLY.match
+"""``early_match(text, i)``: the match of `_early_failure` for `STRICT` at ``text[i]``, or None
+(the scanner's failure there, if any, is not an early one)."""
+
+
+def early_failure(early: re.Match[str]) -> tuple[int, str]:
+    """Where and why `STRICT` fails on the value an `early_match` matched."""
     pos = early.end() - 1
     if early.start("key") >= 0:
         return pos, "Expecting property name enclosed in double quotes"
     if early.start("after") >= 0:
         return pos, "Expecting ':' delimiter" if early.start("k") >= 0 else _NO_COMMA
     pos = early.start("bad")
-    return pos, "Invalid control character at" if text[pos] < " " else "Invalid \\escape"
+    return pos, "Invalid control character at" if early.string[pos] < " " else "Invalid \\escape"
 
 
 _NO_COMMA: Final = "Expecting ',' delimiter"
@@ -88,9 +89,9 @@ _CUT_SLACK: Final = 6
 def strict_value(text: str, i: int) -> tuple[Any, int] | int:
     """The strictly valid JSON value at ``text[i]``: ``(value, end)``; else the index where
     strict decoding failed (``i`` when unknown: nothing valid there, too deep, NaN...)."""
-    early = early_failure(text, i)
+    early = early_match(text, i)
     if early is not None:
-        return early[0]
+        return early_failure(early)[0]
     n, width = len(text), WINDOW
     while True:
         stop = min(n, i + width)

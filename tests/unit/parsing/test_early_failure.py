@@ -11,7 +11,14 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from parsing.json.snippets import _failure, _strict
-from parsing.json.strict import LENIENT, STRICT, early_failure, lenient_failure, strict_string
+from parsing.json.strict import (
+    LENIENT,
+    STRICT,
+    early_failure,
+    early_match,
+    lenient_failure,
+    strict_string,
+)
 
 SETTINGS = settings(max_examples=2000, deadline=None, suppress_health_check=list(HealthCheck))
 _PIECES = st.lists(
@@ -44,9 +51,9 @@ def _scanner_failure(decoder: json.JSONDecoder, text: str) -> tuple[int, str] | 
 @example("[ ", '"ab"\n:')  # an element, then no comma
 def test_an_early_failure_is_where_and_why_json_fails(opener: str, rest: str) -> None:
     text = opener + rest
-    early = early_failure(text, 0)
+    early = early_match(text, 0)
     if early is not None:
-        assert early == _scanner_failure(STRICT, text)
+        assert early_failure(early) == _scanner_failure(STRICT, text)
     lenient = _scanner_failure(LENIENT, text)
     assert lenient_failure(text, 0) == (-1 if lenient is None else lenient[0])
 
