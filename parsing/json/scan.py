@@ -16,7 +16,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from parsing.json.strict import SHORT_BODY, STRICT_BODY
+from parsing.json.strict import LENIENT_BODY, SHORT_BODY, STRICT_BODY
 
 _WS = re.compile(r"\s*")
 _WS_COMMENTS = re.compile(r"(?>\s+|//[^\n]*+|/\*[\s\S]*?(?:\*/|\Z))*+")
@@ -29,8 +29,6 @@ _SQ_SEGMENT = re.compile(r"([^'\\]*+(?:\\[\s\S][^'\\]*+)*+)'")
 _CONTROL = re.compile(r"[\x00-\x1f]")
 _ESCAPE = re.compile(r"\\(u[0-9a-fA-F]{4}|[\s\S])")
 _SURROGATE = re.compile("[\ud800-\udfff]")
-_KNOWN_ESCAPES = re.compile(r'(?:[^"\\]++|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*+')
-"""A string body as json's lenient scanner reads it (raw control characters allowed)."""
 _SIMPLE_ESCAPES = {
     '"': '"',
     "\\": "\\",
@@ -114,7 +112,7 @@ def _unescape(match: re.Match[str]) -> str:
     return simple if simple is not None else "\\" + code
 
 
-_BODY_READINGS = ((True, STRICT_BODY), (False, _KNOWN_ESCAPES))
+_BODY_READINGS = ((True, STRICT_BODY), (False, LENIENT_BODY))
 
 
 def decode_segment(text: str, start: int, end: int) -> tuple[str, bool]:
@@ -137,6 +135,9 @@ def decode_segment(text: str, start: int, end: int) -> tuple[str, bool]:
                 value, stop = _scanstring(body, 0, strict)
                 if stop == len(body):
                     return value, not strict and _CONTROL.search(body) is not None
+            except json.JSONDecodeError as exc:
+                if not exc.msg.startswith("Invalid control"):
+                    break  # an escape: the lenient reading, the same before it, fails there
             except ValueError:
                 pass
     raw = _ESCAPE.sub(_unescape, body[:-1])

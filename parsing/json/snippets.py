@@ -41,6 +41,7 @@ from parsing.json.shortcuts import (
     bracket_prefix_reject,
     closer_run_end,
 )
+from parsing.json.strict import early_failure, early_match
 from parsing.json.tolerant import Decoded, Rejected, parse_tolerant
 from parsing.regions import PENDING, Found, Match, NoMatch, Opaque, Snippet, _Pending
 from parsing.resume import active as active_resumes
@@ -88,6 +89,14 @@ def _strict(text: str, i: int, *, streaming: bool = False) -> tuple[Any, int] | 
     if streaming and last is not None and last[1] == i and text.startswith(last[0]):
         _FAILED[0] = (text, i, last[2], last[3])
         return last[4]
+    early = early_match(text, i)  # (where the scanner fails, without its error: it costs)
+    if early is not None:
+        pos, why = early_failure(early)
+        if streaming and pos >= n - 6 and _PARTIAL_TOKEN.match(text, pos):
+            return None  # (a key cut off by the end of the text, as below)
+        _FAILED[0] = (text, i, pos, why)
+        at = text[pos]
+        return at in _LOSSLESS_FIRST or at < " "
     while True:
         stop = min(n, i + width)
         window = text if i == 0 and stop == n else text[i:stop]
