@@ -36,7 +36,7 @@ from parsing.blocks import Block, TextBlock
 from parsing.classify import blocks_of
 from parsing.json.repair_fallback import spend_from, stop_spending
 from parsing.resume import Resumes, enter, leave
-from parsing.snippets import _SHORT, ScanState, free_until, scan_items
+from parsing.snippets import ScanState, free_until, scan_items
 
 _BLANK_OR_FENCE = " \t`~"
 _FENCE_LINE = re.compile(r"\n[ \t]{0,3}[`~]")
@@ -44,8 +44,6 @@ _FENCE_LINE = re.compile(r"\n[ \t]{0,3}[`~]")
 _BRACKET = re.compile(r"[{}\[\]]")
 _CLOSED = re.compile(r'"[^"\\]*+(?:\\[\s\S][^"\\]*+)*+"')
 """A complete string (cut out of a chunk: what is left is outside strings, in order)."""
-_MARKERS_SEARCH = re.compile(r"[<`~{\[]").search
-"""Characters that can start a snippet or a region (see `snippets._CANDIDATE`)."""
 _STEP = 8
 """A pending candidate is looked at again once it has grown by 1/_STEP (and may have closed)."""
 _RESUME_FROM = 32
@@ -55,6 +53,10 @@ streamed: 3% more instructions when those were kept too; random JSON characters:
 _FLOOR = 32
 """A short pending candidate is looked at again once it has grown by this many characters
 (not at every delta: a look costs more than a delta), but for its first possible close."""
+_CUT = 256
+"""Released text is dropped once more than this many characters of it precede the unreleased
+text (not at every delta: its indices shift, and the readings kept of a pending candidate
+(`parsing.resume`) are those of the text they read)."""
 _CONTEXT = 65
 """At most this many released characters are kept before the unreleased text: one, but after
 spaces back to the last other character (`_keep_from`). A fence opener's indentation is read
@@ -258,9 +260,14 @@ class StreamParser:
             if (
                 state.close is None
                 and state.pos == state.search == len(self._text)
-                and _MARKERS_SEARCH(chunk) is None
-            ):  # everything so far is released, no region is open, and no character of
-                return [self._release_plain(chunk)]  # the chunk can start one: text
+                and "{" not in chunk
+                and "[" not in chunk
+                and "<" not in chunk
+                and "`" not in chunk
+                and "~" not in chunk
+            ):  # everything so far is released, no region is open, and no character of the
+                # chunk can start one (`snippets._CANDIDATE`; ``in``: a regex call costs more)
+                return [self._release_plain(chunk)]
             text = self._text = self._text + chunk
             if state.close is None:
                 end = free_until(text, state)
@@ -315,17 +322,26 @@ class StreamParser:
         state, base = self._state, self._base
         pos = state.pos
         state.pos = state.search = end
-        keep_from = _keep_from(text, end) if end > 1 and text[end - 1] == " " else end - 1
-        if keep_from > 0:
-            self._text = text[keep_from:]
-            self._base = base + keep_from
-            state.shift(keep_from)
-        if state.pending:  # (a new candidate: see `_run`)
-            self._tracker, self._tracked_from = _fresh(text[end:]), self._base + state.search
-            self._free_from, self._pending_len = 0, len(text) - end
+        blocks: list[Block] = []
         if end > pos:
-            return [TextBlock(base + pos, base + end, text[pos:end])]
-        return []
+            blocks.append(TextBlock(base + pos, base + end, text[pos:end]))
+        if end > _CUT:
+            text = self._cut(text)
+        if state.pending:  # (a new candidate: see `_run`)
+            search = state.search
+            self._tracker, self._tracked_from = _fresh(text[search:]), self._base + search
+            self._free_from, self._pending_len = 0, len(text) - search
+        return blocks
+
+    def _cut(self, text: str) -> str:
+        """Drop the released text but the context `_keep_from` keeps; the kept text."""
+        state = self._state
+        keep_from = _keep_from(text, state.pos)
+        self._base += keep_from
+        state.shift(keep_from)
+        self._resumes.clear()  # its indices are those of the text before the shift
+        text = self._text = text[keep_from:]
+        return text
 
     def close(self) -> list[Block]:
         """The reply is complete: return every remaining block."""
@@ -348,15 +364,10 @@ class StreamParser:
                 blocks = _look(text, state, eof, base)
             finally:
                 leave(token)
-        pos = state.pos  # the text kept before it: context for the next candidate
-        keep_from = _keep_from(text, pos) if pos > 1 and text[pos - 1] == " " else pos - 1
-        tried = state.pending and not state.put_off  # (its tries resume over this text)
-        if keep_from > 0 and (pos > _SHORT or not tried):
-            text = text[keep_from:]
-            self._base = base + keep_from
-            state.shift(keep_from)
-            self._resumes.clear()  # its indices are those of the text before the shift
-        self._text = text
+        if state.pos > _CUT:
+            text = self._cut(text)
+        else:
+            self._text = text
         self._hit, self._since = False, 0
         behind, self._behind = self._behind, 0
         if not state.pending or eof:
