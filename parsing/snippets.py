@@ -224,7 +224,12 @@ def scan_items(
             if i in state.skip:
                 state.search = i + 1
                 continue
-            res = _try(text, i, m.group(), state, eof)
+            token = m.group()
+            if not eof and n - i <= _DEFER and token in "{[" and _put_off(text, i, state):
+                res = PENDING  # its first try is put off to the next look
+                state.put_off = True
+            else:
+                res = match_at(text, i, token, eof)
         pos = state.pos
         if res is PENDING:
             state.search, state.pending = i, True
@@ -246,15 +251,6 @@ def scan_items(
             state.line = res.line
 
 
-def _try(text: str, i: int, token: str, state: ScanState, eof: bool) -> Match:
-    """The answer of the candidate ``token`` at ``text[i]``; PENDING, untried, where its first
-    try is put off (`_DEFER`)."""
-    if not eof and len(text) - i <= _DEFER and token in "{[" and _put_off(text, i, state):
-        state.put_off = True
-        return PENDING
-    return match_at(text, i, token, eof)
-
-
 def retry(text: str, state: ScanState) -> Match | None:
     """Streaming: the answer of the candidate pending at ``state.search``, tried again over
     ``text`` (which extends the text it was found in) as `scan_items` would try it first;
@@ -264,8 +260,9 @@ def retry(text: str, state: ScanState) -> Match | None:
     m = _CANDIDATE.match(text, i)
     if m is None:
         return None
-    state.put_off = False
-    return _try(text, i, m.group(), state, False)
+    token = m.group()
+    state.put_off = len(text) - i <= _DEFER and token in "{[" and _put_off(text, i, state)
+    return PENDING if state.put_off else match_at(text, i, token, False)
 
 
 def free_until(text: str, state: ScanState) -> int:
