@@ -63,6 +63,9 @@ _HOLD = re.compile(
     r"|<[A-Za-z_]{0,12}+|``?+|~~?+)\Z"
 )
 _HOLD_SEARCH = _HOLD.search
+_HOLD_LAST = "{[<`~_$.-"
+"""What but a letter or digit (`_HOLD`'s ``\\w``) can end a tail `_HOLD` matches, whitespace
+stripped."""
 _DEFER = 32
 """Streaming, a bare candidate with at most this many characters so far and no closing
 bracket after it outside strings (`_put_off`) is not tried at once: it is pending until the
@@ -181,9 +184,12 @@ def scan(text: str, state: ScanState, eof: bool) -> list[Item]:
         stop_spending(token)
 
 
-def scan_items(text: str, state: ScanState, eof: bool) -> Iterator[Item]:
+def scan_items(
+    text: str, state: ScanState, eof: bool, first: Match | None = None
+) -> Iterator[Item]:
     """`scan` as an iterator: each item is released as soon as it is known (a consumer that
-    turns them into blocks at once keeps fewer objects alive)."""
+    turns them into blocks at once keeps fewer objects alive). ``first``: the answer of the
+    candidate pending at ``state.search``, tried again already (`retry`)."""
     state.pending = state.put_off = False
     finder: _Finder | None = None  # built for a long text only
     n = len(text)
@@ -198,30 +204,32 @@ def scan_items(text: str, state: ScanState, eof: bool) -> Iterator[Item]:
                 continue
             return
         search = state.search
-        if n - search <= _SHORT:  # the stream's usual look: a short tail (the pattern's own
-            m = _CANDIDATE_SEARCH(text, search)  # search: faster there than a find per marker)
+        if first is not None:
+            i, res, first = search, first, None
         else:
-            if finder is None:
-                finder = _Finder(text)
-            m = finder.next_candidate(search)
-        if m is None:
-            hold = None if eof else _HOLD_SEARCH(text, search)
-            search = state.search = n if hold is None else hold.start()
-            pos = state.pos
-            if search > pos:
-                state.pos = search
-                yield TextSpan(pos, search)
-            return
-        i = m.start()
-        if i in state.skip:
-            state.search = i + 1
-            continue
-        token = m.group()
-        if not eof and n - i <= _DEFER and token in "{[" and _put_off(text, i, state):
-            res: Match = PENDING  # its first try is put off to the next look
-            state.put_off = True
-        else:
-            res = match_at(text, i, token, eof)
+            if n - search <= _SHORT:  # the stream's usual look: a short tail (the pattern's
+                m = _CANDIDATE_SEARCH(text, search)  # own search: faster than a find per marker)
+            else:
+                if finder is None:
+                    finder = _Finder(text)
+                m = finder.next_candidate(search)
+            if m is None:
+                search = state.search = n if eof else _held_from(text, search)
+                pos = state.pos
+                if search > pos:
+                    state.pos = search
+                    yield TextSpan(pos, search)
+                return
+            i = m.start()
+            if i in state.skip:
+                state.search = i + 1
+                continue
+            token = m.group()
+            if not eof and n - i <= _DEFER and token in "{[" and _put_off(text, i, state):
+                res = PENDING  # its first try is put off to the next look
+                state.put_off = True
+            else:
+                res = match_at(text, i, token, eof)
         pos = state.pos
         if res is PENDING:
             state.search, state.pending = i, True
@@ -243,26 +251,53 @@ def scan_items(text: str, state: ScanState, eof: bool) -> Iterator[Item]:
             state.line = res.line
 
 
+def retry(text: str, state: ScanState) -> Match | None:
+    """Streaming: the answer of the candidate pending at ``state.search``, tried again over
+    ``text`` (which extends the text it was found in) as `scan_items` would try it first;
+    None where the candidate pattern no longer matches there (its end of text looked
+    ahead: the scan decides). Still PENDING: ``state`` is as the scan would leave it."""
+    i = state.search
+    m = _CANDIDATE.match(text, i)
+    if m is None:
+        return None
+    token = m.group()
+    state.put_off = len(text) - i <= _DEFER and token in "{[" and _put_off(text, i, state)
+    return PENDING if state.put_off else match_at(text, i, token, False)
+
+
 def free_until(text: str, state: ScanState) -> int:
     """Streaming, outside regions, nothing pending: where a scan of ``text`` would release
     it up to without trying a candidate, or -1 (a look is needed). With no candidate at or
     after ``state.search`` (a short tail: see `scan_items`): its end, or a tail that may
     still start one (`_HOLD`). With a first candidate whose try `scan_items` puts off
-    (`_put_off`): that candidate's start, ``state`` then pending there as the scan leaves it."""
+    (`_put_off`): that candidate's start, ``state`` then pending there as the scan leaves it.
+    With another first candidate, the scan's search starts at it (no other before it)."""
     search = state.search
     if len(text) - search > _SHORT:
         return -1
     m = _CANDIDATE_SEARCH(text, search)
     if m is None:
-        hold = _HOLD_SEARCH(text, search)
-        return len(text) if hold is None else hold.start()
-    i = m.start()
+        return _held_from(text, search)
+    i = state.search = m.start()
     if len(text) - i > _DEFER or m.group() not in "{[" or i in state.skip:
         return -1
     if not _put_off(text, i, state):
         return -1
-    state.search, state.pending, state.put_off = i, True, True
+    state.pending = state.put_off = True
     return i
+
+
+def _held_from(text: str, search: int) -> int:
+    """Where the tail of ``text`` that may still become a candidate starts (`_HOLD`, at or
+    after ``search``), else its end. The pattern runs only where the last character but
+    whitespace may end such a tail (a regex call costs more than these tests)."""
+    last = text[-1:]
+    if last.isspace():
+        last = text.rstrip()[-1:]
+    if last and last not in _HOLD_LAST and not last.isalnum():
+        return len(text)
+    hold = _HOLD_SEARCH(text, search)
+    return len(text) if hold is None else hold.start()
 
 
 def _put_off(text: str, i: int, state: ScanState) -> bool:

@@ -10,10 +10,11 @@ same non-text blocks (same spans, values and flags) and the same concatenated te
 them as ``parse_reply(whole)``; text may arrive as several consecutive `TextBlock` pieces.
 Spans are absolute offsets in the whole reply.
 
-Cost: the stream keeps only the text not yet released and at most `_CONTEXT` characters before
-it (256 while a candidate waits: its tries resume). While one is undecided, new chunks are
-only appended and watched by a small string-aware bracket tracker (each character is seen by
-it once while the same candidate stays pending). The candidate is looked at again:
+Cost: the stream keeps only the text not yet released and at most `_CUT` (256) released
+characters before it (the indices of a waiting candidate's readings hold: its tries resume).
+While one is undecided, new chunks are only appended and watched by a small string-aware
+bracket tracker (`stream_tracker`: each character is seen by it once while the same candidate
+stays pending). The candidate is looked at again:
 at once when the tracker sees its first possible close (again after each doubling of the
 candidate); else, when the tracker has seen something that may close it and the candidate has
 grown by 1/8, or when it has doubled, either way by at least 32 characters. A look at a
@@ -25,27 +26,21 @@ end was not its first possible close may be released up to 1/8 of its length (at
 characters) late, and a candidate that turns out to be prose up to its length (at least 32
 characters) late; ``close()`` releases everything. A short candidate with no closing bracket
 yet is not even tried by the look that finds it (`snippets._DEFER`: most often the try said
-"wait"); its first try is the next look's.
+"wait"); its first try is the next look's. A look at a pending candidate tries it first and,
+while it still waits, returns at once (`snippets.retry`: no scan of the text after it).
 """
 
 from __future__ import annotations
 
-import re
-
 from parsing.blocks import Block, TextBlock
 from parsing.classify import blocks_of
 from parsing.json.repair_fallback import spend_from, stop_spending
+from parsing.regions import PENDING
 from parsing.resume import Resumes, enter, leave
-from parsing.snippets import _SHORT, ScanState, free_until, scan_items
+from parsing.snippets import ScanState, free_until, scan_items
+from parsing.snippets import retry as retry_pending
+from parsing.stream_tracker import Tracker, fresh_tracker
 
-_BLANK_OR_FENCE = " \t`~"
-_FENCE_LINE = re.compile(r"\n[ \t]{0,3}[`~]")
-"""A fence character at the start of a line: a closing fence may begin there."""
-_BRACKET = re.compile(r"[{}\[\]]")
-_CLOSED = re.compile(r'"[^"\\]*+(?:\\[\s\S][^"\\]*+)*+"')
-"""A complete string (cut out of a chunk: what is left is outside strings, in order)."""
-_MARKERS_SEARCH = re.compile(r"[<`~{\[]").search
-"""Characters that can start a snippet or a region (see `snippets._CANDIDATE`)."""
 _STEP = 8
 """A pending candidate is looked at again once it has grown by 1/_STEP (and may have closed)."""
 _RESUME_FROM = 32
@@ -55,177 +50,16 @@ streamed: 3% more instructions when those were kept too; random JSON characters:
 _FLOOR = 32
 """A short pending candidate is looked at again once it has grown by this many characters
 (not at every delta: a look costs more than a delta), but for its first possible close."""
+_CUT = 256
+"""Released text is dropped once more than this many characters of it precede the unreleased
+text (not at every delta: its indices shift, and the readings kept of a pending candidate
+(`parsing.resume`) are those of the text they read)."""
 _CONTEXT = 65
 """At most this many released characters are kept before the unreleased text: one, but after
 spaces back to the last other character (`_keep_from`). A fence opener's indentation is read
 back to its line's start (`fences._opener_indent`, which counts at most 64 characters): with
 one character kept, ``Here: ```python`` released up to the opener read as indented by one
 space."""
-
-
-class _Tracker:
-    """Watches appended text for a possible end of the pending snippet. (It runs at every
-    delta of a pending candidate: str methods, not regular expressions, where they answer
-    alike; a regex call costs ~10 ``in`` tests here.)"""
-
-    __slots__ = ("depth", "escaped", "in_string", "line_fence", "line_open")
-
-    def __init__(self) -> None:
-        self.in_string = False
-        self.escaped = False
-        self.depth = 0
-        self.line_open = False  # the current line so far holds only blanks and fence characters
-        self.line_fence = False  # ... and at least one fence character
-
-    def feed(self, chunk: str) -> bool:
-        """Scan ``chunk``; True if something outside a string may close the candidate.
-        Its complete strings are cut out at C speed (`_cut_strings`), and what is left
-        before a string still open at its end is tracked in one piece (`_outside`)."""
-        line_open = self.line_open
-        if self.in_string or '"' in chunk:
-            outside = self._cut_strings(chunk)
-            hit = self._outside(outside, line_open) if outside else False
-        else:  # the commonest: no string here
-            hit = self._outside(chunk, line_open)
-        if not self.line_fence and "`" not in chunk and "~" not in chunk:
-            # no fence character: only whether the last line so far is blank counts
-            last = chunk.rfind("\n")
-            if last >= 0:
-                self.line_open = not chunk[last + 1 :].strip(" \t")
-            elif line_open:
-                self.line_open = not chunk.strip(" \t")
-            return hit
-        first = chunk.find("\n")
-        if first < 0:
-            if line_open:
-                line_open = self.line_open = not chunk.strip(_BLANK_OR_FENCE)
-                self.line_fence = line_open and (self.line_fence or _has_fence_char(chunk))
-            return hit
-        if line_open and not chunk[:first].strip(_BLANK_OR_FENCE):
-            # the newline ending a line of fence characters (a closing fence line, its
-            # characters split across deltas) may end the region
-            hit = hit or self.line_fence or _has_fence_char(chunk[:first])
-        tail = chunk[chunk.rfind("\n") + 1 :]
-        line_open = self.line_open = not tail.strip(_BLANK_OR_FENCE)
-        self.line_fence = line_open and _has_fence_char(tail)
-        return hit
-
-    def _cut_strings(self, chunk: str) -> str:
-        """What of ``chunk`` lies outside strings, up to a string left open at its end (the
-        string state is updated). A string left open by the last chunk is read as if its
-        quote (and escaping backslash) came again first. Without a backslash, quotes alone
-        decide (``split``); else a regular expression reads the escapes."""
-        if self.in_string:
-            if '"' not in chunk:  # the string goes on: only a run of backslashes at its end counts
-                run = len(chunk) - len(chunk.rstrip("\\"))
-                self.escaped = (run + self.escaped if run == len(chunk) else run) % 2 == 1
-                return ""
-            chunk = ('"\\' if self.escaped else '"') + chunk
-            self.escaped = False
-        if "\\" not in chunk:
-            parts = chunk.split('"')  # outside, string, outside, ...
-            self.in_string = len(parts) % 2 == 0  # an odd number of quotes: one goes on
-            return "".join(parts[::2]) if len(parts) > 2 else parts[0]
-        outside = _CLOSED.sub("", chunk)
-        quote = outside.find('"')
-        if quote < 0:
-            self.in_string = False
-            return outside
-        self.in_string = True  # a string opened here goes on in the next chunk
-        run = len(chunk) - len(chunk.rstrip("\\"))
-        self.escaped = run % 2 == 1 and len(outside) - quote > run
-        return outside[:quote]
-
-    def _outside(self, chunk: str, line_open: bool) -> bool:
-        """``chunk`` lies outside strings: track its brackets. A tag character (``<``,
-        ``>``) may always close the candidate; a fence character only where no bracket is
-        open (a region's closing marker after its JSON value) or at the start of a line (a
-        closing fence line; ``line_open``: the chunk's line so far holds only blanks and
-        fence characters). Inside an open value, mid-line, it is text (``{~~~json``): the
-        growth rules of `StreamParser.feed` bound the delay."""
-        if len(chunk) == 1:  # as between the strings of {"a":"b"}
-            if chunk in "{[":
-                self.depth += 1
-                return False
-            if chunk in "}]":
-                self.depth -= 1
-                return self.depth == 0
-            if chunk in "<>":
-                return True
-            return chunk in "`~" and (self.depth <= 0 or line_open)
-        # only the closer that brings the depth down to 0 may end the candidate: past it
-        # (mismatched closers) every later closer would trigger a costly look, and the
-        # doubling rule of `StreamParser.feed` bounds the delay anyway
-        before = depth = self.depth
-        reaches = False
-        opens = "{" in chunk or "[" in chunk
-        if not ("}" in chunk or "]" in chunk):  # only openers, or none, at C speed
-            if opens:
-                depth += chunk.count("{") + chunk.count("[")
-        elif not opens:  # only closers
-            closes = chunk.count("}") + chunk.count("]")
-            reaches = depth >= 1 and depth - closes <= 0
-            depth -= closes
-        else:
-            opened = chunk.count("{") + chunk.count("[")
-            closes = chunk.count("}") + chunk.count("]")
-            if depth - closes > 0 or depth + opened < 1:  # no closer can bring it to 0
-                depth += opened - closes
-            else:
-                for c in _BRACKET.findall(chunk):  # (strings: no match object per bracket)
-                    if c in "{[":
-                        depth += 1
-                    else:
-                        depth -= 1
-                        reaches = reaches or depth == 0
-        self.depth = depth
-        if reaches:
-            return True
-        return self._marker_closes(chunk, before, line_open)
-
-    def _marker_closes(self, chunk: str, before: int, line_open: bool) -> bool:
-        """May a fence or tag character of ``chunk`` close the candidate (see `_outside`;
-        ``before``: the depth at its start)?"""
-        tag = "<" in chunk or ">" in chunk
-        if not tag and not _has_fence_char(chunk):
-            return False
-        if tag or before <= 0 or self.depth <= 0:
-            return True
-        if "\n" in chunk and _FENCE_LINE.search(chunk):
-            return True
-        return line_open and chunk.lstrip(" \t")[:1] in ("`", "~")
-
-
-_FRESH: dict[str, tuple[int, bool, bool, bool, bool]] = {}
-"""What a new tracker is after reading a short candidate's text (`_fresh`), by text."""
-_FRESH_TEXT = 48
-_FRESH_MAX = 1024
-
-
-def _fresh(text: str) -> _Tracker:
-    """A new tracker that has read ``text``, a new candidate's text so far. The same short
-    texts come again and again (the openers a model repeats, ``{"`` and ```````json`` at a
-    chunk's end): their states are memoized (a look at every 32 characters of a reply of
-    openers fed each to a new tracker: ~10% of its streaming)."""
-    tracker = _Tracker()
-    if len(text) > _FRESH_TEXT:
-        tracker.feed(text)
-        return tracker
-    state = _FRESH.get(text)
-    if state is not None:
-        t = tracker
-        t.depth, t.in_string, t.escaped, t.line_open, t.line_fence = state
-        return tracker
-    tracker.feed(text)
-    if len(_FRESH) >= _FRESH_MAX:
-        _FRESH.clear()
-    t = tracker
-    _FRESH[text] = (t.depth, t.in_string, t.escaped, t.line_open, t.line_fence)
-    return tracker
-
-
-def _has_fence_char(text: str) -> bool:
-    return "`" in text or "~" in text
 
 
 class StreamParser:
@@ -236,7 +70,7 @@ class StreamParser:
         self._base = 0
         self._new: list[str] = []
         self._state = ScanState()
-        self._tracker: _Tracker | None = None
+        self._tracker: Tracker | None = None
         self._tracked_from = -1  # absolute start of the pending text the tracker has seen
         self._hit = False
         self._since = 0
@@ -258,9 +92,14 @@ class StreamParser:
             if (
                 state.close is None
                 and state.pos == state.search == len(self._text)
-                and _MARKERS_SEARCH(chunk) is None
-            ):  # everything so far is released, no region is open, and no character of
-                return [self._release_plain(chunk)]  # the chunk can start one: text
+                and "{" not in chunk
+                and "[" not in chunk
+                and "<" not in chunk
+                and "`" not in chunk
+                and "~" not in chunk
+            ):  # everything so far is released, no region is open, and no character of the
+                # chunk can start one (`snippets._CANDIDATE`; ``in``: a regex call costs more)
+                return [self._release_plain(chunk)]
             text = self._text = self._text + chunk
             if state.close is None:
                 end = free_until(text, state)
@@ -315,17 +154,26 @@ class StreamParser:
         state, base = self._state, self._base
         pos = state.pos
         state.pos = state.search = end
-        keep_from = _keep_from(text, end) if end > 1 and text[end - 1] == " " else end - 1
-        if keep_from > 0:
-            self._text = text[keep_from:]
-            self._base = base + keep_from
-            state.shift(keep_from)
-        if state.pending:  # (a new candidate: see `_run`)
-            self._tracker, self._tracked_from = _fresh(text[end:]), self._base + state.search
-            self._free_from, self._pending_len = 0, len(text) - end
+        blocks: list[Block] = []
         if end > pos:
-            return [TextBlock(base + pos, base + end, text[pos:end])]
-        return []
+            blocks.append(TextBlock(base + pos, base + end, text[pos:end]))
+        if end > _CUT:
+            text = self._cut(text)
+        if state.pending:  # (a new candidate: see `_run`)
+            search = state.search
+            self._tracker, self._tracked_from = fresh_tracker(text[search:]), self._base + search
+            self._free_from, self._pending_len = 0, len(text) - search
+        return blocks
+
+    def _cut(self, text: str) -> str:
+        """Drop the released text but the context `_keep_from` keeps; the kept text."""
+        state = self._state
+        keep_from = _keep_from(text, state.pos)
+        self._base += keep_from
+        state.shift(keep_from)
+        self._resumes.clear()  # its indices are those of the text before the shift
+        text = self._text = text[keep_from:]
+        return text
 
     def close(self) -> list[Block]:
         """The reply is complete: return every remaining block."""
@@ -339,26 +187,28 @@ class StreamParser:
         if self._new:
             text += "".join(self._new)
             self._new.clear()
+        retry = self._tracker is not None and not eof  # (the candidate at state.search)
         if self._tracker is None or self._pending_len < _RESUME_FROM:
             # no candidate was pending, or a very short one: nothing worth resuming
-            blocks = _look(text, state, eof, base)
+            blocks = _look(text, state, eof, base, retry)
         else:
             token = enter(self._resumes, text)
             try:
-                blocks = _look(text, state, eof, base)
+                blocks = _look(text, state, eof, base, retry)
             finally:
                 leave(token)
-        pos = state.pos  # the text kept before it: context for the next candidate
-        keep_from = _keep_from(text, pos) if pos > 1 and text[pos - 1] == " " else pos - 1
-        tried = state.pending and not state.put_off  # (its tries resume over this text)
-        if keep_from > 0 and (pos > _SHORT or not tried):
-            text = text[keep_from:]
-            self._base = base + keep_from
-            state.shift(keep_from)
-            self._resumes.clear()  # its indices are those of the text before the shift
-        self._text = text
         self._hit, self._since = False, 0
         behind, self._behind = self._behind, 0
+        if blocks is None:  # the same candidate still waits (nothing released)
+            self._text = text
+            if behind:
+                self._tracker.feed(text[len(text) - behind :])  # type: ignore[union-attr]
+            self._pending_len = len(text) - state.search
+            return []
+        if state.pos > _CUT:
+            text = self._cut(text)
+        else:
+            self._text = text
         if not state.pending or eof:
             self._tracker, self._tracked_from = None, -1
             self._resumes.clear()
@@ -366,7 +216,7 @@ class StreamParser:
         pending_from = self._base + state.search
         if self._tracker is None or self._tracked_from != pending_from:
             # a new candidate: its text so far is scanned once (later chunks go to feed)
-            self._tracker, self._tracked_from = _fresh(text[state.search :]), pending_from
+            self._tracker, self._tracked_from = fresh_tracker(text[state.search :]), pending_from
             self._free_from = 0
         elif behind:
             self._tracker.feed(text[len(text) - behind :])
@@ -374,18 +224,26 @@ class StreamParser:
         return blocks
 
 
-def _look(text: str, state: ScanState, eof: bool, base: int) -> list[Block]:
-    """The blocks a scan of ``text`` decides, under the stream's one json-repair budget
-    (`repair_fallback`) when a fence or tag may open in it (json-repair reads only their
-    bodies: without one, the budget is not made active)."""
-    if "<" not in text and "`" not in text and "~" not in text:  # (no regex call: see _Tracker)
-        return blocks_of(scan_items(text, state, eof), text, base=base)
+def _look(text: str, state: ScanState, eof: bool, base: int, retry: bool) -> list[Block] | None:
+    """The blocks a scan of ``text`` decides (None: the candidate pending at ``state.search``,
+    tried again first when ``retry``, still waits), under the stream's one json-repair
+    budget (`repair_fallback`) when a fence or tag may open in it (json-repair reads only
+    their bodies: without one, the budget is not made active)."""
+    if "<" not in text and "`" not in text and "~" not in text:  # (no regex call: see `Tracker`)
+        return _scan(text, state, eof, base, retry)
     state.repairs.base = base  # (its allowance depends on where a body ends in the reply)
     spending = spend_from(state.repairs)
     try:
-        return blocks_of(scan_items(text, state, eof), text, base=base)
+        return _scan(text, state, eof, base, retry)
     finally:
         stop_spending(spending)
+
+
+def _scan(text: str, state: ScanState, eof: bool, base: int, retry: bool) -> list[Block] | None:
+    first = retry_pending(text, state) if retry else None
+    if first is PENDING:
+        return None
+    return blocks_of(scan_items(text, state, eof, first), text, base=base)
 
 
 def _keep_from(text: str, pos: int) -> int:
