@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
 
 from parsing.json.strict import LENIENT_BODY, SHORT_BODY, STRICT_BODY
 
@@ -47,17 +46,14 @@ class NeedMore(Exception):
     """The decision depends on text that has not arrived yet (streaming only)."""
 
 
-@dataclass(slots=True)
 class Source:
     """The text, where its readable part ends, and the region's end marker."""
 
-    text: str
-    eof: bool = True
-    marker: str | None = None
-    n: int = field(init=False)
+    __slots__ = ("eof", "marker", "n", "text")
 
-    def __post_init__(self) -> None:
-        self.n = len(self.text)
+    def __init__(self, text: str, eof: bool = True, marker: str | None = None) -> None:
+        # (its own __init__: a try makes one, and a dataclass's with __post_init__ cost more)
+        self.text, self.eof, self.marker, self.n = text, eof, marker, len(text)
 
     def at_end(self, i: int) -> bool:
         """True if ``i`` is the end of the input; raises `NeedMore` there while streaming."""

@@ -45,7 +45,7 @@ from parsing.json.scan import (
     Source,
 )
 from parsing.json.strict import WINDOW, strict_value
-from parsing.json.tolerant_strings import StringReader, _Cut, _Frame, _Reject
+from parsing.json.tolerant_strings import StringReader, _Cut, _Frame, _Reject, _TooDeep
 from parsing.resume import active as active_resumes
 from parsing.resume import keep_stopped, take_stopped
 
@@ -150,8 +150,8 @@ def _parse(src: Source, first: _Parser) -> Decoded | Rejected:
             last_cut = cut.string_start
         except _Reject as rej:
             if last_cut is None or cuts[last_cut] < 0:
-                opened = tuple(f.start for f in parser.stack)
-                return Rejected(start, rej.pos, opened, rej.too_deep)
+                opened = tuple([f.start for f in parser.stack])
+                return Rejected(start, rej.args[0], opened, isinstance(rej, _TooDeep))
             cuts[last_cut] = -1  # the missing-quote reading failed: read it as cut off
         parser = None
     return Rejected(start, start)
@@ -225,7 +225,7 @@ class _Parser(StringReader):
     # -- containers -------------------------------------------------------------------------
     def _open(self, i: int) -> int:
         if len(self.stack) >= MAX_DEPTH:
-            raise _Reject(i, too_deep=True)
+            raise _TooDeep(i)
         kind = self.src.text[i]
         self.stack.append(_Frame(kind, i, {} if kind == "{" else []))
         return _KEY if kind == "{" else _VALUE

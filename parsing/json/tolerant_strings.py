@@ -55,9 +55,11 @@ class _Frame:
 
 
 class _Reject(Exception):
-    def __init__(self, pos: int, too_deep: bool = False) -> None:
-        self.pos = pos
-        self.too_deep = too_deep
+    """Not decodable: ``args[0]`` is where (Exception's own ``__init__``: no Python frame)."""
+
+
+class _TooDeep(_Reject):
+    """Nesting past `tolerant.MAX_DEPTH` at ``args[0]``."""
 
 
 class _Cut(Exception):
