@@ -271,7 +271,7 @@ def test_first_value_reject_is_what_every_pass_answers(text: str, eof: bool) -> 
     whole reply and at every length of a streamed one (never pending)."""
     if _FIRST_VALUE_REJECT.match(text) is None:
         return
-    with patch("parsing.json.shortcuts._FIRST_VALUE_REJECT", re.compile(r"(?!)")):
+    with patch("parsing.json.shortcuts._REJECT_AT_START", re.compile(r"(?!)")):
         assert match_bare_at(text, 0, eof=eof) == NoMatch()
 
 
@@ -288,7 +288,7 @@ def test_first_value_pending_is_what_every_pass_answers(text: str) -> None:
     (`_FIRST_VALUE_PENDING`) is pending, as the passes answer it."""
     if _FIRST_VALUE_PENDING.match(text) is None:
         return
-    with patch("parsing.json.shortcuts._FIRST_VALUE_PENDING", re.compile(r"(?!)")):
+    with patch("parsing.json.shortcuts._PENDING_AT_START", re.compile(r"(?!)")):
         assert match_bare_at(text, 0, eof=False) is PENDING
 
 
@@ -314,7 +314,7 @@ def test_line_value_reject_is_what_every_pass_answers(text: str, eof: bool) -> N
     continue the object (`_LINE_VALUE_REJECT`): rejected as the passes reject it."""
     if _LINE_VALUE_REJECT.match(text) is None:
         return
-    with patch("parsing.json.shortcuts._LINE_VALUE_REJECT", re.compile(r"(?!)")):
+    with patch("parsing.json.shortcuts._REJECT_AT_START", re.compile(r"(?!)")):
         assert match_bare_at(text, 0, eof=eof) == NoMatch()
 
 
@@ -327,7 +327,7 @@ def test_line_value_pending_is_what_every_pass_answers(text: str) -> None:
     (`_LINE_VALUE_PENDING`): pending, as the passes answer it."""
     if _LINE_VALUE_PENDING.match(text) is None:
         return
-    with patch("parsing.json.shortcuts._LINE_VALUE_PENDING", re.compile(r"(?!)")):
+    with patch("parsing.json.shortcuts._PENDING_AT_START", re.compile(r"(?!)")):
         assert match_bare_at(text, 0, eof=False) is PENDING
 
 
@@ -354,7 +354,7 @@ def test_opened_value_reject_is_what_every_pass_answers(text: str, eof: bool) ->
         return
     expected = NoMatch((m.start("inner"),))
     assert match_bare_at(text, 0, eof=eof) == expected
-    with patch("parsing.json.shortcuts._OPENED_VALUE_REJECT", re.compile(r"(?!)")):
+    with patch("parsing.json.shortcuts._REJECT_AT_START", re.compile(r"(?!)")):
         assert match_bare_at(text, 0, eof=eof) == expected
 
 
