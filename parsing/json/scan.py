@@ -86,6 +86,8 @@ class Source:
     def skip_ws(self, i: int, comments: bool = False) -> int:
         """Index of the first character at or after ``i`` that is not whitespace (or comment);
         with ``comments``, raises `NeedMore` on a lone ``/`` at the end while streaming."""
+        if i < self.n and " " < self.text[i] < "\x85" and (not comments or self.text[i] != "/"):
+            return i  # no whitespace there (every \s character is at most " " or from "\x85")
         if not comments:
             return _WS.match(self.text, i).end()  # type: ignore[union-attr]
         j = _WS_COMMENTS.match(self.text, i).end()  # type: ignore[union-attr]

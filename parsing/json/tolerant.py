@@ -207,9 +207,12 @@ class _Parser(StringReader):
             i, state = self.at
         try:
             while self.result is None:
-                j = skip(text, i).end()  # type: ignore[union-attr]
-                if j > i and text.find("/", i, j) >= 0:
-                    self.fixes.add("comment")
+                if i < n and " " < text[i] < "\x85" and text[i] != "/":
+                    j = i  # nothing to skip (as in Source.skip_ws): no regex call
+                else:
+                    j = skip(text, i).end()  # type: ignore[union-attr]
+                    if j > i and text.find("/", i, j) >= 0:
+                        self.fixes.add("comment")
                 if j == n - 1 and text[j] == "/" and not src.eof:
                     raise NeedMore  # a comment may be starting ("//" or "/*")
                 if (j >= n or text[j] == first) and src.ended(j):
