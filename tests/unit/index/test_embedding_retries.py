@@ -48,15 +48,20 @@ def write(store: Store) -> None:
 
 
 class Runs:
-    """The worker's background runs, as they end (``on_idle``)."""
+    """The worker's background runs, as they end (``on_idle``), with the store's failures
+    read at that moment: a retry due in 10 ms makes a failed chunk pending again, possibly
+    before the test reads the store on a loaded machine."""
 
     def __init__(self, worker: EmbeddingWorker) -> None:
         self.reports: list[EmbedReport] = []
+        self.failures: list[list[tuple[str, str]]] = []
         self.ended = asyncio.Event()
+        self.store = worker.store
         worker.on_idle = self.add
 
     def add(self, report: EmbedReport) -> None:
         self.reports.append(report)
+        self.failures.append(self.store.embedding_failures(10))
         self.ended.set()
 
     async def until(self, count: int) -> None:
@@ -73,7 +78,7 @@ async def test_a_failed_embedding_is_retried_and_then_stored(store: Store) -> No
     worker.kick()
     await runs.until(1)
     assert (runs.reports[0].embedded, runs.reports[0].failed) == (1, 1)
-    ((path, reason),) = store.embedding_failures(10)
+    ((path, reason),) = runs.failures[0]
     assert path == "a.md"
     assert reason.startswith("embedding failed: MemoryError: the model ran out of memory")
     assert "(attempt 1 of 4; tried again in 0 s)" in reason
