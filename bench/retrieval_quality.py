@@ -10,6 +10,10 @@ and bm25s (PyPI; imported when installed, else installed with pip into a tempora
 ``--no-bm25s`` to skip). A result is relevant when it comes from the expected file and its
 line range holds the answer's first line. Latency: min / median / max over --runs runs of the
 median time per question (BM25, hybrid with the query embedding).
+Then, question by question, agent-ls BM25 (and hybrid) against each baseline: on how many
+questions each is ahead, the MRR difference and its 95% paired bootstrap interval (an interval
+holding 0: these questions cannot tell the two apart); with several corpora, the same over all
+their questions pooled.
 
 Corpora (nothing downloaded at run time but from the npm and PyPI registries):
 - ``nodejs``: bench/data/nodejs, 10 files of the Node.js docs (Debian package ``nodejs``,
@@ -49,6 +53,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import random
 import re
 import shutil
 import sqlite3
@@ -80,6 +85,8 @@ UNDICI_DOCS = Path("/usr/lib/node_modules/npm/node_modules/undici")
 FASTIFY = "fastify@4.28.1"
 PINO = "pino@9.5.0"
 Ranker = Callable[[str], list[Chunk]]
+BOOTSTRAP = 10_000
+BASELINES = ("plain FTS5 (unicode61)", "plain FTS5 (porter)", "bm25s")
 
 
 @dataclass(frozen=True)
@@ -168,10 +175,18 @@ def corpus(name: str, tmp: Path) -> tuple[Path, list[Question]]:
     return workspace, questions(workspace, file)
 
 
-def evaluate(rank: Ranker, items: list[Question]) -> tuple[float, float, float]:
-    """hit@5, MRR and the median milliseconds per question."""
-    hits = reciprocal = 0.0
-    times = []
+@dataclass(frozen=True)
+class Scores:
+    """One run of a ranking over a corpus's questions."""
+
+    hit: float  # hit@5
+    mrr: float
+    ms: float  # median milliseconds per question
+    reciprocal: tuple[float, ...]  # each question's 1 / rank of its first relevant passage
+
+
+def evaluate(rank: Ranker, items: list[Question]) -> Scores:
+    times, reciprocal = [], []
     for item in items:
         started = time.perf_counter()
         results = rank(item.q)
@@ -179,10 +194,28 @@ def evaluate(rank: Ranker, items: list[Question]) -> tuple[float, float, float]:
         relevant = [
             c.document == item.path and c.start_line <= item.line <= c.end_line for c in results
         ]
-        first = relevant.index(True) + 1 if True in relevant else 0
-        hits += 1 <= first <= 5
-        reciprocal += 1 / first if first else 0.0
-    return hits / len(items), reciprocal / len(items), statistics.median(times)
+        reciprocal.append(1 / (relevant.index(True) + 1) if True in relevant else 0.0)
+    hits = sum(value >= 1 / 5 for value in reciprocal)
+    return Scores(
+        hits / len(items), sum(reciprocal) / len(items), statistics.median(times), tuple(reciprocal)
+    )
+
+
+def paired(ours: tuple[float, ...], other: tuple[float, ...]) -> str:
+    """Question by question: on how many each ranking is ahead, the MRR difference and its
+    95% paired bootstrap interval (10,000 resamples of the questions, a fixed seed): an
+    interval holding 0 is a difference these questions cannot tell from chance."""
+    differences = [a - b for a, b in zip(ours, other, strict=True)]
+    count = len(differences)
+    draw = random.Random(27)
+    means = sorted(sum(draw.choices(differences, k=count)) / count for _ in range(BOOTSTRAP))
+    low, high = means[int(0.025 * BOOTSTRAP)], means[int(0.975 * BOOTSTRAP) - 1]
+    ahead = sum(value > 0 for value in differences)
+    behind = sum(value < 0 for value in differences)
+    return (
+        f"ahead on {ahead}, behind on {behind} of {count}; MRR {sum(differences) / count:+.3f}"
+        f" (95% interval {low:+.3f} to {high:+.3f})"
+    )
 
 
 def plain_fts5(chunks: list[Chunk], tokenizer: str) -> Ranker:
@@ -244,7 +277,7 @@ def bm25s_ranker(chunks: list[Chunk], tmp: Path) -> Ranker | None:
 
 async def measure(
     name: str, tmp: Path, embedder: Embedder | None, runs: int, use_bm25s: bool
-) -> list[tuple[str, list[tuple[float, float, float]]]]:
+) -> list[tuple[str, list[Scores]]]:
     workspace, items = corpus(name, tmp)
     store = SqliteStore(tmp / f"store-{name}" / "index.sqlite3")
     index = WorkspaceIndex(Workspace(workspace), store, embedder=embedder)
@@ -277,15 +310,25 @@ async def measure(
     return results
 
 
-def report(results: list[tuple[str, list[tuple[float, float, float]]]]) -> None:
+def report(results: list[tuple[str, list[Scores]]]) -> None:
     print(f"  {'ranking':<24} {'hit@5':>6} {'MRR':>6}   ms per question: min / median / max")
     for label, values in results:
-        hit, mrr, _ = values[0]  # the rankings are deterministic: every run scores the same
-        times = [value[2] for value in values]
+        first = values[0]  # the rankings are deterministic: every run scores the same
+        times = [value.ms for value in values]
         print(
-            f"  {label:<24} {hit:6.3f} {mrr:6.3f}   {min(times):.2f} / "
+            f"  {label:<24} {first.hit:6.3f} {first.mrr:6.3f}   {min(times):.2f} / "
             f"{statistics.median(times):.2f} / {max(times):.2f}"
         )
+    compare(dict((label, values[0].reciprocal) for label, values in results))
+
+
+def compare(reciprocal: dict[str, tuple[float, ...]]) -> None:
+    """agent-ls BM25 (and hybrid) against each baseline, question by question."""
+    for label in ("agent-ls BM25", "agent-ls hybrid"):
+        for baseline in BASELINES:
+            ours, other = reciprocal.get(label), reciprocal.get(baseline)
+            if ours and other and len(ours) == len(other):
+                print(f"  {label} vs {baseline}: {paired(ours, other)}")
 
 
 async def main() -> None:
@@ -295,13 +338,24 @@ async def main() -> None:
     parser.add_argument("--no-bm25s", action="store_true")
     args = parser.parse_args()
     embedder = load_embedder()
+    pooled: dict[str, tuple[float, ...]] = {}
+    names = args.corpus.split(",")
     with tempfile.TemporaryDirectory() as name:
-        for corpus_name in args.corpus.split(","):
-            report(
-                await measure(
-                    corpus_name, Path(name), embedder, max(1, args.runs), not args.no_bm25s
-                )
+        for corpus_name in names:
+            results = await measure(
+                corpus_name, Path(name), embedder, max(1, args.runs), not args.no_bm25s
             )
+            report(results)
+            for label, values in results:
+                pooled[label] = pooled.get(label, ()) + values[0].reciprocal
+    if len(names) > 1:
+        print(f"\nall {len(names)} corpora pooled, MRR over their questions:")
+        print(
+            "\n".join(
+                f"  {label:<24} {sum(v) / len(v):.3f} ({len(v)})" for label, v in pooled.items()
+            )
+        )
+        compare(pooled)
     if embedder is None:
         print("(no dense / hybrid: the embeddings extra is missing)")
 
