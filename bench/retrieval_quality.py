@@ -209,7 +209,8 @@ def paired(ours: tuple[float, ...], other: tuple[float, ...]) -> str:
     count = len(differences)
     draw = random.Random(27)
     means = sorted(sum(draw.choices(differences, k=count)) / count for _ in range(BOOTSTRAP))
-    low, high = means[int(0.025 * BOOTSTRAP)], means[int(0.975 * BOOTSTRAP) - 1]
+    # rounded before printing, plus 0.0: no "-0.000"
+    low, high = (round(means[int(share * BOOTSTRAP)], 3) + 0.0 for share in (0.025, 0.975))
     ahead = sum(value > 0 for value in differences)
     behind = sum(value < 0 for value in differences)
     return (
