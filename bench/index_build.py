@@ -12,7 +12,13 @@ listing goes through git), then, each run on a fresh store:
   chunks the index holds (their indexed text, read from the index just built) into one plain
   FTS5 table (`unicode61`, one column) in one transaction — what any FTS5 index of these chunks
   costs, without chunking;
-- `python -c pass` (the interpreter's start, in both figures).
+- floor: a new Python process doing only what the libraries and SQLite do in any build that
+  keeps these chunks and this index: every file read, parsed by the same markdown-it-py block
+  parser and tree-sitter parser the index uses, and the index's own rows (documents, chunks and
+  the three FTS columns of the index just built, handed over in a marshal file) inserted into
+  the same tables in one transaction — no chunking, no words, no orchestration of ours: what
+  a build costs if all of our Python took no time;
+- `python -c pass` (the interpreter's start, in every figure).
 Prints min / median / max of each, the median of voluntary context switches (threads handing
 the GIL to each other show there: round 5 of docs/retrieval.md) and the ratio of the medians
 of CPU seconds (the larger size weighs the fixed start-up less).
@@ -24,6 +30,7 @@ functions (cumulative; the profiler's overhead inflates small functions called o
 from __future__ import annotations
 
 import argparse
+import marshal
 import os
 import resource
 import sqlite3
@@ -54,6 +61,48 @@ with db:
     db.executemany("INSERT INTO fts (body) VALUES (?)", [(text,) for text in texts])
 db.close()
 """
+
+FLOOR = """
+import marshal, os, sqlite3, sys
+from actions.index.grammars import parser_for
+from actions.index.markdown_elements import _blocks_only
+workspace, built, target = sys.argv[1:4]
+markdown, python = _blocks_only(), parser_for("python")
+for folder, dirs, names in os.walk(workspace):
+    dirs[:] = [name for name in dirs if name != ".git"]
+    for name in names:
+        with open(os.path.join(folder, name), "rb") as handle:
+            data = handle.read()
+        if name.endswith(".md"):
+            markdown.parse(data.decode())
+        elif name.endswith(".py"):
+            python.parse(data)
+with open(built, "rb") as handle:
+    tables = marshal.load(handle)
+db = sqlite3.connect(target)
+with db:
+    for name, schema, rows in tables:
+        db.execute(schema)
+        marks = ", ".join("?" * len(rows[0]))
+        db.executemany(f"INSERT INTO {name} VALUES ({marks})", rows)
+db.close()
+"""
+
+
+def rows_of(database: Path, target: str) -> str:
+    """The tables the floor fills, with their rows, as a marshal file (read back in a few
+    milliseconds: the floor does not pay for reading them from SQLite)."""
+    source = sqlite3.connect(database)
+    schema = dict(source.execute("SELECT name, sql FROM sqlite_master WHERE type = 'table'"))
+    tables = [
+        (name, schema[name], source.execute(f"SELECT * FROM {name}").fetchall())
+        for name in ("documents", "chunks", "chunks_fts")
+    ]
+    source.close()
+    with open(target, "wb") as handle:
+        marshal.dump(tables, handle)
+    return target
+
 
 ALL_THREADS = """
 import cProfile, pstats, runpy, sys, threading, time
@@ -125,7 +174,7 @@ def measure(files: int, runs: int, profile: bool) -> None:
         env.pop("PYTHONDONTWRITEBYTECODE", None)
         agent = [sys.executable, "-m", "server", "index", "--workspace", str(workspace)]
         agent += ["--no-embed", "--no-summaries", "--json"]
-        index, plain, start = [], [], []
+        index, plain, floor, start = [], [], [], []
         for run in range(runs + 1):  # the first: warm-up (byte code, page cache)
             env["AGENT_LS_INDEX_DIR"] = store = f"{temp}/store{run}"
             built = timed(agent, env)
@@ -134,10 +183,15 @@ def measure(files: int, runs: int, profile: bool) -> None:
             reference = timed(
                 [sys.executable, "-c", PLAIN_FTS5, str(workspace), str(database), target], env
             )
+            rows = rows_of(database, f"{temp}/rows{run}.marshal")
+            least = timed(
+                [sys.executable, "-c", FLOOR, str(workspace), rows, f"{target}.floor"], env
+            )
             interpreter = timed([sys.executable, "-c", "pass"], env)
             if run:
                 index.append(built)
                 plain.append(reference)
+                floor.append(least)
                 start.append(interpreter)
         chunks = sqlite3.connect(database).execute("SELECT count(*) FROM chunks").fetchone()[0]
         load = os.getloadavg()[0]
@@ -146,9 +200,15 @@ def measure(files: int, runs: int, profile: bool) -> None:
         print("|---|---|---|---|---|---|")
         print(row("agent-ls index --no-embed", index))
         print(row("plain FTS5 of the same chunks", plain))
+        print(row("floor: the libraries' parses and our rows into SQLite", floor))
         print(row("python -c pass", start))
-        ratio = statistics.median(r[1] for r in index) / statistics.median(r[1] for r in plain)
-        print(f"ratio (median CPU): {ratio:.1f}x")
+        reference = statistics.median(r[1] for r in plain)
+        ratio = statistics.median(r[1] for r in index) / reference
+        least_ratio = statistics.median(r[1] for r in floor) / reference
+        print(
+            f"ratio (median CPU): {ratio:.1f}x; floor {least_ratio:.1f}x;"
+            f" agent-ls index against the floor {ratio / least_ratio:.1f}x"
+        )
         if profile:
             env["AGENT_LS_INDEX_DIR"] = f"{temp}/profiled"
             output = subprocess.run(
