@@ -19,10 +19,12 @@ listing goes through git), then, each run on a fresh store:
   the same tables in one transaction — no chunking, no words, no orchestration of ours: what
   a build costs if all of our Python took no time;
 - `python -c pass` (the interpreter's start, in every figure).
-Prints min / median / max of each and the ratio of the medians of CPU seconds (the larger
-size weighs the fixed start-up less).
-`--profile`: one more index run under cProfile, its 25 most expensive functions (cumulative;
-the main thread only: planning and writing run on worker threads).
+Prints min / median / max of each, the median of voluntary context switches (threads handing
+the GIL to each other show there: round 5 of docs/retrieval.md) and the ratio of the medians
+of CPU seconds (the larger size weighs the fixed start-up less).
+`--profile`: one more index run under cProfile, every thread profiled on its own CPU clock
+(planning and writing run on worker threads) and the profiles merged: its 25 most expensive
+functions (cumulative; the profiler's overhead inflates small functions called often).
 """
 
 from __future__ import annotations
@@ -102,21 +104,47 @@ def rows_of(database: Path, target: str) -> str:
     return target
 
 
-def timed(command: list[str], env: dict[str, str]) -> tuple[float, float]:
-    """Wall and CPU seconds (user + system, children included) of one run."""
+ALL_THREADS = """
+import cProfile, pstats, runpy, sys, threading, time
+profiles = [cProfile.Profile(time.thread_time)]
+run = threading.Thread.run
+
+def profiled(self):
+    profile = cProfile.Profile(time.thread_time)
+    profiles.append(profile)
+    profile.runcall(run, self)
+
+threading.Thread.run = profiled
+sys.argv = ["server", *sys.argv[1:]]
+try:
+    profiles[0].runcall(runpy.run_module, "server", run_name="__main__", alter_sys=True)
+except SystemExit:
+    pass
+merged = pstats.Stats(profiles[0])
+for profile in profiles[1:]:
+    merged.add(profile)
+merged.sort_stats("cumulative").print_stats(25)
+"""
+
+
+def timed(command: list[str], env: dict[str, str]) -> tuple[float, float, int]:
+    """Wall and CPU seconds (user + system, children included) and voluntary context
+    switches of one run."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     subprocess.run(command, env=env, check=True, stdout=subprocess.DEVNULL)
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu, after.ru_nvcsw - before.ru_nvcsw
 
 
-def row(name: str, results: list[tuple[float, float]]) -> str:
-    walls, cpus = [w for w, _ in results], [c for _, c in results]
+def row(name: str, results: list[tuple[float, float, int]]) -> str:
+    walls, cpus = [w for w, _, _ in results], [c for _, c, _ in results]
+    switches = statistics.median(s for _, _, s in results)
     return (
         f"| {name} | {min(cpus):.2f} | {statistics.median(cpus):.2f} | {max(cpus):.2f} "
-        f"| {statistics.median(walls):.2f} |"
+        f"| {statistics.median(walls):.2f} | {switches:.0f} |"
     )
 
 
@@ -168,24 +196,27 @@ def measure(files: int, runs: int, profile: bool) -> None:
         chunks = sqlite3.connect(database).execute("SELECT count(*) FROM chunks").fetchone()[0]
         load = os.getloadavg()[0]
         print(f"\n{files} files, {chunks} chunks, {runs} runs (load average {load:.1f})")
-        print("| build | min CPU s | median CPU s | max CPU s | median wall s |")
-        print("|---|---|---|---|---|")
+        print("| build | min CPU s | median CPU s | max CPU s | median wall s | switches |")
+        print("|---|---|---|---|---|---|")
         print(row("agent-ls index --no-embed", index))
         print(row("plain FTS5 of the same chunks", plain))
         print(row("floor: the libraries' parses and our rows into SQLite", floor))
         print(row("python -c pass", start))
-        reference = statistics.median(c for _, c in plain)
-        ratio = statistics.median(c for _, c in index) / reference
-        least_ratio = statistics.median(c for _, c in floor) / reference
+        reference = statistics.median(r[1] for r in plain)
+        ratio = statistics.median(r[1] for r in index) / reference
+        least_ratio = statistics.median(r[1] for r in floor) / reference
         print(
             f"ratio (median CPU): {ratio:.1f}x; floor {least_ratio:.1f}x;"
             f" agent-ls index against the floor {ratio / least_ratio:.1f}x"
         )
         if profile:
             env["AGENT_LS_INDEX_DIR"] = f"{temp}/profiled"
-            command = [sys.executable, "-m", "cProfile", "-s", "cumulative", "-m", "server"]
             output = subprocess.run(
-                [*command, *agent[3:]], env=env, capture_output=True, text=True, check=True
+                [sys.executable, "-c", ALL_THREADS, *agent[3:]],
+                env=env,
+                capture_output=True,
+                text=True,
+                check=True,
             ).stdout
             lines = output.splitlines()
             first = next(i for i, line in enumerate(lines) if "ncalls" in line)
