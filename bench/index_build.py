@@ -15,9 +15,10 @@ listing goes through git), then, each run on a fresh store:
 - floor: a new Python process doing only what the libraries and SQLite do in any build that
   keeps these chunks and this index: every file read, parsed by the same markdown-it-py block
   parser and tree-sitter parser the index uses, and the index's own rows (documents, chunks and
-  the three FTS columns of the index just built, handed over in a marshal file) inserted into
-  the same tables in one transaction — no chunking, no words, no orchestration of ours: what
-  a build costs if all of our Python took no time;
+  the three FTS columns of the index just built) copied by SQLite into the same tables in one
+  transaction (`INSERT ... SELECT` from the built file: no Python object per row, so a lower
+  bound) — no chunking, no words, no orchestration of ours: what a build costs if all of our
+  Python took no time;
 - `python -c pass` (the interpreter's start, in every figure).
 Prints min / median / max of each, the median of voluntary context switches (threads handing
 the GIL to each other show there: round 5 of docs/retrieval.md) and the ratio of the medians
@@ -30,7 +31,6 @@ functions (cumulative; the profiler's overhead inflates small functions called o
 from __future__ import annotations
 
 import argparse
-import marshal
 import os
 import resource
 import sqlite3
@@ -63,7 +63,7 @@ db.close()
 """
 
 FLOOR = """
-import marshal, os, sqlite3, sys
+import os, sqlite3, sys
 from actions.index.grammars import parser_for
 from actions.index.markdown_elements import _blocks_only
 workspace, built, target = sys.argv[1:4]
@@ -77,31 +77,17 @@ for folder, dirs, names in os.walk(workspace):
             markdown.parse(data.decode())
         elif name.endswith(".py"):
             python.parse(data)
-with open(built, "rb") as handle:
-    tables = marshal.load(handle)
 db = sqlite3.connect(target)
+db.execute("ATTACH ? AS built", (built,))
+schema = dict(db.execute("SELECT name, sql FROM built.sqlite_master WHERE type = 'table'"))
 with db:
-    for name, schema, rows in tables:
-        db.execute(schema)
-        marks = ", ".join("?" * len(rows[0]))
-        db.executemany(f"INSERT INTO {name} VALUES ({marks})", rows)
+    for table in ("documents", "chunks", "chunks_fts"):
+        db.execute(schema[table])
+        names = [row[1] for row in db.execute(f"PRAGMA built.table_info({table})")]
+        columns = ", ".join(["rowid", *names])
+        db.execute(f"INSERT INTO main.{table} ({columns}) SELECT {columns} FROM built.{table}")
 db.close()
 """
-
-
-def rows_of(database: Path, target: str) -> str:
-    """The tables the floor fills, with their rows, as a marshal file (read back in a few
-    milliseconds: the floor does not pay for reading them from SQLite)."""
-    source = sqlite3.connect(database)
-    schema = dict(source.execute("SELECT name, sql FROM sqlite_master WHERE type = 'table'"))
-    tables = [
-        (name, schema[name], source.execute(f"SELECT * FROM {name}").fetchall())
-        for name in ("documents", "chunks", "chunks_fts")
-    ]
-    source.close()
-    with open(target, "wb") as handle:
-        marshal.dump(tables, handle)
-    return target
 
 
 ALL_THREADS = """
@@ -183,9 +169,8 @@ def measure(files: int, runs: int, profile: bool) -> None:
             reference = timed(
                 [sys.executable, "-c", PLAIN_FTS5, str(workspace), str(database), target], env
             )
-            rows = rows_of(database, f"{temp}/rows{run}.marshal")
             least = timed(
-                [sys.executable, "-c", FLOOR, str(workspace), rows, f"{target}.floor"], env
+                [sys.executable, "-c", FLOOR, str(workspace), str(database), f"{target}.floor"], env
             )
             interpreter = timed([sys.executable, "-c", "pass"], env)
             if run:
