@@ -76,6 +76,7 @@ const serverUp = () =>
   page.waitForFunction(() => document.querySelector(".statusbar")?.textContent?.includes("openai · fake-model"), undefined, { timeout: 90_000 });
 
 async function ask(message: string): Promise<void> {
+  await bench.page.locator(".quick-input-widget").waitFor({ state: "hidden" }); // see send below
   await chat.locator("#message").fill(message);
   await chat.locator("#message").press("Enter");
 }
@@ -156,6 +157,9 @@ test("multi-root: a folder's own agentLs.mcpServers waits for trust, then starts
       const panel = multi.panel();
       await panel.locator("#message").waitFor({ timeout: 60_000 });
       const send = async (message: string, reply: string) => {
+        // The command palette gives the focus back to the editor it was opened from when it
+        // closes (here the Workspace Trust editor): typing before then can land there.
+        await p.locator(".quick-input-widget").waitFor({ state: "hidden" });
         await panel.locator("#message").fill(message);
         await panel.locator("#message").press("Enter");
         await panel.locator(".entry.assistant", { hasText: reply }).waitFor({ timeout: 90_000 });
